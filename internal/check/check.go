@@ -1,0 +1,116 @@
+// Package check holds Touchstone's checks as plain functions over an HTTP
+// client, so that the same check runs under Ginkgo (touchstone run, go test,
+// the ginkgo CLI) and directly (the fault-mode proof, properties). A check
+// sees a target only over HTTP; it never imports the sandbox.
+package check
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Labels every check may carry, besides its area.
+const (
+	Mutating     = "mutating"      // creates or changes state on the target
+	NeedsControl = "needs-control" // needs the sandbox control API
+	Slow         = "slow"          // waits on real time
+	Destructive  = "destructive"   // leaves a fixture unusable (e.g. suspends a customer)
+)
+
+// Check is one executable specification of one or more catalogued rules.
+type Check struct {
+	// ID is "area/slug", stable; the catalogue refers to it.
+	ID    string
+	Title string
+	// Rules are the catalogue ids this check proves.
+	Rules  []string
+	Labels []string
+	// Needs names profile fixtures the check uses ("keys.subject",
+	// "customers.child"); a target lacking one skips the check with the reason.
+	Needs []string
+	Run   func(t *T)
+}
+
+// Area is the part of the id before the slash.
+func (c *Check) Area() string { a, _, _ := strings.Cut(c.ID, "/"); return a }
+
+// HasLabel tells whether the check carries a label.
+func (c *Check) HasLabel(l string) bool {
+	for _, x := range c.Labels {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	mu       sync.Mutex
+	registry = map[string]*Check{}
+	idRe     = regexp.MustCompile(`^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9-]*$`)
+	ruleRe   = regexp.MustCompile(`^[A-Z][A-Z0-9]*-[0-9]{3}$`)
+)
+
+// Register adds checks to the registry. It panics on a malformed or
+// duplicate id: that is a programming error found by any test run.
+func Register(cs ...Check) {
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range cs {
+		c := cs[i]
+		if !idRe.MatchString(c.ID) {
+			panic(fmt.Sprintf("check: malformed id %q", c.ID))
+		}
+		if _, dup := registry[c.ID]; dup {
+			panic(fmt.Sprintf("check: duplicate id %q", c.ID))
+		}
+		if len(c.Rules) == 0 {
+			panic(fmt.Sprintf("check %s: names no rule", c.ID))
+		}
+		for _, r := range c.Rules {
+			if !ruleRe.MatchString(r) {
+				panic(fmt.Sprintf("check %s: malformed rule id %q", c.ID, r))
+			}
+		}
+		if c.Run == nil || c.Title == "" {
+			panic(fmt.Sprintf("check %s: needs a title and a Run", c.ID))
+		}
+		registry[c.ID] = &c
+	}
+}
+
+// All returns every registered check, sorted by id.
+func All() []*Check {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]*Check, 0, len(registry))
+	for _, c := range registry {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Get returns a check by id.
+func Get(id string) *Check {
+	mu.Lock()
+	defer mu.Unlock()
+	return registry[id]
+}
+
+// ForRule returns the checks that name a rule.
+func ForRule(rule string) []*Check {
+	var out []*Check
+	for _, c := range All() {
+		for _, r := range c.Rules {
+			if r == rule {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,186 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/profile"
+)
+
+// Status is a check's outcome.
+type Status string
+
+const (
+	Passed  Status = "passed"
+	Failed  Status = "failed"
+	Skipped Status = "skipped"
+	// Error means the harness reached no verdict (target unreachable,
+	// transport failure, harness bug); it is not a finding about the target.
+	Error Status = "error"
+)
+
+// SchemaRule is the rule every response is validated under: responses
+// match the target's own served OpenAPI documents.
+const SchemaRule = "VER-003"
+
+// Result is the outcome of one check with its evidence.
+type Result struct {
+	ID         string             `json:"id"`
+	Area       string             `json:"area"`
+	Title      string             `json:"title"`
+	Rules      []string           `json:"rules"`
+	Labels     []string           `json:"labels"`
+	Status     Status             `json:"status"`
+	SkipReason string             `json:"skip_reason,omitempty"`
+	Error      string             `json:"error,omitempty"`
+	Failures   []Failure          `json:"failures,omitempty"`
+	Logs       []string           `json:"logs,omitempty"`
+	CaseID     string             `json:"case_id"`
+	Started    time.Time          `json:"started"`
+	Duration   time.Duration      `json:"duration_ns"`
+	Exchanges  []*client.Exchange `json:"-"`
+}
+
+// FailedRules lists the distinct rule ids of the failures.
+func (r *Result) FailedRules() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range r.Failures {
+		if !seen[f.Rule] {
+			seen[f.Rule] = true
+			out = append(out, f.Rule)
+		}
+	}
+	return out
+}
+
+// Summary is the failure text: one block per failure, rule id first.
+func (r *Result) Summary() string {
+	switch r.Status {
+	case Skipped:
+		return "skipped: " + r.SkipReason
+	case Error:
+		return "no verdict: " + r.Error
+	}
+	var b strings.Builder
+	for i, f := range r.Failures {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "[%s] %s", f.Rule, f.Message)
+		if f.Exchange != nil {
+			fmt.Fprintf(&b, "\n  reproduce: %s", f.Exchange.Curl())
+		}
+	}
+	return b.String()
+}
+
+// Run executes one check against a target. It never panics.
+func Run(ctx context.Context, target *Target, c *Check) *Result {
+	res := &Result{ID: c.ID, Area: c.Area(), Title: c.Title, Rules: c.Rules, Labels: c.Labels, Started: time.Now().UTC()}
+	t := &T{ctx: ctx, target: target, check: c, caseID: c.ID + "#" + shortID()}
+	res.CaseID = t.caseID
+	defer func() { res.Duration = time.Since(res.Started) }()
+
+	if reason := preflight(target, c); reason != "" {
+		res.Status, res.SkipReason = Skipped, reason
+		return res
+	}
+	if err := target.FreshWindow(ctx); err != nil {
+		res.Status, res.Error = Error, "control API: "+err.Error()
+		return res
+	}
+	status, errText := execute(t, c)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	res.Exchanges, res.Logs = t.exchanges, t.logs
+	if status == Passed || status == Failed {
+		t.failures = append(t.failures, validateSchemas(target, t.exchanges)...)
+	}
+	res.Failures = t.failures
+	switch {
+	case status == Skipped:
+		res.Status, res.SkipReason = Skipped, t.skip
+	case status == Error:
+		res.Status, res.Error = Error, errText
+	case len(t.failures) > 0:
+		res.Status = Failed
+	default:
+		res.Status = Passed
+	}
+	return res
+}
+
+func execute(t *T, c *Check) (status Status, errText string) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch v := r.(type) {
+			case stopSignal:
+				status = Failed
+			case skipSignal:
+				status = Skipped
+			case noVerdict:
+				status, errText = Error, v.err.Error()
+			default:
+				status, errText = Error, fmt.Sprintf("harness panic: %v\n%s", r, debug.Stack())
+			}
+		}
+	}()
+	c.Run(t)
+	return Passed, ""
+}
+
+// preflight returns a skip reason when the target cannot run the check.
+func preflight(target *Target, c *Check) string {
+	p := target.Profile
+	for _, need := range c.Needs {
+		kind, name, _ := strings.Cut(need, ".")
+		var have string
+		switch kind {
+		case "keys":
+			have = p.Key(name)
+		case "customers":
+			have = p.CustomerMap()[name]
+		case "beneficiaries":
+			have = p.BeneficiaryMap()[name]
+		case "webhook_url":
+			have = p.WebhookURL
+		case "cors_allowed_origin":
+			have = p.CORSAllowedOrigin
+		}
+		if have == "" {
+			return "profile has no " + need
+		}
+	}
+	if c.HasLabel(NeedsControl) && target.Control == nil {
+		return "needs the sandbox control API; target has no control_url"
+	}
+	if c.HasLabel(Mutating) && !target.AllowLive {
+		for name, k := range p.KeyMap() {
+			if k != "" && name != "live" && profile.IsLive(k) {
+				return fmt.Sprintf("refused: keys.%s is a live key and the check mutates; pass --allow-live to opt in", name)
+			}
+		}
+	}
+	return ""
+}
+
+func validateSchemas(target *Target, exs []*client.Exchange) []Failure {
+	if target.Schemas == nil {
+		return nil
+	}
+	var out []Failure
+	for _, ex := range exs {
+		if ex.Response == nil {
+			continue
+		}
+		if err := target.Schemas.Validate(ex); err != nil {
+			out = append(out, Failure{Rule: SchemaRule, Message: "response does not match the target's OpenAPI document: " + err.Error(), Exchange: ex})
+		}
+	}
+	return out
+}

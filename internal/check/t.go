@@ -1,0 +1,238 @@
+package check
+
+import (
+	"context"
+
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/control"
+	"github.com/touchstone-harness/touchstone/internal/profile"
+)
+
+// T is what a running check uses: fixtures, clients, assertions. Failures
+// are recorded with the rule id they violate.
+type T struct {
+	ctx    context.Context
+	target *Target
+	check  *Check
+	caseID string
+
+	mu        sync.Mutex
+	failures  []Failure
+	skip      string
+	logs      []string
+	exchanges []*client.Exchange
+}
+
+// Failure is one violated rule with its evidence.
+type Failure struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	// Exchange is the last exchange before the failure.
+	Exchange *client.Exchange `json:"-"`
+}
+
+type stopSignal struct{}
+type skipSignal struct{}
+type noVerdict struct{ err error }
+
+// Context is cancelled when the run is.
+func (t *T) Context() context.Context { return t.ctx }
+
+// Profile is the target's profile.
+func (t *T) Profile() *profile.Profile { return t.target.Profile }
+
+// Target is the target under test.
+func (t *T) Target() *Target { return t.target }
+
+// CaseID identifies this run of this check in every request it sends.
+func (t *T) CaseID() string { return t.caseID }
+
+// Client returns a client using the profile key of that name; the check is
+// skipped when the profile lacks it.
+func (t *T) Client(keyName string) *client.Client {
+	key := t.target.Profile.Key(keyName)
+	if key == "" {
+		t.Skipf("profile has no keys.%s", keyName)
+	}
+	return &client.Client{
+		BaseURL: t.target.Profile.BaseURL,
+		Key:     key,
+		KeyName: keyName,
+		HTTP:    t.target.HTTP,
+		CaseID:  t.caseID,
+		Record:  t.record,
+	}
+}
+
+// Anonymous returns a client that sends no key.
+func (t *T) Anonymous() *client.Client {
+	return &client.Client{BaseURL: t.target.Profile.BaseURL, HTTP: t.target.HTTP, CaseID: t.caseID, Record: t.record}
+}
+
+// Customer returns a customer fixture id or skips.
+func (t *T) Customer(name string) string {
+	id := t.target.Profile.CustomerMap()[name]
+	if id == "" {
+		t.Skipf("profile has no customers.%s", name)
+	}
+	return id
+}
+
+// Beneficiary returns a beneficiary fixture id or skips.
+func (t *T) Beneficiary(name string) string {
+	id := t.target.Profile.BeneficiaryMap()[name]
+	if id == "" {
+		t.Skipf("profile has no beneficiaries.%s", name)
+	}
+	return id
+}
+
+// Control returns the control API client or skips.
+func (t *T) Control() *control.Client {
+	if t.target.Control == nil {
+		t.Skipf("target has no control API (control_url)")
+	}
+	return t.target.Control
+}
+
+// NeedVirtualClock skips unless the target's clock is virtual.
+func (t *T) NeedVirtualClock() {
+	t.Control()
+	if !t.target.VirtualClock() {
+		t.Skipf("target clock is real; this form of the check needs a virtual clock")
+	}
+}
+
+// SpendAuthFailures reserves n failed-auth attempts (see Target).
+func (t *T) SpendAuthFailures(n int) {
+	if err := t.target.SpendAuthFailures(t.ctx, n); err != nil {
+		t.NoVerdict(err)
+	}
+}
+
+// Do sends a request; a transport failure ends the check without a verdict.
+func (t *T) Do(c *client.Client, r client.Request) *client.Response {
+	resp, err := c.Do(t.ctx, r)
+	if err != nil {
+		t.NoVerdict(err)
+	}
+	return resp
+}
+
+// NewKey returns a fresh Idempotency-Key.
+func (t *T) NewKey() string { return "ts-" + uuid.NewString() }
+
+// Rule returns a Gomega whose failed assertion records a violation of rule
+// and stops the check.
+func (t *T) Rule(rule string) gomega.Gomega {
+	return gomega.NewGomega(func(message string, _ ...int) {
+		t.fail(rule, message)
+		panic(stopSignal{})
+	})
+}
+
+// Expect asserts under the check's first rule.
+func (t *T) Expect(actual any, extra ...any) types.Assertion {
+	return t.Rule(t.check.Rules[0]).Expect(actual, extra...)
+}
+
+// Errorf records a violation of rule and lets the check go on.
+func (t *T) Errorf(rule, format string, args ...any) {
+	t.fail(rule, fmt.Sprintf(format, args...))
+}
+
+// Fatalf records a violation of rule and stops the check.
+func (t *T) Fatalf(rule, format string, args ...any) {
+	t.fail(rule, fmt.Sprintf(format, args...))
+	panic(stopSignal{})
+}
+
+// Skipf stops the check as skipped with a reason.
+func (t *T) Skipf(format string, args ...any) {
+	t.mu.Lock()
+	t.skip = fmt.Sprintf(format, args...)
+	t.mu.Unlock()
+	panic(skipSignal{})
+}
+
+// NoVerdict stops the check without a verdict: the harness could not tell.
+func (t *T) NoVerdict(err error) { panic(noVerdict{err}) }
+
+// Logf adds a line to the check's log.
+func (t *T) Logf(format string, args ...any) {
+	t.mu.Lock()
+	t.logs = append(t.logs, fmt.Sprintf(format, args...))
+	t.mu.Unlock()
+}
+
+// Failed tells whether any failure has been recorded.
+func (t *T) Failed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.failures) > 0
+}
+
+func (t *T) fail(rule, msg string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var last *client.Exchange
+	if n := len(t.exchanges); n > 0 {
+		last = t.exchanges[n-1]
+	}
+	t.failures = append(t.failures, Failure{Rule: rule, Message: strings.TrimSpace(msg), Exchange: last})
+}
+
+func (t *T) record(ex *client.Exchange) {
+	t.mu.Lock()
+	t.exchanges = append(t.exchanges, ex)
+	t.mu.Unlock()
+}
+
+// Go runs f in n goroutines released together and waits for them. A
+// failure or skip inside f is recorded as usual.
+func (t *T) Go(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	var verdictErr error
+	var vmu sync.Mutex
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					switch v := r.(type) {
+					case stopSignal, skipSignal:
+					case noVerdict:
+						vmu.Lock()
+						verdictErr = v.err
+						vmu.Unlock()
+					default:
+						vmu.Lock()
+						verdictErr = fmt.Errorf("panic in goroutine: %v", r)
+						vmu.Unlock()
+					}
+				}
+			}()
+			<-start
+			f(i)
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+	if verdictErr != nil {
+		t.NoVerdict(verdictErr)
+	}
+	if t.Failed() {
+		panic(stopSignal{})
+	}
+}
+

@@ -1,0 +1,144 @@
+package client
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/profile"
+)
+
+// Exchange is one request and its response, kept as evidence.
+type Exchange struct {
+	Time     time.Time       `json:"time"`
+	Duration time.Duration   `json:"duration_ns"`
+	KeyName  string          `json:"key,omitempty"`
+	Request  RequestRecord   `json:"request"`
+	Response *ResponseRecord `json:"response,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// RequestRecord is what was sent.
+type RequestRecord struct {
+	Method string      `json:"method"`
+	URL    string      `json:"url"`
+	Header http.Header `json:"headers"`
+	Body   []byte      `json:"-"`
+}
+
+// ResponseRecord is what came back.
+type ResponseRecord struct {
+	Status int         `json:"status"`
+	Header http.Header `json:"headers"`
+	Body   []byte      `json:"-"`
+}
+
+// Curl renders a shell line that reproduces the request. The API key is
+// replaced by an environment-variable placeholder named after the profile
+// key ($TOUCHSTONE_KEY_TENANT), so the line holds no secret.
+func (e *Exchange) Curl() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "curl -sS -i -X %s %s", e.Request.Method, shellQuote(e.Request.URL))
+	names := make([]string, 0, len(e.Request.Header))
+	for k := range e.Request.Header {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		for _, v := range e.Request.Header[k] {
+			b.WriteString(" -H ")
+			b.WriteString(headerArg(k, v, e.KeyName))
+		}
+	}
+	if len(e.Request.Body) > 0 {
+		if len(e.Request.Body) > 4096 {
+			fmt.Fprintf(&b, " --data-binary @body.json  # %d-byte body not inlined", len(e.Request.Body))
+		} else {
+			b.WriteString(" --data-binary ")
+			b.WriteString(shellQuote(string(e.Request.Body)))
+		}
+	}
+	return b.String()
+}
+
+func headerArg(name, value, keyName string) string {
+	env := "TOUCHSTONE_KEY"
+	if keyName != "" {
+		env = profile.KeyEnvVar(keyName)
+	}
+	switch strings.ToLower(name) {
+	case "x-api-key":
+		if strings.Contains(value, ".") {
+			return `"` + name + `: ${` + env + `}"`
+		}
+	case "authorization":
+		if scheme, tok, ok := strings.Cut(value, " "); ok && strings.Contains(tok, ".") {
+			return `"` + name + `: ` + scheme + ` ${` + env + `}"`
+		}
+	}
+	return shellQuote(name + ": " + value)
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Transcript renders the exchange as HTTP text for a report. Key secrets are
+// masked; the caller's redactor masks anything else it knows.
+func (e *Exchange) Transcript() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "> %s %s\n", e.Request.Method, e.Request.URL)
+	writeHeaders(&b, "> ", e.Request.Header)
+	if len(e.Request.Body) > 0 {
+		fmt.Fprintf(&b, ">\n> %s\n", clip(e.Request.Body))
+	}
+	if e.Response == nil {
+		fmt.Fprintf(&b, "< (no response: %s)\n", e.Error)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "< %d %s  (%s)\n", e.Response.Status, http.StatusText(e.Response.Status), e.Duration.Round(time.Microsecond))
+	writeHeaders(&b, "< ", e.Response.Header)
+	if len(e.Response.Body) > 0 {
+		fmt.Fprintf(&b, "<\n< %s\n", clip(e.Response.Body))
+	}
+	return b.String()
+}
+
+func writeHeaders(b *strings.Builder, p string, h http.Header) {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		for _, v := range h[k] {
+			lk := strings.ToLower(k)
+			if lk == "x-api-key" || lk == "authorization" {
+				v = maskKey(v)
+			}
+			fmt.Fprintf(b, "%s%s: %s\n", p, k, v)
+		}
+	}
+}
+
+// maskKey keeps the public prefix of a key and masks the secret.
+func maskKey(v string) string {
+	scheme := ""
+	if s, tok, ok := strings.Cut(v, " "); ok {
+		scheme, v = s+" ", tok
+	}
+	if prefix, _, ok := strings.Cut(v, "."); ok {
+		return scheme + prefix + ".***"
+	}
+	return scheme + v
+}
+
+func clip(b []byte) string {
+	const max = 8192
+	if len(b) > max {
+		return string(b[:max]) + fmt.Sprintf("… (%d bytes in all)", len(b))
+	}
+	return string(b)
+}

@@ -1,0 +1,92 @@
+// Package control is the harness's client for the embedded sandbox's control
+// API: it plays the parties the public API cannot (identity provider, staff,
+// operators, banks) and moves the sandbox's virtual clock. Real targets have
+// no control API; checks that need it are labelled needs-control and skipped.
+package control
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Client talks to one sandbox's control API.
+type Client struct {
+	URL  string // e.g. http://127.0.0.1:8080/_sandbox
+	HTTP *http.Client
+}
+
+// Clock is the sandbox's time.
+type Clock struct {
+	Now     time.Time `json:"now"`
+	Virtual bool      `json:"virtual"`
+}
+
+// Call posts (or gets, when in is nil and method is GET) JSON to a control path.
+func (c *Client) Call(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.URL+path, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return fmt.Errorf("control %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("control %s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
+	}
+	if out != nil && len(raw) > 0 {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+// Clock reads the sandbox clock.
+func (c *Client) Clock(ctx context.Context) (Clock, error) {
+	var out Clock
+	err := c.Call(ctx, http.MethodGet, "/clock", nil, &out)
+	return out, err
+}
+
+// Advance moves a virtual clock forward by d.
+func (c *Client) Advance(ctx context.Context, d time.Duration) (Clock, error) {
+	var out Clock
+	err := c.Call(ctx, http.MethodPost, "/clock/advance", map[string]any{"seconds": d.Seconds()}, &out)
+	return out, err
+}
+
+// NextMinute moves a virtual clock to the start of the next clock minute plus offset.
+func (c *Client) NextMinute(ctx context.Context, offset time.Duration) (Clock, error) {
+	var out Clock
+	err := c.Call(ctx, http.MethodPost, "/clock/next-minute", map[string]any{"offset_seconds": offset.Seconds()}, &out)
+	return out, err
+}
+
+// SetLatency makes the sandbox hold requests to method+route template for d
+// (0 removes it), so that a first attempt can be caught in flight.
+func (c *Client) SetLatency(ctx context.Context, method, template string, d time.Duration) error {
+	return c.Call(ctx, http.MethodPost, "/latency", map[string]any{"method": method, "route": template, "delay_ms": d.Milliseconds()}, nil)
+}
+
+// VerificationDecision records the identity provider's decision on a
+// customer's latest verification case: "approved", "rejected" or "pending_review".
+func (c *Client) VerificationDecision(ctx context.Context, customerID, decision string) error {
+	return c.Call(ctx, http.MethodPost, "/customers/"+customerID+"/verification", map[string]any{"decision": decision}, nil)
+}

@@ -1,0 +1,217 @@
+// Package profile describes a target: where it is, which keys and fixtures it
+// offers. The embedded sandbox writes one; users write one by hand for their
+// own sandbox. It is the contract between target and harness.
+package profile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"reflect"
+	"strings"
+)
+
+// Profile is a target description. Field names are part of the public format.
+type Profile struct {
+	Name        string `json:"name"`
+	BaseURL     string `json:"base_url"`
+	Environment string `json:"environment"`
+
+	Keys          Keys          `json:"keys"`
+	Customers     Customers     `json:"customers"`
+	Beneficiaries Beneficiaries `json:"beneficiaries"`
+
+	// WebhookURL is an https URL the target accepts as a public destination.
+	WebhookURL string `json:"webhook_url,omitempty"`
+	// ControlURL is the embedded sandbox's control API; absent for real targets.
+	ControlURL string `json:"control_url,omitempty"`
+	// CORSAllowedOrigin is an origin the target allowlists for browsers (the dashboard).
+	CORSAllowedOrigin string `json:"cors_allowed_origin,omitempty"`
+	// CABundle is a PEM file of extra trusted roots for an HTTPS target.
+	CABundle string `json:"ca_bundle,omitempty"`
+}
+
+// Keys are full API keys (`<marker>_<env>_<16 hex>.<secret>`). A value of the
+// form "env:NAME" is read from the environment variable NAME, so a profile
+// file need not hold secrets.
+type Keys struct {
+	Tenant           string `json:"tenant,omitempty"`            // tenant-wide, every scope
+	Subject          string `json:"subject,omitempty"`           // bound to customers.parent, every scope
+	ReadOnly         string `json:"read_only,omitempty"`         // tenant-wide, only *:read scopes
+	Unbound          string `json:"unbound,omitempty"`           // legacy unbound key
+	OtherEnvironment string `json:"other_environment,omitempty"` // well-formed, minted for another environment
+	PascalScopes     string `json:"pascal_scopes,omitempty"`     // tenant-wide, scopes granted in PascalCase spelling
+	Umbrella         string `json:"umbrella,omitempty"`          // tenant-wide, granted transactions:read+write and onboarding:read only
+	IPRestricted     string `json:"ip_restricted,omitempty"`     // tenant-wide, allowlist excludes the harness's address
+	NoEnvironment    string `json:"no_environment,omitempty"`    // no environment recorded: works everywhere
+	OtherTenant      string `json:"other_tenant,omitempty"`      // tenant-wide key of the second tenant
+	Live             string `json:"live,omitempty"`              // a key whose environment segment is live (refused for mutating work without opt-in)
+}
+
+// Customers are ids of pre-made customers.
+type Customers struct {
+	ActivePersonal string `json:"active_personal,omitempty"`
+	ActiveBusiness string `json:"active_business,omitempty"`
+	Draft          string `json:"draft,omitempty"`
+	Suspended      string `json:"suspended,omitempty"`
+	BlockedCountry string `json:"blocked_country,omitempty"`
+	Parent         string `json:"parent,omitempty"`
+	Child          string `json:"child,omitempty"`
+	OtherTenant    string `json:"other_tenant,omitempty"`
+}
+
+// Beneficiaries are owned by customers.active_personal.
+type Beneficiaries struct {
+	GBP        string `json:"gbp,omitempty"`
+	EUR        string `json:"eur,omitempty"`
+	USD        string `json:"usd,omitempty"`
+	GBPPending string `json:"gbp_pending,omitempty"`
+}
+
+// Load reads and validates a profile file. Errors are one line, fit for a user.
+func Load(path string) (*Profile, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %v", err)
+	}
+	return Parse(raw)
+}
+
+// Parse decodes and validates a profile document.
+func Parse(raw []byte) (*Profile, error) {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	var p Profile
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("profile: malformed JSON: %v", err)
+	}
+	if err := p.resolveEnv(); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Validate checks the fields every run needs.
+func (p *Profile) Validate() error {
+	if p.BaseURL == "" {
+		return errors.New("profile: base_url is required")
+	}
+	u, err := url.Parse(p.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("profile: base_url %q must be an absolute http(s) URL", p.BaseURL)
+	}
+	if strings.HasSuffix(p.BaseURL, "/") {
+		return fmt.Errorf("profile: base_url %q must not end with a slash", p.BaseURL)
+	}
+	if u.Path != "" {
+		return fmt.Errorf("profile: base_url %q must be scheme, host and port only", p.BaseURL)
+	}
+	if p.Keys.Tenant == "" && p.Keys.Subject == "" {
+		return errors.New("profile: keys.tenant or keys.subject is required")
+	}
+	for name, k := range p.KeyMap() {
+		if k == "" {
+			continue
+		}
+		if !strings.Contains(k, ".") {
+			return fmt.Errorf("profile: keys.%s is not of the form <prefix>.<secret>", name)
+		}
+	}
+	if p.ControlURL != "" {
+		if cu, err := url.Parse(p.ControlURL); err != nil || cu.Host == "" {
+			return fmt.Errorf("profile: control_url %q is not an absolute URL", p.ControlURL)
+		}
+	}
+	return nil
+}
+
+// KeyMap returns the keys by their JSON field name.
+func (p *Profile) KeyMap() map[string]string {
+	out := map[string]string{}
+	v := reflect.ValueOf(p.Keys)
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+		out[name] = v.Field(i).String()
+	}
+	return out
+}
+
+// Key returns the key named by its JSON field name ("tenant", "subject", ...).
+func (p *Profile) Key(name string) string { return p.KeyMap()[name] }
+
+// CustomerMap returns the customer fixtures by JSON field name.
+func (p *Profile) CustomerMap() map[string]string { return fieldMap(p.Customers) }
+
+// BeneficiaryMap returns the beneficiary fixtures by JSON field name.
+func (p *Profile) BeneficiaryMap() map[string]string { return fieldMap(p.Beneficiaries) }
+
+func fieldMap(s any) map[string]string {
+	out := map[string]string{}
+	v := reflect.ValueOf(s)
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+		out[name] = v.Field(i).String()
+	}
+	return out
+}
+
+// Secrets returns every secret part (after the dot) of every key, for redaction.
+func (p *Profile) Secrets() []string {
+	var out []string
+	for _, k := range p.KeyMap() {
+		if _, secret, ok := strings.Cut(k, "."); ok && secret != "" {
+			out = append(out, secret)
+		}
+	}
+	return out
+}
+
+// KeyEnvVar is the environment variable a reproduction line uses for a key.
+func KeyEnvVar(name string) string {
+	return "TOUCHSTONE_KEY_" + strings.ToUpper(name)
+}
+
+// PublicPrefix returns the part of a key before the dot, safe to show.
+func PublicPrefix(key string) string {
+	prefix, _, _ := strings.Cut(key, ".")
+	return prefix
+}
+
+// IsLive tells whether a key's environment segment is "live".
+func IsLive(key string) bool {
+	parts := strings.Split(PublicPrefix(key), "_")
+	return len(parts) >= 3 && parts[len(parts)-2] == "live"
+}
+
+func (p *Profile) resolveEnv() error {
+	v := reflect.ValueOf(&p.Keys).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		s := v.Field(i).String()
+		if name, ok := strings.CutPrefix(s, "env:"); ok {
+			val := os.Getenv(name)
+			if val == "" {
+				field := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+				return fmt.Errorf("profile: keys.%s names environment variable %s, which is empty", field, name)
+			}
+			v.Field(i).SetString(val)
+		}
+	}
+	return nil
+}
+
+// Write stores the profile as indented JSON.
+func (p *Profile) Write(path string) error {
+	raw, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(raw, '\n'), 0o600)
+}

@@ -1,0 +1,104 @@
+// Package redact removes secrets from anything Touchstone writes. Redaction
+// happens where output is written: every report writer and console message
+// passes its final bytes through a Redactor.
+package redact
+
+import (
+	"bytes"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Mask replaces a secret.
+const Mask = "***"
+
+// keyPattern matches a full API key; the public prefix is kept.
+var keyPattern = regexp.MustCompile(`\b([a-z0-9]+_(?:live|sandbox|test|dev|key)_[0-9a-fA-F]{16})\.([A-Za-z0-9_\-+/=]+)`)
+
+// webhookSecretPattern matches a webhook signing secret (10-character product prefix ending in whsec_, then 44 base64 characters).
+var webhookSecretPattern = regexp.MustCompile(`[A-Za-z0-9_]{4}whsec_[A-Za-z0-9+/=]{44}`)
+
+// Redactor holds the secrets known to a run.
+type Redactor struct {
+	mu      sync.RWMutex
+	secrets []string
+}
+
+// New returns a Redactor that knows the given secrets.
+func New(secrets ...string) *Redactor {
+	r := &Redactor{}
+	r.Add(secrets...)
+	return r
+}
+
+// Add registers more secrets (e.g. a webhook secret seen during the run).
+func (r *Redactor) Add(secrets ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range secrets {
+		if len(s) >= 4 {
+			r.secrets = append(r.secrets, s)
+		}
+	}
+	// Longest first so a secret containing another is masked whole.
+	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+}
+
+// String masks every known secret, every API-key secret part, and every
+// webhook secret in s.
+func (r *Redactor) String(s string) string {
+	if r != nil {
+		r.mu.RLock()
+		for _, sec := range r.secrets {
+			s = strings.ReplaceAll(s, sec, Mask)
+		}
+		r.mu.RUnlock()
+	}
+	s = keyPattern.ReplaceAllString(s, "$1."+Mask)
+	return webhookSecretPattern.ReplaceAllString(s, Mask)
+}
+
+// Bytes is String for byte slices.
+func (r *Redactor) Bytes(b []byte) []byte { return []byte(r.String(string(b))) }
+
+// Writer wraps w so that every write is redacted. Writes are buffered by
+// line so that a secret split across two writes is still caught.
+func (r *Redactor) Writer(w io.Writer) io.WriteCloser { return &lineWriter{r: r, w: w} }
+
+type lineWriter struct {
+	r   *Redactor
+	w   io.Writer
+	buf bytes.Buffer
+	mu  sync.Mutex
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	for {
+		i := bytes.IndexByte(l.buf.Bytes(), '\n')
+		if i < 0 {
+			break
+		}
+		line := l.buf.Next(i + 1)
+		if _, err := l.w.Write(l.r.Bytes(line)); err != nil {
+			return len(p), err
+		}
+	}
+	return len(p), nil
+}
+
+func (l *lineWriter) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buf.Len() > 0 {
+		_, err := l.w.Write(l.r.Bytes(l.buf.Bytes()))
+		l.buf.Reset()
+		return err
+	}
+	return nil
+}
