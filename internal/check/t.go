@@ -235,4 +235,3 @@ func (t *T) Go(n int, f func(i int)) {
 		panic(stopSignal{})
 	}
 }
-
