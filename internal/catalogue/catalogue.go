@@ -1,0 +1,196 @@
+// Package catalogue is the machine-readable list of every testable rule in
+// the two specification documents: a stable id, where the rule comes from,
+// what it says, its kind, and the checks that prove it.
+package catalogue
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Kinds of rule.
+const (
+	Must           = "must"           // a normative, testable requirement
+	Quirk          = "quirk"          // a documented surprising behaviour clients rely on
+	Interpretation = "interpretation" // the spec is ambiguous or silent; the reading chosen is recorded
+)
+
+// Rule is one catalogued rule.
+type Rule struct {
+	ID             string   `json:"id"`
+	Doc            int      `json:"doc"`
+	Section        string   `json:"section"`
+	Area           string   `json:"area"`
+	Kind           string   `json:"kind"`
+	Rule           string   `json:"rule"`
+	Interpretation string   `json:"interpretation"`
+	Checks         []string `json:"checks"`
+}
+
+// Catalogue is the whole list.
+type Catalogue struct {
+	Rules []*Rule `json:"rules"`
+	byID  map[string]*Rule
+}
+
+//go:embed rules.json
+var embedded []byte
+
+var (
+	once   sync.Once
+	loaded *Catalogue
+	errLd  error
+)
+
+// Load returns the embedded catalogue.
+func Load() (*Catalogue, error) {
+	once.Do(func() { loaded, errLd = Parse(embedded) })
+	return loaded, errLd
+}
+
+// MustLoad is Load for callers that cannot go on without it.
+func MustLoad() *Catalogue {
+	c, err := Load()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Parse decodes and validates a catalogue document.
+func Parse(raw []byte) (*Catalogue, error) {
+	var c Catalogue
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("catalogue: %v", err)
+	}
+	c.byID = map[string]*Rule{}
+	for _, r := range c.Rules {
+		if _, dup := c.byID[r.ID]; dup {
+			return nil, fmt.Errorf("catalogue: duplicate rule id %s", r.ID)
+		}
+		switch r.Kind {
+		case Must, Quirk, Interpretation:
+		default:
+			return nil, fmt.Errorf("catalogue: rule %s has unknown kind %q", r.ID, r.Kind)
+		}
+		if r.Kind == Interpretation && strings.TrimSpace(r.Interpretation) == "" {
+			return nil, fmt.Errorf("catalogue: interpretation rule %s records no reading", r.ID)
+		}
+		c.byID[r.ID] = r
+	}
+	return &c, nil
+}
+
+// Rule returns a rule by id, or nil.
+func (c *Catalogue) Rule(id string) *Rule { return c.byID[id] }
+
+// Areas returns the areas in first-appearance order.
+func (c *Catalogue) Areas() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range c.Rules {
+		if !seen[r.Area] {
+			seen[r.Area] = true
+			out = append(out, r.Area)
+		}
+	}
+	return out
+}
+
+// CheckRef is what the catalogue needs to know of a check.
+type CheckRef struct {
+	ID    string
+	Rules []string
+}
+
+// Problems compares the catalogue with the checks that exist: a check that
+// names an unknown rule, a rule that claims a check that does not exist, or
+// a rule whose claimed checks differ from the checks that name it.
+func (c *Catalogue) Problems(checks []CheckRef) []string {
+	var out []string
+	exists := map[string]bool{}
+	naming := map[string][]string{}
+	for _, ch := range checks {
+		exists[ch.ID] = true
+		for _, r := range ch.Rules {
+			if c.byID[r] == nil {
+				out = append(out, fmt.Sprintf("check %s names unknown rule %s", ch.ID, r))
+				continue
+			}
+			naming[r] = append(naming[r], ch.ID)
+		}
+	}
+	for _, r := range c.Rules {
+		for _, id := range r.Checks {
+			if !exists[id] {
+				out = append(out, fmt.Sprintf("rule %s claims check %s, which does not exist", r.ID, id))
+			}
+		}
+		want := append([]string(nil), naming[r.ID]...)
+		sort.Strings(want)
+		got := append([]string(nil), r.Checks...)
+		sort.Strings(got)
+		if strings.Join(want, ",") != strings.Join(got, ",") {
+			out = append(out, fmt.Sprintf("rule %s lists checks [%s] but is named by [%s] (run: go run ./cmd/touchstone rules --sync)", r.ID, strings.Join(got, " "), strings.Join(want, " ")))
+		}
+	}
+	return out
+}
+
+// Sync sets every rule's checks from the checks that name it.
+func (c *Catalogue) Sync(checks []CheckRef) {
+	naming := map[string][]string{}
+	for _, ch := range checks {
+		for _, r := range ch.Rules {
+			naming[r] = append(naming[r], ch.ID)
+		}
+	}
+	for _, r := range c.Rules {
+		r.Checks = append([]string{}, naming[r.ID]...)
+		sort.Strings(r.Checks)
+	}
+}
+
+// Write stores the catalogue as indented JSON at path.
+func (c *Catalogue) Write(path string) error {
+	raw, err := json.MarshalIndent(struct {
+		Rules []*Rule `json:"rules"`
+	}{c.Rules}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(raw, '\n'), 0o644)
+}
+
+// AreaCoverage counts rules and checked rules in one area.
+type AreaCoverage struct {
+	Area    string `json:"area"`
+	Rules   int    `json:"rules"`
+	Covered int    `json:"covered"`
+}
+
+// Coverage reports, per area, how many rules at least one check names.
+func (c *Catalogue) Coverage() (areas []AreaCoverage, covered, total int) {
+	idx := map[string]*AreaCoverage{}
+	for _, a := range c.Areas() {
+		areas = append(areas, AreaCoverage{Area: a})
+	}
+	for i := range areas {
+		idx[areas[i].Area] = &areas[i]
+	}
+	for _, r := range c.Rules {
+		a := idx[r.Area]
+		a.Rules++
+		total++
+		if len(r.Checks) > 0 {
+			a.Covered++
+			covered++
+		}
+	}
+	return areas, covered, total
+}

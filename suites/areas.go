@@ -1,0 +1,16 @@
+package suites
+
+// Every area package registers its checks when imported.
+import (
+	_ "github.com/touchstone-harness/touchstone/suites/auth"
+	_ "github.com/touchstone-harness/touchstone/suites/checkorder"
+	_ "github.com/touchstone-harness/touchstone/suites/customers"
+	_ "github.com/touchstone-harness/touchstone/suites/headers"
+	_ "github.com/touchstone-harness/touchstone/suites/idempotency"
+	_ "github.com/touchstone-harness/touchstone/suites/onboarding"
+	_ "github.com/touchstone-harness/touchstone/suites/otherpaths"
+	_ "github.com/touchstone-harness/touchstone/suites/pagination"
+	_ "github.com/touchstone-harness/touchstone/suites/ratelimit"
+	_ "github.com/touchstone-harness/touchstone/suites/schemas"
+	_ "github.com/touchstone-harness/touchstone/suites/subcustomers"
+)

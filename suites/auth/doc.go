@@ -1,0 +1,3 @@
+// Package auth checks authentication, scopes, key bindings, /me and CORS
+// (document 2, Authentication).
+package auth

@@ -1,0 +1,3 @@
+// Package pagination checks every paged list and the unpaged lists
+// (document 1, Pagination).
+package pagination
