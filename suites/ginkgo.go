@@ -62,7 +62,7 @@ func SpecLabels(c *check.Check) []string {
 // string on the way out.
 func report(tgt *check.Target, res *check.Result) {
 	red := tgt.Redactor
-	AddReportEntry("case id", res.CaseID)
+	AddReportEntry("case id", res.CaseID, ReportEntryVisibilityFailureOrVerbose)
 	if res.Status == check.Failed || res.Status == check.Error {
 		var b strings.Builder
 		for _, f := range res.Failures {

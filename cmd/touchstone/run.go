@@ -1,15 +1,171 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/launch"
+	"github.com/touchstone-harness/touchstone/reports"
+	"github.com/touchstone-harness/touchstone/suites"
 )
 
 func init() {
 	commands["run"] = command{summary: "run the conformance suites against a target (default: the embedded sandbox)", run: runRun}
 }
 
-func runRun(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "touchstone run: not yet wired")
-	return exitUsage
+type runFlags struct {
+	target, labelFilter, focus, out, fault string
+	seed                                   int64
+	allowLive                              bool
 }
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("run", "[--target PROFILE] [--label-filter EXPR] [--focus REGEX] [--out DIR]", stdout)
+	var f runFlags
+	fs.StringVar(&f.target, "target", "", "target profile (JSON); empty starts the embedded sandbox")
+	fs.StringVar(&f.labelFilter, "label-filter", suites.DefaultLabelFilter, "Ginkgo label filter, e.g. 'auth && !needs-control'")
+	fs.StringVar(&f.focus, "focus", "", "run only specs whose text matches this regular expression")
+	fs.StringVar(&f.out, "out", "touchstone-out", "directory for junit.xml and results.json")
+	fs.StringVar(&f.fault, "fault", "", "embedded sandbox only: run it with this fault mode")
+	fs.Int64Var(&f.seed, "seed", 1, "embedded sandbox only: fixture seed")
+	fs.BoolVar(&f.allowLive, "allow-live", false, "allow mutating checks with a live key")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if f.target != "" && f.fault != "" {
+		fmt.Fprintln(stderr, "touchstone run: --fault applies to the embedded sandbox only; drop --target or --fault")
+		return exitUsage
+	}
+	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
+		fmt.Fprintf(stderr, "touchstone run: --label-filter: %v\n", oneLine(err))
+		return exitUsage
+	}
+	if f.focus != "" {
+		if _, err := regexp.Compile(f.focus); err != nil {
+			fmt.Fprintf(stderr, "touchstone run: --focus: %v\n", err)
+			return exitUsage
+		}
+	}
+	return execute(f, stdout, stderr)
+}
+
+func execute(f runFlags, stdout, stderr io.Writer) int {
+	ctx := context.Background()
+	started := time.Now()
+	what := "embedded sandbox"
+	if f.target != "" {
+		what = f.target
+	}
+	fmt.Fprintf(stdout, "touchstone: starting %s\n", what)
+	l, err := launch.Start(ctx, launch.Options{ProfilePath: f.target, Seed: f.seed, Fault: f.fault, AllowLive: f.allowLive})
+	if err != nil {
+		var ce *launch.ConfigError
+		if errors.As(err, &ce) {
+			fmt.Fprintf(stderr, "touchstone run: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "touchstone run: no verdict: %v\n", err)
+		return exitNoVerdict
+	}
+	defer l.Close()
+	tgt := l.Target
+	red := tgt.Redactor
+	console := red.Writer(stdout)
+	defer console.Close()
+	fmt.Fprintf(console, "target %s (%s)", tgt.Profile.BaseURL, tgt.Profile.Name)
+	if f.fault != "" {
+		fmt.Fprintf(console, ", fault %s", f.fault)
+	}
+	if tgt.SchemaError != nil {
+		fmt.Fprintf(console, "\nwarning: served OpenAPI documents unusable, responses are not schema-validated: %v", tgt.SchemaError)
+	}
+	fmt.Fprintf(console, "\nlabel filter %q", f.labelFilter)
+	if f.focus != "" {
+		fmt.Fprintf(console, ", focus %q", f.focus)
+	}
+	fmt.Fprintln(console)
+
+	var mu sync.Mutex
+	var results []*check.Result
+	collect := func(r *check.Result) {
+		mu.Lock()
+		results = append(results, r)
+		mu.Unlock()
+		fmt.Fprintf(console, "  %-7s %s (%s)\n", strings.ToUpper(string(r.Status)), r.ID, r.Duration.Round(time.Millisecond))
+		if r.Status == check.Failed || r.Status == check.Error {
+			for _, line := range strings.Split(r.Summary(), "\n") {
+				fmt.Fprintf(console, "          %s\n", line)
+			}
+		}
+	}
+	report, _ := runGinkgo(tgt, collect, f)
+
+	run := &reports.Run{Target: tgt.Profile.BaseURL, Started: started.UTC(), Duration: time.Since(started), LabelFilter: f.labelFilter, Focus: f.focus, Results: results}
+	cat := catalogue.MustLoad()
+	if err := reports.WriteJSON(f.out, run, cat, red); err != nil {
+		fmt.Fprintf(stderr, "touchstone run: write results.json: %v\n", err)
+		return exitNoVerdict
+	}
+	if err := reports.WriteJUnit(f.out, report, red); err != nil {
+		fmt.Fprintf(stderr, "touchstone run: write junit.xml: %v\n", err)
+		return exitNoVerdict
+	}
+	counts := reports.PrintSummary(console, run, cat)
+	fmt.Fprintf(console, "reports: %s/junit.xml, %s/results.json\n", f.out, f.out)
+	switch {
+	case counts.Failed > 0:
+		return exitFailed
+	case counts.Error > 0:
+		return exitNoVerdict
+	}
+	return exitOK
+}
+
+// harnessT is the minimal testing.T Ginkgo needs outside `go test`.
+type harnessT struct{ failed bool }
+
+func (t *harnessT) Fail() { t.failed = true }
+
+var ginkgoOnce sync.Once
+
+// runGinkgo declares every check as a spec and runs them once; Ginkgo's
+// RunSpecs can run only once per process.
+func runGinkgo(tgt *check.Target, collect func(*check.Result), f runFlags) (types.Report, bool) {
+	var report types.Report
+	ok := false
+	ginkgoOnce.Do(func() {
+		testing.Init()
+		suites.Define(func() *check.Target { return tgt }, collect)
+		ginkgo.ReportAfterSuite("touchstone reports", func(r ginkgo.Report) { report = r })
+		sc, rc := ginkgo.GinkgoConfiguration()
+		sc.LabelFilter = f.labelFilter
+		if f.focus != "" {
+			sc.FocusStrings = []string{f.focus}
+		}
+		sc.Timeout = 30 * time.Minute
+		rc.Succinct = true
+		rc.NoColor = !isTerminal(os.Stdout)
+		ok = ginkgo.RunSpecs(&harnessT{}, "Touchstone conformance", sc, rc)
+	})
+	return report, ok
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -4,6 +4,7 @@
 package catalogue
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -158,13 +159,16 @@ func (c *Catalogue) Sync(checks []CheckRef) {
 
 // Write stores the catalogue as indented JSON at path.
 func (c *Catalogue) Write(path string) error {
-	raw, err := json.MarshalIndent(struct {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(struct {
 		Rules []*Rule `json:"rules"`
-	}{c.Rules}, "", "  ")
-	if err != nil {
+	}{c.Rules}); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(raw, '\n'), 0o644)
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // AreaCoverage counts rules and checked rules in one area.

@@ -25,7 +25,7 @@ const (
 
 // SchemaRule is the rule every response is validated under: responses
 // match the target's own served OpenAPI documents.
-const SchemaRule = "VER-003"
+const SchemaRule = "VER-012"
 
 // Result is the outcome of one check with its evidence.
 type Result struct {

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
+	"github.com/touchstone-harness/touchstone/internal/check"
+	_ "github.com/touchstone-harness/touchstone/suites" // registers every check
+)
+
+func init() {
+	commands["rules"] = command{summary: "print the rule catalogue with check coverage", run: runRules}
+}
+
+func runRules(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("rules", "[--area AREA] [--all] [--sync]", stdout)
+	area := fs.String("area", "", "only this area")
+	all := fs.Bool("all", false, "list every rule, not only the unchecked ones")
+	sync := fs.Bool("sync", false, "rewrite internal/catalogue/rules.json so each rule lists the checks that name it (run in the repository)")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	cat := catalogue.MustLoad()
+	refs := checkRefs()
+	if *sync {
+		cat.Sync(refs)
+		path, err := catalogueSource()
+		if err != nil {
+			fmt.Fprintf(stderr, "touchstone rules: --sync: %v\n", err)
+			return exitUsage
+		}
+		if err := cat.Write(path); err != nil {
+			fmt.Fprintf(stderr, "touchstone rules: --sync: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", path)
+	}
+	for _, p := range cat.Problems(refs) {
+		fmt.Fprintf(stdout, "problem: %s\n", p)
+	}
+	areas, covered, total := cat.Coverage()
+	if *area != "" {
+		found := false
+		for _, a := range areas {
+			found = found || a.Area == *area
+		}
+		if !found {
+			fmt.Fprintf(stderr, "touchstone rules: unknown area %q\n", *area)
+			return exitUsage
+		}
+	}
+	fmt.Fprintf(stdout, "%-18s %6s %8s\n", "area", "rules", "checked")
+	for _, a := range areas {
+		if *area == "" || a.Area == *area {
+			fmt.Fprintf(stdout, "%-18s %6d %8d\n", a.Area, a.Rules, a.Covered)
+		}
+	}
+	heading := "\nrules not yet checked:"
+	if *all {
+		heading = "\nrules:"
+	}
+	fmt.Fprintln(stdout, heading)
+	for _, r := range cat.Rules {
+		if (*area != "" && r.Area != *area) || (!*all && len(r.Checks) > 0) {
+			continue
+		}
+		mark := " "
+		if len(r.Checks) > 0 {
+			mark = "✓"
+		}
+		fmt.Fprintf(stdout, "%s %-10s %-14s [%s] %s\n", mark, r.ID, r.Kind, sectionRef(r), r.Rule)
+		if r.Kind == catalogue.Interpretation {
+			fmt.Fprintf(stdout, "  %-10s reading: %s\n", "", r.Interpretation)
+		}
+		if *all && len(r.Checks) > 0 {
+			fmt.Fprintf(stdout, "  %-10s checked by: %s\n", "", strings.Join(r.Checks, ", "))
+		}
+	}
+	fmt.Fprintf(stdout, "rules covered: %d/%d\n", covered, total)
+	return exitOK
+}
+
+func sectionRef(r *catalogue.Rule) string { return fmt.Sprintf("doc %d, %s", r.Doc, r.Section) }
+
+func checkRefs() []catalogue.CheckRef {
+	var refs []catalogue.CheckRef
+	for _, c := range check.All() {
+		refs = append(refs, catalogue.CheckRef{ID: c.ID, Rules: c.Rules})
+	}
+	return refs
+}
+
+// catalogueSource finds internal/catalogue/rules.json above the working directory.
+func catalogueSource() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "internal", "catalogue", "rules.json")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("internal/catalogue/rules.json not found above the working directory; run from the repository")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,136 @@
+// Package reports writes what a run found: results.json (every check with
+// its evidence), junit.xml (for CI), and a console summary. Every writer
+// passes its final bytes through the run's redactor.
+package reports
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/redact"
+)
+
+// Run is everything a report says about one run.
+type Run struct {
+	Target      string          `json:"target"`
+	Started     time.Time       `json:"started"`
+	Duration    time.Duration   `json:"duration_ns"`
+	LabelFilter string          `json:"label_filter,omitempty"`
+	Focus       string          `json:"focus,omitempty"`
+	Results     []*check.Result `json:"-"`
+}
+
+// Counts tallies results by status.
+type Counts struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+	Error   int `json:"no_verdict"`
+}
+
+func (c *Counts) add(s check.Status) {
+	switch s {
+	case check.Passed:
+		c.Passed++
+	case check.Failed:
+		c.Failed++
+	case check.Skipped:
+		c.Skipped++
+	case check.Error:
+		c.Error++
+	}
+}
+
+// ByArea tallies results per area, sorted by area.
+func (r *Run) ByArea() (areas []string, counts map[string]*Counts, total Counts) {
+	counts = map[string]*Counts{}
+	for _, res := range r.Results {
+		c := counts[res.Area]
+		if c == nil {
+			c = &Counts{}
+			counts[res.Area] = c
+			areas = append(areas, res.Area)
+		}
+		c.add(res.Status)
+		total.add(res.Status)
+	}
+	sort.Strings(areas)
+	return areas, counts, total
+}
+
+type evidence struct {
+	Rule       string            `json:"rule"`
+	Message    string            `json:"message"`
+	Exchange   *client.Exchange  `json:"exchange,omitempty"`
+	Request    string            `json:"request_body,omitempty"`
+	Response   string            `json:"response_body,omitempty"`
+	Curl       string            `json:"curl,omitempty"`
+	Transcript string            `json:"transcript,omitempty"`
+	Extra      map[string]string `json:"-"`
+}
+
+type resultDoc struct {
+	*check.Result
+	Evidence []evidence `json:"evidence,omitempty"`
+}
+
+type runDoc struct {
+	*Run
+	Counts   Counts              `json:"counts"`
+	ByArea   map[string]*Counts  `json:"by_area"`
+	Coverage coverageDoc         `json:"rule_coverage"`
+	Results  []resultDoc         `json:"results"`
+	Failed   map[string][]string `json:"failed_rules,omitempty"`
+}
+
+type coverageDoc struct {
+	Covered int                      `json:"covered"`
+	Total   int                      `json:"total"`
+	Areas   []catalogue.AreaCoverage `json:"areas"`
+}
+
+// WriteJSON writes results.json into dir.
+func WriteJSON(dir string, r *Run, cat *catalogue.Catalogue, red *redact.Redactor) error {
+	_, byArea, total := r.ByArea()
+	doc := runDoc{Run: r, Counts: total, ByArea: byArea, Failed: map[string][]string{}}
+	if cat != nil {
+		doc.Coverage.Areas, doc.Coverage.Covered, doc.Coverage.Total = cat.Coverage()
+	}
+	for _, res := range r.Results {
+		rd := resultDoc{Result: res}
+		for _, f := range res.Failures {
+			ev := evidence{Rule: f.Rule, Message: f.Message}
+			if f.Exchange != nil {
+				ev.Exchange = f.Exchange
+				ev.Curl = f.Exchange.Curl()
+				ev.Transcript = f.Exchange.Transcript()
+				ev.Request = string(f.Exchange.Request.Body)
+				if f.Exchange.Response != nil {
+					ev.Response = string(f.Exchange.Response.Body)
+				}
+			}
+			rd.Evidence = append(rd.Evidence, ev)
+			doc.Failed[f.Rule] = append(doc.Failed[f.Rule], res.ID)
+		}
+		doc.Results = append(doc.Results, rd)
+	}
+	raw, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeRedacted(filepath.Join(dir, "results.json"), raw, red)
+}
+
+// writeRedacted is the one place report files are written.
+func writeRedacted(path string, raw []byte, red *redact.Redactor) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, red.Bytes(raw), 0o644)
+}
