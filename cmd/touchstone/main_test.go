@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
+)
+
+var binary string
+
+// TestMain builds the command once; each test runs it as a user would
+// (Ginkgo's RunSpecs runs once per process, so a run is a process).
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "touchstone-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "touchstone")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func touchstone(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func writeProfile(t *testing.T, p any) string {
+	t.Helper()
+	raw, _ := json.Marshal(p)
+	path := filepath.Join(t.TempDir(), "profile.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// oneLineError asserts a usage/configuration error: exit 2, one line on
+// stderr, no stack trace.
+func oneLineError(t *testing.T, wantCode int, args ...string) string {
+	t.Helper()
+	_, stderr, code := touchstone(t, args...)
+	if code != wantCode {
+		t.Fatalf("touchstone %v: exit %d, want %d (stderr %q)", args, code, wantCode, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) != 1 || strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+		t.Fatalf("touchstone %v: stderr is not one clear line:\n%s", args, stderr)
+	}
+	return lines[0]
+}
+
+func TestUsageErrors(t *testing.T) {
+	oneLineError(t, exitUsage, "frobnicate")
+	oneLineError(t, exitUsage, "run", "--no-such-flag")
+	oneLineError(t, exitUsage, "run", "--label-filter", "auth &&")
+	oneLineError(t, exitUsage, "run", "--focus", "(")
+	oneLineError(t, exitUsage, "sandbox", "--clock", "sundial")
+	oneLineError(t, exitUsage, "sandbox", "--fault", "no-such-fault")
+	oneLineError(t, exitUsage, "rules", "--area", "nowhere")
+	oneLineError(t, exitUsage, "run", "--target", filepath.Join(t.TempDir(), "missing.json"))
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"base_url": "http://127.0.0.1:1",`), 0o600)
+	if line := oneLineError(t, exitUsage, "run", "--target", bad); !strings.Contains(line, "malformed") {
+		t.Errorf("malformed profile error does not say so: %s", line)
+	}
+	noKeys := writeProfile(t, map[string]any{"base_url": "http://127.0.0.1:1"})
+	if line := oneLineError(t, exitUsage, "run", "--target", noKeys); !strings.Contains(line, "keys.tenant") {
+		t.Errorf("missing-key error does not name the field: %s", line)
+	}
+	slash := writeProfile(t, map[string]any{"base_url": "http://127.0.0.1:1/", "keys": map[string]string{"tenant": "svc_sandbox_0123456789abcdef.secret12"}})
+	oneLineError(t, exitUsage, "run", "--target", slash)
+}
+
+func TestHelpForEverySubcommand(t *testing.T) {
+	for name := range commands {
+		out, _, code := touchstone(t, name, "--help")
+		if code != 0 || !strings.Contains(out, "Usage: touchstone "+name) {
+			t.Errorf("touchstone %s --help: exit %d, output %q", name, code, out)
+		}
+	}
+}
+
+func TestUnreachableTargetIsNoVerdict(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	p := writeProfile(t, map[string]any{"base_url": "http://" + addr, "keys": map[string]string{"tenant": "svc_sandbox_0123456789abcdef.secret12"}})
+	line := oneLineError(t, exitNoVerdict, "run", "--target", p)
+	if !strings.Contains(line, "unreachable") {
+		t.Errorf("unreachable target error does not say so: %s", line)
+	}
+}
+
+func TestRulesEndsWithCoverageLine(t *testing.T) {
+	out, _, code := touchstone(t, "rules")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || !strings.HasPrefix(lines[len(lines)-1], "rules covered: ") {
+		t.Fatalf("touchstone rules: exit %d, last line %q", code, lines[len(lines)-1])
+	}
+}
+
+// TestRunWritesRedactedEvidence runs against a faulted sandbox so that
+// checks fail and evidence is written, then searches the console and every
+// output file for the sandbox's key secrets.
+func TestRunWritesRedactedEvidence(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, code := touchstone(t, "run", "--fault", sandbox.FaultProblemAsJSON, "--label-filter", "checkorder || headers || auth", "--out", out)
+	if code != exitFailed {
+		t.Fatalf("run against a faulted sandbox: exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)
+	}
+	secrets := secretsOfSeed(1)
+	console := stdout + stderr
+	files := map[string]string{"console": console}
+	for _, name := range []string{"junit.xml", "results.json"} {
+		raw, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatalf("%s not written: %v", name, err)
+		}
+		files[name] = string(raw)
+	}
+	if !strings.Contains(files["results.json"], "curl ") || !strings.Contains(files["results.json"], "$"+"{TOUCHSTONE_KEY_") {
+		t.Errorf("results.json has no reproduction line with a key placeholder")
+	}
+	for name, content := range files {
+		for _, s := range secrets {
+			if strings.Contains(content, s) {
+				t.Errorf("%s contains a key secret", name)
+			}
+		}
+	}
+}
+
+func secretsOfSeed(seed int64) []string {
+	var secrets []string
+	for _, k := range sandbox.New(sandbox.Config{Seed: seed}).Fixtures().Keys {
+		if _, sec, ok := strings.Cut(k, "."); ok {
+			secrets = append(secrets, sec)
+		}
+	}
+	return secrets
+}

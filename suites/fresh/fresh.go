@@ -1,0 +1,132 @@
+// Package fresh creates throw-away resources on a target for checks that
+// mutate state (document 1, Identity and customers: POST P/customers is
+// find-or-create by email, so a unique email always yields a new customer),
+// and reads them back. It registers no checks.
+package fresh
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// Prefix is the v1 partner prefix P.
+const Prefix = "/api/v1/partner"
+
+// CreateRule is the rule a failed creation is recorded under: POST
+// P/customers creates a new customer for a new email.
+const CreateRule = "CUST-022"
+
+// Email returns a unique address in a reserved domain.
+func Email() string { return "ts-" + uuid.NewString() + "@example.com" }
+
+// Customer creates a new customer with the tenant key (a tenant-wide key is
+// not gated by the end-customer programme) and returns its id and email.
+func Customer(t *check.T) (id, email string) {
+	email = Email()
+	data := Create(t, CreateRule, t.Client("tenant"), map[string]any{"email": email, "jurisdiction": "GB"})
+	return shape.String(t, CreateRule, data, "id"), email
+}
+
+// Create posts a customer body with c and asserts a success envelope
+// (200 or 201); it returns data, the customer.
+func Create(t *check.T, rule string, c *client.Client, body map[string]any) map[string]any {
+	r := t.Do(c, client.Request{Method: http.MethodPost, Path: Prefix + "/customers", JSON: body, IdempotencyKey: t.NewKey()})
+	return Success(t, rule, r)
+}
+
+// Success asserts a 200 or 201 envelope and returns data.
+func Success(t *check.T, rule string, r *client.Response) map[string]any {
+	if r.Status != http.StatusOK && r.Status != http.StatusCreated {
+		t.Fatalf(rule, "%s %s: status %d, want 200 or 201; body: %s", r.Exchange.Request.Method, r.Exchange.Request.URL, r.Status, clip(r.Body))
+	}
+	return shape.Envelope(t, rule, r, r.Status)
+}
+
+// Read is GET P/customers/{id} with the tenant key (a refreshing read); it
+// returns data, the customer.
+func Read(t *check.T, rule, id string) map[string]any {
+	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: Prefix + "/customers/" + id})
+	return shape.Envelope(t, rule, r, http.StatusOK)
+}
+
+// Status reads a customer's lifecycle status (a refreshing read).
+func Status(t *check.T, rule, id string) string {
+	return shape.String(t, rule, Read(t, rule, id), "status")
+}
+
+// Patch sends PATCH P/customers/{id} with the tenant key.
+func Patch(t *check.T, id string, body map[string]any) *client.Response {
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: Prefix + "/customers/" + id, JSON: body, IdempotencyKey: t.NewKey()})
+}
+
+// SetStatus PATCHes an accepted status (Suspended, Blocked, Closed) and
+// asserts success under rule.
+func SetStatus(t *check.T, rule, id, status string) {
+	r := Patch(t, id, map[string]any{"status": status})
+	data := shape.Envelope(t, rule, r, http.StatusOK)
+	if got := data["status"]; got != status {
+		t.Fatalf(rule, "PATCH status %s answered status %v", status, got)
+	}
+}
+
+// Kind is the verification kind of a user_type: kyc for Personal, kyb for
+// Business.
+func Kind(t *check.T, rule string, customer map[string]any) string {
+	switch ut := shape.String(t, rule, customer, "user_type"); ut {
+	case "Personal":
+		return "kyc"
+	case "Business":
+		return "kyb"
+	default:
+		t.Fatalf(rule, "user_type is %q, want Personal or Business", ut)
+		return ""
+	}
+}
+
+// Initiate opens a verification session of kind (kyc or kyb) with the
+// tenant key.
+func Initiate(t *check.T, id, kind string) *client.Response {
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: Prefix + "/customers/" + id + "/onboarding/" + kind + "/initiate", IdempotencyKey: t.NewKey()})
+}
+
+// Token asks for a fresh SDK token of kind with the tenant key.
+func Token(t *check.T, id, kind string) *client.Response {
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: Prefix + "/customers/" + id + "/onboarding/" + kind + "/token", IdempotencyKey: t.NewKey()})
+}
+
+// Started creates a customer, opens its verification session (Draft →
+// Onboarding) and returns its id and kind.
+func Started(t *check.T, rule string) (id, kind string) {
+	id, _ = Customer(t)
+	kind = Kind(t, rule, Read(t, rule, id))
+	Success(t, rule, Initiate(t, id, kind))
+	return id, kind
+}
+
+// Decide records the identity provider's decision on the customer's latest
+// case through the control API ("approved", "rejected", "pending_review").
+func Decide(t *check.T, id, decision string) {
+	if err := t.Control().VerificationDecision(t.Context(), id, decision); err != nil {
+		t.NoVerdict(err)
+	}
+}
+
+// Staff sets a lifecycle status directly through the control API (a
+// compliance or staff action the public API cannot take).
+func Staff(t *check.T, id, status string) {
+	if err := t.Control().Call(t.Context(), http.MethodPost, "/customers/"+id+"/status", map[string]any{"status": status}, nil); err != nil {
+		t.NoVerdict(err)
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "…"
+	}
+	return string(b)
+}
