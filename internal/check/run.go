@@ -161,7 +161,7 @@ func preflight(target *Target, c *Check) string {
 	}
 	if c.HasLabel(Mutating) && !target.AllowLive {
 		for name, k := range p.KeyMap() {
-			if k != "" && name != "live" && profile.IsLive(k) {
+			if k != "" && name != "live" && name != "other_environment" && profile.IsLive(k) {
 				return fmt.Sprintf("refused: keys.%s is a live key and the check mutates; pass --allow-live to opt in", name)
 			}
 		}

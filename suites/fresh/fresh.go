@@ -6,6 +6,7 @@ package fresh
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -129,4 +130,29 @@ func clip(b []byte) string {
 		return string(b[:600]) + "…"
 	}
 	return string(b)
+}
+
+// ListStatus finds a customer in GET P/customers (tenant key, pages of 500,
+// newest first) and returns its status as listed. The list never refreshes
+// verification state, so this is the stored status. It fails under rule
+// when the customer is not listed.
+func ListStatus(t *check.T, rule, id string) string {
+	c := t.Client("tenant")
+	for page := 1; page <= 50; page++ {
+		r := t.Do(c, client.Request{Method: http.MethodGet, Path: Prefix + "/customers", Query: map[string][]string{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
+		data := shape.Envelope(t, rule, r, http.StatusOK)
+		items := shape.Array(t, rule, data, "customers")
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			if m != nil && m["id"] == id {
+				return shape.String(t, rule, m, "status")
+			}
+		}
+		last := shape.Int(t, rule, data, "pagination.last_page")
+		if page >= last || len(items) == 0 {
+			break
+		}
+	}
+	t.Fatalf(rule, "customer %s is not in GET /customers", id)
+	return ""
 }

@@ -1,0 +1,86 @@
+package check
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/onsi/gomega"
+
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/profile"
+	"github.com/touchstone-harness/touchstone/internal/redact"
+)
+
+// wrongServer answers every request 200 {} — a target that honours nothing.
+func wrongServer(t *testing.T) *Target {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	p := &profile.Profile{BaseURL: srv.URL, Keys: profile.Keys{Tenant: "svc_sandbox_0123456789abcdef.s3cretvalue"}}
+	return &Target{Profile: p, HTTP: srv.Client(), Redactor: redact.New(p.Secrets()...)}
+}
+
+func TestRunRecordsFailureUnderRule(t *testing.T) {
+	c := &Check{ID: "demo/needs-401", Title: "t", Rules: []string{"AUTH-001"}, Run: func(t *T) {
+		r := t.Do(t.Anonymous(), client.Request{Method: "GET", Path: "/api/v1/partner/me"})
+		t.Rule("AUTH-002").Expect(r.Status).To(gomega.Equal(401))
+	}}
+	res := Run(context.Background(), wrongServer(t), c)
+	if res.Status != Failed || len(res.Failures) != 1 || res.Failures[0].Rule != "AUTH-002" {
+		t.Fatalf("result %+v", res)
+	}
+	if res.Failures[0].Exchange == nil || !strings.Contains(res.Summary(), "curl -sS -i -X GET") {
+		t.Errorf("failure carries no evidence: %s", res.Summary())
+	}
+}
+
+func TestRunSkipsMissingFixtureAndControl(t *testing.T) {
+	tgt := wrongServer(t)
+	for _, c := range []*Check{
+		{ID: "demo/a", Title: "t", Rules: []string{"X-001"}, Needs: []string{"customers.child"}, Run: func(*T) {}},
+		{ID: "demo/b", Title: "t", Rules: []string{"X-001"}, Labels: []string{NeedsControl}, Run: func(*T) {}},
+		{ID: "demo/c", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) { t.Client("subject") }},
+	} {
+		if res := Run(context.Background(), tgt, c); res.Status != Skipped || res.SkipReason == "" {
+			t.Errorf("%s: status %s reason %q, want skipped with a reason", c.ID, res.Status, res.SkipReason)
+		}
+	}
+}
+
+func TestRunRefusesMutatingWithLiveKey(t *testing.T) {
+	tgt := wrongServer(t)
+	tgt.Profile.Keys.Tenant = "svc_live_0123456789abcdef.s3cretvalue"
+	ran := false
+	c := &Check{ID: "demo/mutates", Title: "t", Rules: []string{"X-001"}, Labels: []string{Mutating}, Run: func(*T) { ran = true }}
+	res := Run(context.Background(), tgt, c)
+	if ran || res.Status != Skipped || !strings.Contains(res.SkipReason, "--allow-live") {
+		t.Fatalf("live key: ran=%v status=%s reason=%q", ran, res.Status, res.SkipReason)
+	}
+	tgt.AllowLive = true
+	if res := Run(context.Background(), tgt, c); !ran || res.Status != Passed {
+		t.Fatalf("with --allow-live: ran=%v status=%s", ran, res.Status)
+	}
+}
+
+func TestTransportErrorIsNoVerdict(t *testing.T) {
+	tgt := wrongServer(t)
+	tgt.Profile.BaseURL = "http://127.0.0.1:1"
+	c := &Check{ID: "demo/x", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+		t.Do(t.Anonymous(), client.Request{Method: "GET", Path: "/"})
+	}}
+	if res := Run(context.Background(), tgt, c); res.Status != Error {
+		t.Fatalf("status %s, want error (no verdict)", res.Status)
+	}
+}
+
+func TestHarnessPanicIsNoVerdictNotCrash(t *testing.T) {
+	c := &Check{ID: "demo/p", Title: "t", Rules: []string{"X-001"}, Run: func(*T) { var m map[string]int; m["x"] = 1 }}
+	if res := Run(context.Background(), wrongServer(t), c); res.Status != Error {
+		t.Fatalf("status %s, want error", res.Status)
+	}
+}

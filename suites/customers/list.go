@@ -1,0 +1,69 @@
+package customers
+
+import (
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "customers/list-shape",
+			Title: "GET customers returns data.customers[] of customer records plus data.pagination",
+			Rules: []string{"CUST-009", "PAGE-018", "ENV-005", "CUST-001", "CUST-006", "CUST-007"},
+			Needs: []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: fresh.Prefix + "/customers", Query: map[string][]string{"limit": {"500"}}})
+				data := shape.Envelope(t, "CUST-009", r, http.StatusOK)
+				items := shape.Array(t, "CUST-009", data, "customers")
+				if _, ok := data["pagination"].(map[string]any); !ok {
+					t.Fatalf("PAGE-018", "data.pagination is %v, want an object", data["pagination"])
+				}
+				for _, k := range []string{"current_page", "last_page", "per_page", "total"} {
+					shape.Int(t, "PAGE-018", data, "pagination."+k)
+				}
+				if len(items) == 0 {
+					t.Fatalf("CUST-009", "GET customers with a tenant key listed no customers; the tenant has several")
+				}
+				for i, it := range items {
+					c, ok := it.(map[string]any)
+					if !ok {
+						t.Fatalf("CUST-009", "customers[%d] is %v, want an object", i, it)
+					}
+					shape.Customer(t, c)
+				}
+			},
+		},
+		check.Check{
+			ID:     "customers/list-does-not-activate",
+			Title:  "GET customers never refreshes or activates; GET customers/{id} then activates an approved case",
+			Rules:  []string{"LIFE-015", "LIFE-011", "CUST-010"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				id, _ := fresh.Started(t, "LIFE-010")
+				if got := fresh.ListStatus(t, "LIFE-015", id); got != "Onboarding" {
+					t.Fatalf("LIFE-010", "after initiate the listed status is %q, want Onboarding", got)
+				}
+				fresh.Decide(t, id, "approved")
+				if got := fresh.ListStatus(t, "LIFE-015", id); got != "Onboarding" {
+					t.Fatalf("LIFE-015", "after the provider approved, GET customers lists status %q; the list never refreshes, want Onboarding", got)
+				}
+				// Listing twice more changes nothing either.
+				if got := fresh.ListStatus(t, "LIFE-015", id); got != "Onboarding" {
+					t.Fatalf("LIFE-015", "a second GET customers lists status %q, want Onboarding", got)
+				}
+				if got := fresh.Status(t, "CUST-010", id); got != "Active" {
+					t.Fatalf("LIFE-011", "GET customers/{id} after approval answered status %q; the read refreshes, want Active", got)
+				}
+				if got := fresh.ListStatus(t, "LIFE-011", id); got != "Active" {
+					t.Fatalf("LIFE-011", "after the refreshing read the stored status is %q, want Active", got)
+				}
+			},
+		},
+	)
+}
