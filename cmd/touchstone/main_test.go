@@ -5,13 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
+	"github.com/touchstone-harness/touchstone/internal/profile"
 )
 
 var binary string
@@ -165,4 +169,48 @@ func secretsOfSeed(seed int64) []string {
 		}
 	}
 	return secrets
+}
+
+func TestSandboxServesWritesProfileAndStopsOnSignal(t *testing.T) {
+	dir := t.TempDir()
+	profilePath := filepath.Join(dir, "p.json")
+	cmd := exec.Command(binary, "sandbox", "--addr", "127.0.0.1:0", "--profile-out", profilePath, "--clock", "virtual", "--seed", "7")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var p *profile.Profile
+	for i := 0; i < 100 && p == nil; i++ {
+		time.Sleep(50 * time.Millisecond)
+		p, _ = profile.Load(profilePath)
+	}
+	if p == nil {
+		cmd.Process.Kill()
+		t.Fatalf("no profile written; output:\n%s", out.String())
+	}
+	req, _ := http.NewRequest("GET", p.BaseURL+"/api/v1/partner/me", nil)
+	req.Header.Set("X-Api-Key", p.Keys.Tenant)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("GET /me on the served sandbox: %v %v", resp, err)
+	}
+	if resp != nil {
+		resp.Body.Close()
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("sandbox did not stop cleanly: %v\n%s", err, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("sandbox did not stop within 10 s of SIGTERM")
+	}
+	if again := sandbox.New(sandbox.Config{Seed: 7}).Profile(p.BaseURL); again.Keys.Tenant != p.Keys.Tenant || again.Customers.Child != p.Customers.Child {
+		t.Error("seeding is not deterministic for a given --seed")
+	}
 }
