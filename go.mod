@@ -42,3 +42,5 @@ require (
 	google.golang.org/protobuf v1.36.7 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
 )
+
+tool github.com/onsi/ginkgo/v2/ginkgo
