@@ -156,3 +156,56 @@ func ListStatus(t *check.T, rule, id string) string {
 	t.Fatalf(rule, "customer %s is not in GET /customers", id)
 	return ""
 }
+
+// Hold holds (or releases) a customer's verification for manual review
+// before the provider is called, through the control API.
+func Hold(t *check.T, id string, hold bool) {
+	if err := t.Control().Call(t.Context(), http.MethodPost, "/customers/"+id+"/manual-hold", map[string]any{"hold": hold}, nil); err != nil {
+		t.NoVerdict(err)
+	}
+}
+
+// Programme switches the end-customer programme for a customer through the
+// control API.
+func Programme(t *check.T, id string, enabled bool) {
+	if err := t.Control().Call(t.Context(), http.MethodPost, "/customers/"+id+"/programme", map[string]any{"enabled": enabled, "level": "customer"}, nil); err != nil {
+		t.NoVerdict(err)
+	}
+}
+
+// Activated creates a customer and brings it to Active: initiate, the
+// provider approves, a refreshing read.
+func Activated(t *check.T, rule string) string {
+	id, _ := Started(t, rule)
+	Decide(t, id, "approved")
+	if got := Status(t, rule, id); got != "Active" {
+		t.Fatalf(rule, "customer %s reads %s after an approved case, want Active", id, got)
+	}
+	return id
+}
+
+// ProgrammeOff switches the end-customer programme off for a customer and
+// returns a function that switches it back on; call it deferred.
+func ProgrammeOff(t *check.T, id string) (restore func()) {
+	Programme(t, id, false)
+	return func() {
+		if err := t.Control().Call(t.Context(), http.MethodPost, "/customers/"+id+"/programme", map[string]any{"enabled": true, "level": "customer"}, nil); err != nil {
+			t.Logf("could not switch the end-customer programme back on for %s: %v", id, err)
+		}
+	}
+}
+
+// Gated asserts 403 sub_customer_onboarding_disabled, reading the code
+// from the flat error or the envelope's data.code (ERR-052).
+func Gated(t *check.T, rule string, r *client.Response) {
+	shape.Status(t, rule, r, http.StatusForbidden)
+	shape.ContentType(t, rule, r, shape.JSON)
+	m := shape.Object(t, rule, r)
+	code := m["code"]
+	if d, ok := m["data"].(map[string]any); ok && code == nil {
+		code = d["code"]
+	}
+	if code != "sub_customer_onboarding_disabled" {
+		t.Fatalf(rule, "403 code is %v, want sub_customer_onboarding_disabled; body: %s", code, clip(r.Body))
+	}
+}

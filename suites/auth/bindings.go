@@ -1,0 +1,296 @@
+package auth
+
+// Document 2, Authentication 8, and document 1, Endpoints / Common rules:
+// what each key binding reaches. A subject key reads its subject and the
+// direct children it onboarded, and anything else is 404 byte-identical to
+// a nonexistent id (never 403); its lists are silently narrowed. A tenant
+// key reaches any customer of its tenant and lists them all. An unbound key
+// authenticates but gets 404 on every by-id read, empty lists with 200 and
+// refused creates.
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// me reads GET /me for a client and returns data.
+func me(t *check.T, rule string, c *client.Client) map[string]any {
+	r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me"})
+	return shape.Envelope(t, rule, r, http.StatusOK)
+}
+
+// delegated reads delegated_customer_ids from a /me data object.
+func delegated(t *check.T, rule string, data map[string]any) []string {
+	var out []string
+	for i, v := range shape.Array(t, rule, data, "delegated_customer_ids") {
+		s, ok := v.(string)
+		if !ok || !isUUID(s) {
+			t.Fatalf(rule, "delegated_customer_ids[%d] is %v, want a uuid", i, v)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// sameAsNonexistent sends the same request for a not-reachable id and for a
+// random nonexistent uuid (same method, same route shape) and asserts
+// 404 flat with code null, byte-identical.
+func sameAsNonexistent(t *check.T, c *client.Client, method, notMine, suffix, what string) {
+	req := func(id string) client.Request {
+		r := client.Request{Method: method, Path: P + "/customers/" + id + suffix}
+		if method != http.MethodGet {
+			r.IdempotencyKey = t.NewKey()
+			r.JSON = map[string]any{}
+		}
+		return r
+	}
+	a := t.Do(c, req(notMine))
+	b := t.Do(c, req(uuid.NewString()))
+	if a.Status == http.StatusForbidden {
+		t.Fatalf("BIND-001", "%s: status 403; a customer the key cannot act for is 404, never 403; body: %s", what, clip(a.Body))
+	}
+	if a.Status != http.StatusNotFound {
+		t.Fatalf("BIND-001", "%s: status %d, want 404 (not reachable by keys.%s); body: %s", what, a.Status, c.KeyName, clip(a.Body))
+	}
+	shape.NotFound(t, "ERR-004", b)
+	shape.SameResponse(t, "BIND-017", a, b, what+" vs the same request for a nonexistent uuid")
+}
+
+// customerIDs lists ids of GET /customers across pages (at most maxPages).
+func customerIDs(t *check.T, rule string, c *client.Client, maxPages int) (map[string]bool, bool) {
+	ids := map[string]bool{}
+	for page := 1; page <= maxPages; page++ {
+		r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/customers", Query: url.Values{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
+		data := shape.Envelope(t, rule, r, http.StatusOK)
+		list := shape.Array(t, rule, data, "customers")
+		for i, x := range list {
+			id, _ := shape.Get(x, "id")
+			s, ok := id.(string)
+			if !ok {
+				t.Fatalf(rule, "data.customers[%d].id is %v, want a string", i, id)
+			}
+			ids[s] = true
+		}
+		if len(list) == 0 {
+			return ids, true
+		}
+		if last, ok := shape.Get(data, "pagination.last_page"); ok {
+			if n, err := strconv.Atoi(toString(last)); err == nil && page >= n {
+				return ids, true
+			}
+		}
+	}
+	return ids, false
+}
+
+func toString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case interface{ String() string }:
+		return x.String()
+	}
+	return ""
+}
+
+// tenantFixtures are the profile customers of the tenant's own tenant.
+var tenantFixtures = []string{"active_personal", "active_business", "draft", "suspended", "blocked_country", "parent", "child"}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "auth/subject-key-reaches-subject-and-children",
+			Title: "a subject key reads its subject and each direct child it onboarded",
+			Rules: []string{"BIND-006", "ME-003"},
+			Needs: []string{"keys.subject", "customers.parent", "customers.child"},
+			Run: func(t *check.T) {
+				sk := t.Client("subject")
+				parent, child := t.Customer("parent"), t.Customer("child")
+				ids := delegated(t, "ME-002", me(t, "ME-002", sk))
+				found := false
+				for _, id := range ids {
+					found = found || id == child
+				}
+				if !found {
+					t.Errorf("ME-003", "delegated_customer_ids of keys.subject %v lacks customers.child %s", ids, child)
+				}
+				for _, id := range append([]string{parent, child}, ids...) {
+					r := t.Do(sk, client.Request{Method: http.MethodGet, Path: P + "/customers/" + id})
+					if r.Status != http.StatusOK {
+						t.Errorf("BIND-006", "GET /customers/%s (subject or direct child) with keys.subject: status %d, want 200; body: %s", id, r.Status, clip(r.Body))
+					}
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/subject-key-not-mine-is-404",
+			Title: "a subject key gets a 404 byte-identical to a nonexistent id for any other customer, never 403",
+			Rules: []string{"BIND-001", "BIND-017", "BIND-018", "BIND-006", "ERR-004"},
+			Needs: []string{"keys.subject", "customers.active_personal", "customers.other_tenant"},
+			Run: func(t *check.T) {
+				sk := t.Client("subject")
+				t.SpendAuthFailures(4) // should any of them be refused at the key step
+				sameAsNonexistent(t, sk, http.MethodGet, t.Customer("active_personal"), "", "GET /customers/{active_personal} with keys.subject")
+				sameAsNonexistent(t, sk, http.MethodGet, t.Customer("other_tenant"), "", "GET /customers/{other_tenant} with keys.subject")
+				sameAsNonexistent(t, sk, http.MethodGet, t.Customer("active_personal"), "/onboarding/status", "GET /customers/{active_personal}/onboarding/status with keys.subject")
+				sameAsNonexistent(t, sk, http.MethodPatch, t.Customer("active_personal"), "", "PATCH /customers/{active_personal} {} with keys.subject")
+			},
+		},
+		check.Check{
+			ID:    "auth/subject-key-list-narrowed",
+			Title: "a subject key's customer list is silently narrowed to its subject and direct children",
+			Rules: []string{"BIND-008"},
+			Needs: []string{"keys.subject", "customers.parent"},
+			Run: func(t *check.T) {
+				sk := t.Client("subject")
+				parent := t.Customer("parent")
+				allowedIDs := map[string]bool{parent: true}
+				for _, id := range delegated(t, "ME-002", me(t, "ME-002", sk)) {
+					allowedIDs[id] = true
+				}
+				ids, complete := customerIDs(t, "BIND-008", sk, 5)
+				if !complete {
+					t.NoVerdict(errString("the subject key's customer list did not end within 5 pages of 500"))
+				}
+				if !ids[parent] {
+					t.Errorf("BIND-008", "GET /customers with keys.subject lacks its own subject %s", parent)
+				}
+				for id := range ids {
+					if !allowedIDs[id] {
+						t.Errorf("BIND-008", "GET /customers with keys.subject lists %s, which is neither its subject nor a direct child", id)
+					}
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/tenant-key-reaches-any-customer",
+			Title: "a tenant key reads every customer of its tenant and none of another tenant's",
+			Rules: []string{"BIND-010", "SVC-001", "BIND-017"},
+			Needs: []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				tk := t.Client("tenant")
+				for _, name := range tenantFixtures {
+					id := t.Profile().CustomerMap()[name]
+					if id == "" {
+						continue
+					}
+					r := t.Do(tk, client.Request{Method: http.MethodGet, Path: P + "/customers/" + id})
+					if r.Status != http.StatusOK {
+						t.Errorf("BIND-010", "GET /customers/{%s} with keys.tenant: status %d, want 200; body: %s", name, r.Status, clip(r.Body))
+					}
+				}
+				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
+					sameAsNonexistent(t, tk, http.MethodGet, other, "", "GET /customers/{other_tenant} with keys.tenant")
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/tenant-key-list-unfiltered",
+			Title: "a tenant key's customer list holds every customer of its tenant and none of another tenant's",
+			Rules: []string{"BIND-011", "SVC-001"},
+			Needs: []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				ids, complete := customerIDs(t, "BIND-011", t.Client("tenant"), 40)
+				if !complete {
+					t.NoVerdict(errString("the tenant key's customer list did not end within 40 pages of 500"))
+				}
+				for _, name := range tenantFixtures {
+					if id := t.Profile().CustomerMap()[name]; id != "" && !ids[id] {
+						t.Errorf("BIND-011", "GET /customers with keys.tenant (all pages) lacks customers.%s %s", name, id)
+					}
+				}
+				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" && ids[other] {
+					t.Errorf("SVC-001", "GET /customers with keys.tenant lists customers.other_tenant %s, a customer of another tenant", other)
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/unbound-key-by-id-404",
+			Title: "an unbound key authenticates but every by-id read is 404 byte-identical to a nonexistent id",
+			Rules: []string{"BIND-013", "BIND-019", "BIND-017", "BIND-001"},
+			Needs: []string{"keys.unbound", "customers.active_personal"},
+			Run: func(t *check.T) {
+				ub := t.Client("unbound")
+				t.SpendAuthFailures(4)
+				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: P + "/me"})
+				if r.Status != http.StatusOK {
+					t.Fatalf("BIND-019", "GET /me with keys.unbound: status %d, want 200 (an unbound key authenticates); body: %s", r.Status, clip(r.Body))
+				}
+				for _, name := range []string{"active_personal", "parent", "child"} {
+					if id := t.Profile().CustomerMap()[name]; id != "" {
+						sameAsNonexistent(t, ub, http.MethodGet, id, "", "GET /customers/{"+name+"} with keys.unbound")
+					}
+				}
+				sameAsNonexistent(t, ub, http.MethodGet, t.Customer("active_personal"), "/onboarding/status", "GET /customers/{active_personal}/onboarding/status with keys.unbound")
+			},
+		},
+		check.Check{
+			ID:    "auth/unbound-key-lists-empty",
+			Title: "an unbound key's lists are empty with 200",
+			Rules: []string{"BIND-014", "BIND-019", "BIND-005"},
+			Needs: []string{"keys.unbound"},
+			Run: func(t *check.T) {
+				ub := t.Client("unbound")
+				t.SpendAuthFailures(2)
+				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: P + "/customers"})
+				if r.Status != http.StatusOK {
+					t.Fatalf("BIND-014", "GET /customers with keys.unbound: status %d, want 200 with an empty list; body: %s", r.Status, clip(r.Body))
+				}
+				data := shape.Envelope(t, "BIND-014", r, http.StatusOK)
+				if list := shape.Array(t, "BIND-014", data, "customers"); len(list) != 0 {
+					t.Errorf("BIND-014", "GET /customers with keys.unbound lists %d customers, want none", len(list))
+				}
+				if tot, ok := shape.Get(data, "pagination.total"); ok && toString(tot) != "0" {
+					t.Errorf("BIND-014", "GET /customers with keys.unbound reports pagination.total %v, want 0", tot)
+				}
+				// The v2 customers list follows the binding too, when served.
+				if served(t, "/api/v2/public/customers") {
+					v := t.Do(ub, client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers"})
+					if v.Status != http.StatusOK {
+						t.Fatalf("BIND-005", "GET /api/v2/public/customers with keys.unbound: status %d, want 200 with an empty list; body: %s", v.Status, clip(v.Body))
+					}
+					m := shape.Object(t, "BIND-005", v)
+					if n, ok := m["count"]; ok && toString(n) != "0" {
+						t.Errorf("BIND-005", "GET /api/v2/public/customers with keys.unbound reports count %v, want 0", n)
+					}
+				}
+			},
+		},
+		check.Check{
+			ID:     "auth/unbound-key-create-refused",
+			Title:  "an unbound key's creates are refused (404 for a customer-path create)",
+			Rules:  []string{"BIND-015", "BIND-016"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.unbound", "customers.active_personal", "customers.parent"},
+			Run: func(t *check.T) {
+				ub := t.Client("unbound")
+				t.SpendAuthFailures(3)
+				r := t.Do(ub, client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody(), IdempotencyKey: t.NewKey()})
+				if r.Status/100 == 2 {
+					t.Errorf("BIND-015", "POST /customers with keys.unbound: status %d, want a refusal; body: %s", r.Status, clip(r.Body))
+				}
+				e := t.Do(ub, client.Request{Method: http.MethodPost, Path: P + "/customers/" + t.Customer("parent") + "/end-customers", JSON: newEndCustomerBody(), IdempotencyKey: t.NewKey()})
+				if e.Status != http.StatusNotFound {
+					t.Fatalf("BIND-016", "POST /customers/{parent}/end-customers with keys.unbound: status %d, want 404 (the customer is unreachable); body: %s", e.Status, clip(e.Body))
+				}
+				shape.NotFound(t, "BIND-016", e)
+				k := t.Do(ub, client.Request{Method: http.MethodPost, Path: P + "/customers/" + t.Customer("active_personal") + "/onboarding/kyc/initiate", IdempotencyKey: t.NewKey()})
+				if k.Status != http.StatusNotFound {
+					t.Fatalf("BIND-016", "POST /customers/{active_personal}/onboarding/kyc/initiate with keys.unbound: status %d, want 404; body: %s", k.Status, clip(k.Body))
+				}
+				shape.NotFound(t, "BIND-016", k)
+			},
+		},
+	)
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

@@ -1,0 +1,159 @@
+package auth
+
+// Document 2, Authentication 9 and Limits: 20 failed authentication
+// attempts per 60 seconds per source IP; beyond it 429 rate_limited with
+// detail "Too many failed authentication attempts." and Retry-After instead
+// of 401/403; successful calls neither consume it nor are refused; a fresh
+// clock-minute window lifts it (AUTH-030).
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+const (
+	failedAuthBudget = 20
+	budgetDetail     = "Too many failed authentication attempts."
+)
+
+// spendBudget sends exactly failedAuthBudget failing requests from this IP
+// (15 unknown-key 401s, then 5 missing-scope 403s), interleaving successful
+// calls that must neither fail nor count.
+func spendBudget(t *check.T) {
+	bad := withKey(t, "unknown", unknownKey(t))
+	ro, tn := t.Client("read_only"), t.Client("tenant")
+	for i := 1; i <= 15; i++ {
+		r := t.Do(bad, client.Request{Method: http.MethodGet, Path: P + "/me"})
+		if r.Status != http.StatusUnauthorized {
+			t.Fatalf("RATE-012", "failed attempt %d of %d (unknown key) answered %d, want 401: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, clip(r.Body))
+		}
+		if i%5 == 0 {
+			ok := t.Do(tn, client.Request{Method: http.MethodGet, Path: P + "/me"})
+			if ok.Status != http.StatusOK {
+				t.Fatalf("RATE-013", "a valid call after %d failures answered %d, want 200; body: %s", i, ok.Status, clip(ok.Body))
+			}
+		}
+	}
+	for i := 16; i <= failedAuthBudget; i++ {
+		r := t.Do(ro, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+		if r.Status != http.StatusForbidden {
+			t.Fatalf("RATE-012", "failed attempt %d of %d (missing scope) answered %d, want 403: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, clip(r.Body))
+		}
+	}
+}
+
+// overBudget asserts the 21st failure and what follows it in the same window.
+func overBudget(t *check.T) {
+	bad := withKey(t, "unknown", unknownKey(t))
+	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: P + "/me"})
+	if r.Status != http.StatusTooManyRequests {
+		t.Fatalf("RATE-012", "failed attempt %d in one window answered %d, want 429: the budget is %d per 60 s per IP; body: %s", failedAuthBudget+1, r.Status, failedAuthBudget, clip(r.Body))
+	}
+	m := shape.ProblemJSON(t, "ERR-026", r, http.StatusTooManyRequests, "rate_limited")
+	if m["detail"] != budgetDetail {
+		t.Errorf("AUTH-029", "failed-auth 429 detail is %q, want %q", m["detail"], budgetDetail)
+	}
+	retryAfter(t, r)
+	// A request that would be 403 at the key step is 429 too.
+	ro := t.Client("read_only")
+	f := t.Do(ro, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+	if f.Status != http.StatusTooManyRequests {
+		t.Errorf("ORDER-008", "missing-scope request after the failed-auth budget is spent answered %d, want 429; body: %s", f.Status, clip(f.Body))
+	}
+	// Valid keys still pass.
+	for _, name := range []string{"tenant", "read_only"} {
+		ok := t.Do(t.Client(name), client.Request{Method: http.MethodGet, Path: P + "/customers"})
+		if ok.Status != http.StatusOK {
+			t.Errorf("AUTH-030", "GET /customers with keys.%s while the IP's failed-auth budget is spent: status %d, want 200; body: %s", name, ok.Status, clip(ok.Body))
+		}
+	}
+}
+
+// retryAfter asserts Retry-After in whole seconds within one window.
+func retryAfter(t *check.T, r *client.Response) {
+	v := r.Header.Values("Retry-After")
+	if len(v) != 1 {
+		t.Errorf("RATE-017", "429 carries Retry-After %q, want exactly one value", v)
+		return
+	}
+	n, err := strconv.Atoi(v[0])
+	if err != nil || n < 0 || n > 60 {
+		t.Errorf("RATE-017", "429 Retry-After is %q, want whole seconds within the 60-second window", v[0])
+	}
+}
+
+// afterWindow asserts a fresh window lifts the 429 and the same bad
+// credentials get a plain 401 again.
+func afterWindow(t *check.T) {
+	bad := withKey(t, "unknown", unknownKey(t))
+	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: P + "/me"})
+	if r.Status != http.StatusUnauthorized {
+		t.Fatalf("AUTH-030", "unknown key in the next clock-minute window answered %d, want 401 (the new window lifts the 429); body: %s", r.Status, clip(r.Body))
+	}
+	expect401(t, "AUTH-019", r, false, "unknown key in the next window")
+}
+
+func init() {
+	rules := []string{"RATE-012", "AUTH-029", "AUTH-030", "RATE-013", "ERR-026", "ERR-009", "ORDER-008", "RATE-017"}
+	check.Register(
+		check.Check{
+			ID:     "auth/failed-auth-budget",
+			Title:  "the 21st failed authentication in a clock minute is 429 rate_limited; valid keys pass; the next minute lifts it (virtual clock)",
+			Rules:  rules,
+			Labels: []string{check.NeedsControl},
+			Needs:  []string{"keys.tenant", "keys.read_only"},
+			Run: func(t *check.T) {
+				t.NeedVirtualClock()
+				ctl := t.Control()
+				// Not t.SpendAuthFailures: this check spends the budget on purpose,
+				// from the start of a fresh window.
+				if _, err := ctl.NextMinute(t.Context(), time.Second); err != nil {
+					t.NoVerdict(err)
+				}
+				spendBudget(t)
+				overBudget(t)
+				if _, err := ctl.NextMinute(t.Context(), time.Second); err != nil {
+					t.NoVerdict(err)
+				}
+				afterWindow(t)
+			},
+		},
+		check.Check{
+			ID:     "auth/failed-auth-budget-real-time",
+			Title:  "the 21st failed authentication in a wall-clock minute is 429 rate_limited; valid keys pass; the next minute lifts it",
+			Rules:  rules,
+			Labels: []string{check.Slow},
+			Needs:  []string{"keys.tenant", "keys.read_only"},
+			Run: func(t *check.T) {
+				if t.Target().VirtualClock() {
+					t.Skipf("the target's clock is virtual and does not move by waiting; auth/failed-auth-budget covers it")
+				}
+				waitNextMinute(t)
+				spendBudget(t)
+				overBudget(t)
+				waitNextMinute(t)
+				t.SpendAuthFailures(1)
+				afterWindow(t)
+			},
+		},
+	)
+}
+
+// waitNextMinute sleeps until two seconds past the next wall-clock minute.
+func waitNextMinute(t *check.T) {
+	now := time.Now()
+	wait := time.Until(now.Truncate(time.Minute).Add(time.Minute + 2*time.Second))
+	t.Logf("waiting %s for a fresh clock-minute window", wait.Round(time.Second))
+	select {
+	case <-time.After(wait):
+	case <-t.Context().Done():
+		t.NoVerdict(t.Context().Err())
+	}
+}

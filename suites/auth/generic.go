@@ -1,0 +1,70 @@
+package auth
+
+// Document 2, Authentication 2 and 9: a well-formed key that is not
+// accepted (unknown, wrong secret, minted for another environment) is 401
+// with exactly the generic detail; a key with no environment recorded works
+// everywhere.
+
+import (
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// refusedKey is one well-formed key the target must refuse generically.
+type refusedKey struct {
+	slug, title string
+	rules       []string
+	needs       []string
+	key         func(t *check.T) (name, key string)
+}
+
+var refusedKeys = []refusedKey{
+	{"unknown-key", "an unknown well-formed key is 401 with detail exactly 'API key authentication failed.'",
+		[]string{"AUTH-019", "AUTH-015", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
+		func(t *check.T) (string, string) { return "unknown", unknownKey(t) }},
+	{"wrong-secret", "a known public prefix with a wrong secret is 401 with detail exactly 'API key authentication failed.'",
+		[]string{"AUTH-020", "AUTH-015", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
+		func(t *check.T) (string, string) { return "tenant", wrongSecretKey(t) }},
+	{"other-environment-key", "a key minted for another environment is a plain 401 with detail exactly 'API key authentication failed.'",
+		[]string{"AUTH-013", "AUTH-025", "AUTH-015", "ERR-139"}, []string{"keys.other_environment"},
+		func(t *check.T) (string, string) { return "other_environment", t.Profile().Key("other_environment") }},
+}
+
+func init() {
+	for _, rk := range refusedKeys {
+		rk := rk
+		check.Register(check.Check{
+			ID:    "auth/" + rk.slug,
+			Title: rk.title,
+			Rules: rk.rules,
+			Needs: rk.needs,
+			Run: func(t *check.T) {
+				name, key := rk.key(t)
+				c := withKey(t, name, key)
+				t.SpendAuthFailures(3)
+				for _, path := range []string{P + "/me", P + "/customers", "/api/v2/public/customers"} {
+					r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
+					expect401(t, rk.rules[0], r, false, rk.slug+" on GET "+path)
+				}
+			},
+		})
+	}
+	check.Register(check.Check{
+		ID:    "auth/no-environment-key-works",
+		Title: "a key with no environment recorded authenticates",
+		Rules: []string{"AUTH-014"},
+		Needs: []string{"keys.no_environment"},
+		Run: func(t *check.T) {
+			c := t.Client("no_environment")
+			t.SpendAuthFailures(1)
+			r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me"})
+			if r.Status != http.StatusOK {
+				t.Fatalf("AUTH-014", "GET /me with keys.no_environment: status %d, want 200; body: %s", r.Status, clip(r.Body))
+			}
+			shape.Envelope(t, "AUTH-014", r, http.StatusOK)
+		},
+	})
+}

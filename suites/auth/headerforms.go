@@ -1,0 +1,59 @@
+package auth
+
+// Document 2, Authentication 1: the key goes in X-Api-Key or in
+// Authorization: Bearer; both forms authenticate equally.
+
+import (
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "auth/both-header-forms",
+			Title: "the same key authenticates as X-Api-Key and as Authorization: Bearer",
+			Rules: []string{"AUTH-003", "AUTH-001", "VER-001"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				key := t.Profile().Key("tenant")
+				t.SpendAuthFailures(2) // in case the Bearer form is refused
+				for _, path := range []string{P + "/me", P + "/customers"} {
+					xk := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path})
+					shape.Envelope(t, "AUTH-003", xk, http.StatusOK)
+					br := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: path, NoAuth: true,
+						Header: http.Header{"Authorization": {"Bearer " + key}}})
+					if br.Status != http.StatusOK {
+						t.Fatalf("AUTH-003", "GET %s with Authorization: Bearer <tenant key>: status %d, want 200 like X-Api-Key; body: %s", path, br.Status, clip(br.Body))
+					}
+					shape.Envelope(t, "AUTH-003", br, http.StatusOK)
+				}
+				// The same key reaches the v2 prefix (one surface, two prefixes).
+				v2 := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers"})
+				if v2.Status == http.StatusUnauthorized || v2.Status == http.StatusForbidden {
+					t.Fatalf("VER-001", "GET /api/v2/public/customers with the tenant key: status %d; the same key authenticates both prefixes; body: %s", v2.Status, clip(v2.Body))
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/bearer-scheme-case-insensitive",
+			Title: "the Bearer scheme name is matched case-insensitively",
+			Rules: []string{"AUTH-008"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				key := t.Profile().Key("tenant")
+				t.SpendAuthFailures(2)
+				for _, scheme := range []string{"bearer", "BEARER"} {
+					r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me", NoAuth: true,
+						Header: http.Header{"Authorization": {scheme + " " + key}}})
+					if r.Status != http.StatusOK {
+						t.Errorf("AUTH-008", "Authorization: %s <tenant key>: status %d, want 200; body: %s", scheme, r.Status, clip(r.Body))
+					}
+				}
+			},
+		},
+	)
+}

@@ -1,0 +1,152 @@
+package auth
+
+// Document 1, Key identity response (GET me) and Typical flow; document 2,
+// Authentication 2, 3 and 8: GET /me reports customer_id, subject_binding,
+// delegated_customer_ids (direct children only) and api_key_prefix (the
+// key's public prefix) for each binding; umbrella scopes are never shown.
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// identity asserts the binding-independent members of /me data and
+// returns them.
+func identity(t *check.T, name string) (data map[string]any, delegatedIDs []string) {
+	c := t.Client(name)
+	data = me(t, "ME-002", c)
+	got, ok := data["api_key_prefix"].(string)
+	if !ok {
+		t.Fatalf("ME-002", "GET /me with keys.%s: api_key_prefix is %v, want a string", name, masked(data["api_key_prefix"]))
+	}
+	if want := publicPrefix(t.Profile().Key(name)); got != want {
+		t.Errorf("ME-004", "GET /me with keys.%s: api_key_prefix is %q, want the key's public prefix %q", name, masked(got), want)
+	}
+	if _, present := data["customer_id"]; !present {
+		t.Errorf("ME-002", "GET /me with keys.%s: customer_id is missing (uuid or null)", name)
+	}
+	delegatedIDs = delegated(t, "ME-002", data)
+	return data, delegatedIDs
+}
+
+func binding(t *check.T, name string, data map[string]any, want string) {
+	if got := data["subject_binding"]; got != want {
+		t.Errorf("ME-007", "GET /me with keys.%s: subject_binding is %v, want %q", name, got, want)
+	}
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "auth/me-tenant-key",
+			Title: "GET /me for a tenant key: customer_id null, subject_binding tenant, api_key_prefix its public prefix",
+			Rules: []string{"ME-001", "ME-002", "ME-004", "ME-007", "BIND-012", "AUTH-011"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				data, _ := identity(t, "tenant")
+				binding(t, "tenant", data, "tenant")
+				if v, present := data["customer_id"]; present && v != nil {
+					t.Errorf("BIND-012", "GET /me with keys.tenant: customer_id is %v, want null (a tenant key names customers explicitly)", v)
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/me-subject-key",
+			Title: "GET /me for a subject key: customer_id its subject, subject_binding subject, delegated_customer_ids its direct children only",
+			Rules: []string{"ME-002", "ME-003", "ME-004", "ME-007"},
+			Needs: []string{"keys.subject", "customers.parent", "customers.child"},
+			Run: func(t *check.T) {
+				parent, child := t.Customer("parent"), t.Customer("child")
+				data, ids := identity(t, "subject")
+				binding(t, "subject", data, "subject")
+				if data["customer_id"] != parent {
+					t.Errorf("ME-007", "GET /me with keys.subject: customer_id is %v, want customers.parent %s", data["customer_id"], parent)
+				}
+				// Direct children: the parent's own end-customer list.
+				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: P + "/customers/" + parent + "/end-customers"})
+				list := shape.Array(t, "ME-003", shape.Envelope(t, "ME-003", r, http.StatusOK), "end_customers")
+				children := map[string]bool{}
+				for _, x := range list {
+					if id, ok := shape.Get(x, "id"); ok {
+						children[toString(id)] = true
+					}
+				}
+				hasChild := false
+				for _, id := range ids {
+					switch {
+					case id == parent:
+						t.Errorf("ME-003", "delegated_customer_ids lists the subject itself (%s)", id)
+					case !children[id]:
+						t.Errorf("ME-003", "delegated_customer_ids lists %s, which is not a direct end-customer of %s", id, parent)
+					}
+					hasChild = hasChild || id == child
+				}
+				if !hasChild {
+					t.Errorf("ME-003", "delegated_customer_ids %v lacks customers.child %s", ids, child)
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/me-unbound-key",
+			Title: "GET /me for an unbound key: subject_binding unbound, customer_id null, no delegated customers",
+			Rules: []string{"ME-006", "ME-002", "ME-004", "BIND-019"},
+			Needs: []string{"keys.unbound"},
+			Run: func(t *check.T) {
+				t.SpendAuthFailures(1)
+				data, ids := identity(t, "unbound")
+				binding(t, "unbound", data, "unbound")
+				if v := data["customer_id"]; v != nil {
+					t.Errorf("ME-006", "GET /me with keys.unbound: customer_id is %v, want null", v)
+				}
+				if len(ids) != 0 {
+					t.Errorf("ME-006", "GET /me with keys.unbound: delegated_customer_ids is %v, want empty", ids)
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/me-prefix-every-key",
+			Title: "GET /me reports api_key_prefix equal to the public prefix of whichever key is used",
+			Rules: []string{"ME-004", "AUTH-011", "SCOPE-002"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				names := []string{}
+				for name, k := range t.Profile().KeyMap() {
+					switch name {
+					case "other_environment", "ip_restricted", "live":
+						continue // refused by design, or not ours to use
+					}
+					if k != "" {
+						names = append(names, name)
+					}
+				}
+				sort.Strings(names)
+				t.SpendAuthFailures(len(names))
+				for _, name := range names {
+					identity(t, name)
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/me-umbrella-never-shown",
+			Title: "GET /me for a key granted transactions:read/write shows no umbrella scope name",
+			Rules: []string{"SCOPE-001", "ME-005", "SCOPE-077"},
+			Needs: []string{"keys.umbrella"},
+			Run: func(t *check.T) {
+				t.SpendAuthFailures(1)
+				r := t.Do(t.Client("umbrella"), client.Request{Method: http.MethodGet, Path: P + "/me"})
+				shape.Envelope(t, "SCOPE-001", r, http.StatusOK)
+				body := strings.ToLower(string(r.Body))
+				for _, name := range []string{"transactions:read", "transactions:write", "transactionsread", "transactionswrite"} {
+					if strings.Contains(body, name) {
+						t.Errorf("SCOPE-001", "GET /me with keys.umbrella shows the umbrella scope %q; umbrella scopes are stored expanded and never shown", name)
+					}
+				}
+			},
+		},
+	)
+}

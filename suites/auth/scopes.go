@@ -1,0 +1,234 @@
+package auth
+
+// Document 2, Authentication 3 and 5, and the scope column of every endpoint
+// table: a route requires every scope listed (403 api_key_not_authorized
+// otherwise), both spellings are accepted, the transactions:* umbrella is
+// stored expanded and does not cover onboarding:write or payout batches, and
+// unlisted sub-paths under /customers/... default to onboarding:read for GET
+// and onboarding:write otherwise.
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// call is one request of a scope table.
+type call struct {
+	method, path string
+	json         any
+	write        bool // sends an Idempotency-Key
+}
+
+func (c call) String() string { return c.method + " " + c.path }
+
+func (c call) send(t *check.T, cl *client.Client) *client.Response {
+	r := client.Request{Method: c.method, Path: c.path, JSON: c.json}
+	if c.write {
+		r.IdempotencyKey = t.NewKey()
+	}
+	return t.Do(cl, r)
+}
+
+// served tells whether the target serves a GET route at all: the tenant
+// key, which holds every scope, gets something other than 404.
+func served(t *check.T, path string) bool {
+	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path})
+	if r.Status == http.StatusNotFound {
+		t.Logf("GET %s answers 404 to the tenant key: route not served by this target; its scope assertion is skipped", path)
+		return false
+	}
+	return true
+}
+
+func newCustomerBody() map[string]any {
+	return map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}
+}
+
+func newEndCustomerBody() map[string]any {
+	return map[string]any{"subject_type": "Personal", "external_reference": "ts-" + uuid.NewString(), "display_name": "Touchstone Scope Probe", "country_code": "GB"}
+}
+
+// allowed asserts a call passes authentication and scope: not 401/403/429.
+func allowed(t *check.T, rule string, cl *client.Client, c call, want int) {
+	r := c.send(t, cl)
+	if r.Status != want {
+		t.Errorf(rule, "%s with keys.%s: status %d, want %d (the key holds the route's scope); body: %s", c, cl.KeyName, r.Status, want, clip(r.Body))
+	}
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "auth/read-only-key-reads-allowed",
+			Title: "a key holding only read scopes passes read routes",
+			Rules: []string{"SCOPE-003", "SCOPE-004", "SCOPE-002", "SCOPE-011", "SCOPE-017"},
+			Needs: []string{"keys.read_only", "customers.active_personal", "customers.parent"},
+			Run: func(t *check.T) {
+				ro := t.Client("read_only")
+				ap, parent := t.Customer("active_personal"), t.Customer("parent")
+				t.SpendAuthFailures(5)
+				allowed(t, "SCOPE-002", ro, call{method: "GET", path: P + "/me"}, 200)
+				allowed(t, "SCOPE-003", ro, call{method: "GET", path: P + "/customers"}, 200)
+				allowed(t, "SCOPE-004", ro, call{method: "GET", path: P + "/customers/" + ap}, 200)
+				allowed(t, "SCOPE-011", ro, call{method: "GET", path: P + "/customers/" + ap + "/onboarding/status"}, 200)
+				allowed(t, "SCOPE-017", ro, call{method: "GET", path: P + "/customers/" + parent + "/end-customers"}, 200)
+			},
+		},
+		check.Check{
+			ID:     "auth/read-only-key-writes-refused",
+			Title:  "a key holding only read scopes is refused on write routes with 403 api_key_not_authorized",
+			Rules:  []string{"SCOPE-076", "SCOPE-005", "SCOPE-006", "SCOPE-007", "SCOPE-016", "ERR-003", "ERR-023"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.read_only", "customers.active_personal", "customers.parent"},
+			Run: func(t *check.T) {
+				ro := t.Client("read_only")
+				ap, parent := t.Customer("active_personal"), t.Customer("parent")
+				calls := []struct {
+					rule string
+					c    call
+				}{
+					{"SCOPE-006", call{method: "POST", path: P + "/customers", json: newCustomerBody(), write: true}},
+					{"SCOPE-005", call{method: "PATCH", path: P + "/customers/" + ap, json: map[string]any{}, write: true}},
+					{"SCOPE-007", call{method: "POST", path: P + "/customers/" + ap + "/onboarding/kyc/initiate", write: true}},
+					{"SCOPE-016", call{method: "POST", path: P + "/customers/" + parent + "/end-customers", json: newEndCustomerBody(), write: true}},
+				}
+				t.SpendAuthFailures(len(calls))
+				for _, x := range calls {
+					expect403(t, x.rule, x.c.send(t, ro), x.c.String()+" with keys.read_only")
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/pascal-case-scopes-honoured",
+			Title: "scopes granted in PascalCase spelling (OnboardingRead, EndCustomersRead, ...) pass their routes",
+			Rules: []string{"SCOPE-074", "SCOPE-075"},
+			Needs: []string{"keys.pascal_scopes", "customers.parent"},
+			Run: func(t *check.T) {
+				pk := t.Client("pascal_scopes")
+				parent := t.Customer("parent")
+				t.SpendAuthFailures(4)
+				allowed(t, "SCOPE-074", pk, call{method: "GET", path: P + "/customers"}, 200)
+				allowed(t, "SCOPE-074", pk, call{method: "GET", path: P + "/customers/" + parent}, 200)
+				allowed(t, "SCOPE-074", pk, call{method: "GET", path: P + "/customers/" + parent + "/end-customers"}, 200)
+				// OnboardingWrite: the request passes the key step and reaches
+				// the operation, which answers 404 for a nonexistent customer.
+				allowed(t, "SCOPE-074", pk, call{method: "PATCH", path: P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true}, 404)
+			},
+		},
+		check.Check{
+			ID:     "auth/umbrella-key-expanded-scopes",
+			Title:  "a transactions:* umbrella key passes what it was granted and is refused onboarding:write and end-customers routes",
+			Rules:  []string{"SCOPE-077", "SCOPE-078", "SCOPE-076"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.umbrella", "keys.tenant", "customers.active_personal", "customers.parent"},
+			Run: func(t *check.T) {
+				um := t.Client("umbrella")
+				ap, parent := t.Customer("active_personal"), t.Customer("parent")
+				t.SpendAuthFailures(9)
+				// onboarding:read was granted directly.
+				allowed(t, "SCOPE-076", um, call{method: "GET", path: P + "/customers"}, 200)
+				allowed(t, "SCOPE-076", um, call{method: "GET", path: P + "/customers/" + ap}, 200)
+				// Reads the umbrella expands to.
+				for _, path := range []string{P + "/customers/" + ap + "/banking/accounts", P + "/customers/" + ap + "/banking/balance", P + "/customers/" + ap + "/banking/withdrawals"} {
+					if served(t, path) {
+						allowed(t, "SCOPE-078", um, call{method: "GET", path: path}, 200)
+					}
+				}
+				// Not granted: onboarding:write, end-customers:*.
+				refused := []call{
+					{method: "POST", path: P + "/customers", json: newCustomerBody(), write: true},
+					{method: "PATCH", path: P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true},
+					{method: "POST", path: P + "/customers/" + ap + "/onboarding/kyc/initiate", write: true},
+					{method: "GET", path: P + "/customers/" + parent + "/end-customers"},
+				}
+				for _, c := range refused {
+					expect403(t, "SCOPE-078", c.send(t, um), c.String()+" with keys.umbrella")
+				}
+			},
+		},
+		check.Check{
+			ID:     "auth/umbrella-key-not-payout-batches",
+			Title:  "transactions:write does not grant payout-batches:write (nor any payout-batches scope)",
+			Rules:  []string{"SCOPE-079", "SCOPE-061"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.umbrella", "keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				ap := t.Customer("active_personal")
+				path := P + "/customers/" + ap + "/payout-batches"
+				// Probe with the tenant key and an empty batch (refused by the
+				// operation, nothing stored) whether the route is served.
+				probe := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey(),
+					JSON: map[string]any{"currency": "GBP", "items": []any{}}})
+				if probe.Status == http.StatusNotFound {
+					t.Skipf("POST %s answers 404 to the tenant key: payout-batch routes are not served by this target", "/customers/{id}/payout-batches")
+				}
+				um := t.Client("umbrella")
+				t.SpendAuthFailures(2)
+				r := t.Do(um, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey(),
+					JSON: map[string]any{"currency": "GBP", "items": []any{}}})
+				expect403(t, "SCOPE-079", r, "POST /customers/{id}/payout-batches with keys.umbrella (transactions:write)")
+				if served(t, path) {
+					expect403(t, "SCOPE-061", t.Do(um, client.Request{Method: http.MethodGet, Path: path}), "GET /customers/{id}/payout-batches with keys.umbrella")
+				}
+			},
+		},
+		check.Check{
+			ID:    "auth/unlisted-customer-subpath-default-scopes",
+			Title: "an unlisted sub-path under /customers/... needs onboarding:read for GET and onboarding:write otherwise",
+			Rules: []string{"SCOPE-081", "SCOPE-083"},
+			Needs: []string{"keys.read_only", "keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				ap := t.Customer("active_personal")
+				path := P + "/customers/" + ap + "/ts-unlisted-" + randomHex(8)
+				ro, tn := t.Client("read_only"), t.Client("tenant")
+				t.SpendAuthFailures(2)
+				// GET: onboarding:read suffices; the path then matches nothing.
+				g := t.Do(ro, client.Request{Method: http.MethodGet, Path: path})
+				if g.Status != http.StatusNotFound {
+					t.Fatalf("SCOPE-081", "GET unlisted /customers/{id}/ts-unlisted-… with keys.read_only: status %d, want 404 (onboarding:read passes, nothing matches); body: %s", g.Status, clip(g.Body))
+				}
+				shape.NotFound(t, "SCOPE-083", g)
+				// POST: onboarding:write is required, which read_only lacks.
+				p := t.Do(ro, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey()})
+				expect403(t, "SCOPE-081", p, "POST unlisted /customers/{id}/ts-unlisted-… with keys.read_only")
+				// With onboarding:write the same POST reaches "no route": 404.
+				w := t.Do(tn, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey()})
+				if w.Status != http.StatusNotFound {
+					t.Fatalf("SCOPE-083", "POST unlisted /customers/{id}/ts-unlisted-… with keys.tenant: status %d, want 404; body: %s", w.Status, clip(w.Body))
+				}
+				shape.NotFound(t, "SCOPE-083", w)
+			},
+		},
+		check.Check{
+			ID:    "auth/unlisted-top-level-path-no-plan",
+			Title: "an unlisted top-level v1 path matches no plan: 404 flat after authentication, for every key and method",
+			Rules: []string{"SCOPE-082", "SCOPE-083"},
+			Needs: []string{"keys.read_only", "keys.tenant"},
+			Run: func(t *check.T) {
+				path := P + "/ts-unlisted-" + randomHex(8)
+				t.SpendAuthFailures(3)
+				for _, x := range []struct {
+					key, method string
+				}{{"tenant", "GET"}, {"read_only", "GET"}, {"read_only", "POST"}} {
+					r := client.Request{Method: x.method, Path: path}
+					if x.method != "GET" {
+						r.IdempotencyKey = t.NewKey()
+					}
+					resp := t.Do(t.Client(x.key), r)
+					if resp.Status != http.StatusNotFound {
+						t.Fatalf("SCOPE-082", "%s unlisted top-level %s/ts-unlisted-… with keys.%s: status %d, want 404; body: %s", x.method, P, x.key, resp.Status, clip(resp.Body))
+					}
+					shape.NotFound(t, "SCOPE-083", resp)
+				}
+				// Without a key the unlisted path still needs authentication.
+				anon := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: path})
+				expect401(t, "AUTH-002", anon, true, "GET unlisted top-level path without a key")
+			},
+		},
+	)
+}

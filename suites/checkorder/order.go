@@ -1,0 +1,226 @@
+package checkorder
+
+// Document 2, Errors / Check order: when several checks fail, the earliest
+// in the order correlation id, X-Tenant-Id, API key, rate limits,
+// Idempotency-Key, idempotency conflict, body binding, operation is the one
+// reflected. Each check here sends requests failing two adjacent steps (and
+// the key step against the Idempotency-Key step, which a pipeline that
+// validates request headers early gets wrong) and asserts the earlier wins.
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "checkorder/correlation-before-tenant-header",
+			Title: "an invalid X-Correlation-Id wins over an X-Tenant-Id header: 400 correlation_id_invalid",
+			Rules: []string{"ORDER-003", "ORDER-002", "ORDER-001"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				for _, x := range []struct {
+					what string
+					corr []string
+				}{
+					{"129-character X-Correlation-Id", []string{tooLongCorrelation}},
+					{"two X-Correlation-Id lines", []string{"ts-corr-a", "ts-corr-b"}},
+				} {
+					h := http.Header{"X-Correlation-Id": x.corr, "X-Tenant-Id": {uuid.NewString()}}
+					r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me", Header: h})
+					if r.Status != http.StatusBadRequest {
+						t.Fatalf("ORDER-003", "%s plus X-Tenant-Id: status %d, want 400 correlation_id_invalid; body: %s", x.what, r.Status, clip(r.Body))
+					}
+					shape.ProblemJSON(t, "ORDER-003", r, http.StatusBadRequest, "correlation_id_invalid")
+				}
+			},
+		},
+		check.Check{
+			ID:    "checkorder/tenant-header-before-key",
+			Title: "an X-Tenant-Id header wins over a missing or wrong API key: 400 with no code, not 401",
+			Rules: []string{"ORDER-005", "ORDER-004", "TEN-002"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				t.SpendAuthFailures(2) // counted only by a target that checks the key first
+				h := http.Header{"X-Tenant-Id": {uuid.NewString()}}
+				none := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me", NoAuth: true, Header: h})
+				tenantRefusal(t, "ORDER-005", none, "X-Tenant-Id without an API key")
+				wrong := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: P + "/me", Header: h})
+				tenantRefusal(t, "ORDER-005", wrong, "X-Tenant-Id with a wrong API key secret")
+			},
+		},
+		check.Check{
+			ID:     "checkorder/key-before-rate-limit",
+			Title:  "with a route budget spent, a wrong key secret is 401, not 429",
+			Rules:  []string{"ORDER-007", "ORDER-006"},
+			Labels: []string{check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				me := client.Request{Method: http.MethodGet, Path: P + "/me"}
+				exhaust(t, func() *client.Response { return t.Do(c, me) })
+				if r := t.Do(c, me); r.Status != http.StatusTooManyRequests {
+					t.Fatalf("RATE-004", "request 601 of GET /me in one window: status %d, want 429; body: %s", r.Status, clip(r.Body))
+				}
+				t.SpendAuthFailures(1)
+				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), me)
+				if r.Status != http.StatusUnauthorized {
+					t.Fatalf("ORDER-007", "wrong key secret while GET /me's budget is spent: status %d, want 401 (the key step comes before rate limits); body: %s", r.Status, clip(r.Body))
+				}
+				shape.ProblemJSON(t, "ORDER-007", r, http.StatusUnauthorized, "api_key_authentication_failed")
+			},
+		},
+		check.Check{
+			ID:     "checkorder/key-before-idempotency-key",
+			Title:  "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
+			Rules:  []string{"ORDER-006", "ORDER-001"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "keys.read_only"},
+			Run: func(t *check.T) {
+				t.SpendAuthFailures(3)
+				post := func(c *client.Client) *client.Response {
+					return t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody()})
+				}
+				for _, x := range []struct {
+					what string
+					c    *client.Client
+				}{
+					{"no API key", t.Anonymous()},
+					{"a wrong key secret", t.Anonymous().With("tenant", wrongSecretKey(t))},
+				} {
+					r := post(x.c)
+					if r.Status != http.StatusUnauthorized {
+						t.Fatalf("ORDER-006", "POST /customers with %s and no Idempotency-Key: status %d, want 401 (the key step comes before the Idempotency-Key step); body: %s", x.what, r.Status, clip(r.Body))
+					}
+					shape.ProblemJSON(t, "ORDER-006", r, http.StatusUnauthorized, "api_key_authentication_failed")
+				}
+				r := post(t.Client("read_only"))
+				if r.Status != http.StatusForbidden {
+					t.Fatalf("ORDER-006", "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key: status %d, want 403; body: %s", r.Status, clip(r.Body))
+				}
+				shape.ProblemJSON(t, "ORDER-006", r, http.StatusForbidden, "api_key_not_authorized")
+			},
+		},
+		check.Check{
+			ID:     "checkorder/rate-limit-before-idempotency-key",
+			Title:  "with a route budget spent, a write without Idempotency-Key is 429 rate_limited, not 400",
+			Rules:  []string{"ORDER-010", "ORDER-009", "ERR-009"},
+			Labels: []string{check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				// PATCH of a nonexistent customer: passes steps 1-7 and is
+				// refused by the operation (404), changing nothing.
+				patch := func(idem string) client.Request {
+					return client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: idem}
+				}
+				exhaust(t, func() *client.Response { return t.Do(c, patch(t.NewKey())) })
+				if r := t.Do(c, patch(t.NewKey())); r.Status != http.StatusTooManyRequests {
+					t.Fatalf("RATE-004", "request 601 of PATCH /customers/{id} in one window: status %d, want 429; body: %s", r.Status, clip(r.Body))
+				}
+				r := t.Do(c, patch(""))
+				if r.Status != http.StatusTooManyRequests {
+					t.Fatalf("ORDER-010", "PATCH /customers/{id} without Idempotency-Key while the route budget is spent: status %d, want 429 rate_limited (rate limits come before the Idempotency-Key step); body: %s", r.Status, clip(r.Body))
+				}
+				shape.ProblemJSON(t, "ERR-009", r, http.StatusTooManyRequests, "rate_limited")
+				if ra := r.Header.Get("Retry-After"); ra == "" || strings.Trim(ra, "0123456789") != "" {
+					t.Errorf("ERR-009", "429 Retry-After is %q, want whole seconds", ra)
+				}
+			},
+		},
+		check.Check{
+			ID:     "checkorder/idempotency-key-before-conflict",
+			Title:  "a duplicated Idempotency-Key naming a used key is 400 idempotency_key_invalid, not 409",
+			Rules:  []string{"ORDER-012", "ORDER-011"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				used := t.NewKey()
+				createCustomer(t, newCustomerBody(), used)
+				for _, pair := range [][]string{{used, t.NewKey()}, {t.NewKey(), used}} {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody(),
+						Header: http.Header{"Idempotency-Key": pair}})
+					if r.Status != http.StatusBadRequest {
+						t.Fatalf("ORDER-012", "two Idempotency-Key lines, one already used with another body: status %d, want 400 idempotency_key_invalid (the key is malformed before any conflict); body: %s", r.Status, clip(r.Body))
+					}
+					shape.ProblemJSON(t, "ORDER-012", r, http.StatusBadRequest, "idempotency_key_invalid")
+				}
+			},
+		},
+		check.Check{
+			ID:     "checkorder/idempotency-key-before-binding",
+			Title:  "a missing or malformed Idempotency-Key wins over a malformed JSON body: 400 idempotency_key_invalid",
+			Rules:  []string{"ORDER-011", "ORDER-001"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				for _, x := range []struct {
+					what string
+					h    http.Header
+				}{
+					{"no Idempotency-Key", jsonHeader()},
+					{"an Idempotency-Key containing spaces", withHeader(jsonHeader(), "Idempotency-Key", "ts key with spaces")},
+					{"a 7-character Idempotency-Key", withHeader(jsonHeader(), "Idempotency-Key", "ts-1234")},
+				} {
+					r := t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", Body: malformedJSON, Header: x.h})
+					if r.Status != http.StatusBadRequest {
+						t.Fatalf("ORDER-011", "POST /customers with %s and a malformed JSON body: status %d, want 400 idempotency_key_invalid; body: %s", x.what, r.Status, clip(r.Body))
+					}
+					shape.ProblemJSON(t, "ORDER-011", r, http.StatusBadRequest, "idempotency_key_invalid")
+				}
+			},
+		},
+		check.Check{
+			ID:     "checkorder/conflict-before-binding",
+			Title:  "a reused Idempotency-Key with a malformed body is 409 idempotency_key_reused, not a binding 400",
+			Rules:  []string{"ORDER-014", "ORDER-013", "ERR-024"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				key := t.NewKey()
+				createCustomer(t, newCustomerBody(), key)
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", Body: malformedJSON,
+					Header: jsonHeader(), IdempotencyKey: key})
+				if r.Status != http.StatusConflict {
+					t.Fatalf("ORDER-014", "POST /customers reusing a key with a malformed body: status %d, want 409 idempotency_key_reused (the conflict step comes before binding); body: %s", r.Status, clip(r.Body))
+				}
+				shape.ProblemJSON(t, "ORDER-014", r, http.StatusConflict, "idempotency_key_reused")
+			},
+		},
+		check.Check{
+			ID:    "checkorder/binding-before-operation",
+			Title: "a malformed body to a nonexistent or unreachable customer is the binding 400, not 404",
+			Rules: []string{"ORDER-016", "ORDER-015", "ORDER-017"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				// The operation alone: PATCH of a nonexistent customer is 404.
+				alone := t.Do(c, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+				if alone.Status != http.StatusNotFound {
+					t.Fatalf("ORDER-017", "PATCH /customers/{nonexistent} {}: status %d, want 404; body: %s", alone.Status, clip(alone.Body))
+				}
+				shape.NotFound(t, "ORDER-017", alone)
+				targets := map[string]string{"a nonexistent customer": uuid.NewString()}
+				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
+					targets["another tenant's customer"] = other
+				}
+				for what, id := range targets {
+					r := t.Do(c, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + id, Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
+					if r.Status == http.StatusNotFound {
+						t.Fatalf("ORDER-016", "PATCH %s with a malformed JSON body: 404; body binding comes before the operation; body: %s", what, clip(r.Body))
+					}
+					bindingError(t, "ORDER-016", r, "PATCH "+what+" with a malformed JSON body")
+				}
+			},
+		},
+	)
+}

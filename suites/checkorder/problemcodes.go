@@ -1,0 +1,112 @@
+package checkorder
+
+// Document 2, Errors / problem+json codes: each row that a caller can
+// trigger, with its status and code (or its documented absence of one).
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "checkorder/code-correlation-id-invalid",
+			Title: "problem+json row correlation_id_invalid: 400 for a duplicated or over-long X-Correlation-Id",
+			Rules: []string{"ERR-017", "ERR-014"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				for what, v := range map[string][]string{
+					"two X-Correlation-Id lines":       {"ts-corr-1", "ts-corr-2"},
+					"a 129-character X-Correlation-Id": {tooLongCorrelation},
+				} {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/me", Header: http.Header{"X-Correlation-Id": v}})
+					if r.Status != http.StatusBadRequest {
+						t.Fatalf("ERR-017", "GET /me with %s: status %d, want 400; body: %s", what, r.Status, clip(r.Body))
+					}
+					shape.ProblemJSON(t, "ERR-017", r, http.StatusBadRequest, "correlation_id_invalid")
+				}
+			},
+		},
+		check.Check{
+			ID:    "checkorder/code-tenant-header",
+			Title: "problem+json row X-Tenant-Id: 400, title 'Invalid tenant header.', no code",
+			Rules: []string{"ERR-018", "TEN-004", "TEN-005"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/customers", Header: http.Header{"X-Tenant-Id": {uuid.NewString()}}})
+				tenantRefusal(t, "ERR-018", r, "GET /customers with X-Tenant-Id")
+			},
+		},
+		check.Check{
+			ID:    "checkorder/code-idempotency-key-invalid",
+			Title: "problem+json row idempotency_key_invalid: 400 for a duplicated, short or space-holding Idempotency-Key",
+			Rules: []string{"ERR-019", "ERR-014"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				for what, v := range map[string][]string{
+					"two Idempotency-Key lines":          {t.NewKey(), t.NewKey()},
+					"a 257-character Idempotency-Key":    {"ts-" + strings.Repeat("k", 254)},
+					"an Idempotency-Key holding a space": {"ts-key with-space"},
+				} {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{},
+						Header: http.Header{"Idempotency-Key": v}})
+					if r.Status != http.StatusBadRequest {
+						t.Fatalf("ERR-019", "PATCH /customers/{id} with %s: status %d, want 400; body: %s", what, r.Status, clip(r.Body))
+					}
+					shape.ProblemJSON(t, "ERR-019", r, http.StatusBadRequest, "idempotency_key_invalid")
+				}
+			},
+		},
+		check.Check{
+			ID:    "checkorder/code-api-key-authentication-failed",
+			Title: "problem+json row api_key_authentication_failed: 401 for a key not accepted",
+			Rules: []string{"ERR-022", "ERR-014"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				t.SpendAuthFailures(1)
+				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: P + "/customers"})
+				if r.Status != http.StatusUnauthorized {
+					t.Fatalf("ERR-022", "GET /customers with a wrong key secret: status %d, want 401; body: %s", r.Status, clip(r.Body))
+				}
+				shape.ProblemJSON(t, "ERR-022", r, http.StatusUnauthorized, "api_key_authentication_failed")
+			},
+		},
+		check.Check{
+			ID:    "checkorder/code-api-key-not-authorized",
+			Title: "problem+json row api_key_not_authorized: 403 for an IP outside the key's allowlist",
+			Rules: []string{"ERR-023", "ERR-014"},
+			Needs: []string{"keys.ip_restricted"},
+			Run: func(t *check.T) {
+				t.SpendAuthFailures(1)
+				r := t.Do(t.Client("ip_restricted"), client.Request{Method: http.MethodGet, Path: P + "/customers"})
+				if r.Status != http.StatusForbidden {
+					t.Fatalf("ERR-023", "GET /customers with keys.ip_restricted: status %d, want 403; body: %s", r.Status, clip(r.Body))
+				}
+				shape.ProblemJSON(t, "ERR-023", r, http.StatusForbidden, "api_key_not_authorized")
+			},
+		},
+		check.Check{
+			ID:     "checkorder/code-idempotency-key-reused",
+			Title:  "problem+json row idempotency_key_reused: 409 for the same key on another method and path",
+			Rules:  []string{"ERR-024", "ERR-014"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				key := t.NewKey()
+				createCustomer(t, newCustomerBody(), key)
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: key})
+				if r.Status != http.StatusConflict {
+					t.Fatalf("ERR-024", "PATCH reusing the key of an earlier POST /customers: status %d, want 409; body: %s", r.Status, clip(r.Body))
+				}
+				shape.ProblemJSON(t, "ERR-024", r, http.StatusConflict, "idempotency_key_reused")
+			},
+		},
+	)
+}

@@ -1,0 +1,126 @@
+package checkorder
+
+// Requests and assertions shared by this package's checks.
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// P is the v1 partner prefix.
+const P = "/api/v1/partner"
+
+// malformedJSON is a body no JSON parser binds.
+var malformedJSON = []byte(`{"email": "ts-malformed@example.com", "jurisdiction": `)
+
+// tooLongCorrelation is one character over the 128 allowed.
+var tooLongCorrelation = "ts-" + strings.Repeat("c", 126)
+
+// wrongSecretKey is the tenant key's public prefix with a secret nobody has.
+func wrongSecretKey(t *check.T) string {
+	key := t.Profile().Key("tenant")
+	prefix, _, ok := strings.Cut(key, ".")
+	if !ok {
+		t.Skipf("keys.tenant is not of the form <prefix>.<secret>")
+	}
+	return prefix + ".tsWrongSecret" + strings.ReplaceAll(uuid.NewString(), "-", "")
+}
+
+func newCustomerBody() map[string]any {
+	return map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}
+}
+
+// jsonHeader is the Content-Type of a hand-made JSON body.
+func jsonHeader() http.Header { return http.Header{"Content-Type": {"application/json"}} }
+
+// withHeader returns h plus one more field.
+func withHeader(h http.Header, k string, v ...string) http.Header {
+	out := h.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	out[k] = v
+	return out
+}
+
+// createCustomer POSTs a fresh customer with key idem and returns the
+// response, which must be a 2xx.
+func createCustomer(t *check.T, body map[string]any, idem string) *client.Response {
+	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: body, IdempotencyKey: idem})
+	if r.Status/100 != 2 {
+		t.NoVerdict(errString("setup: POST /customers with the tenant key answered " + http.StatusText(r.Status) + ": " + clip(r.Body)))
+	}
+	return r
+}
+
+// bindingError asserts the body-binding 400: problem+json with no code and
+// a non-empty errors object whose values are arrays of strings.
+func bindingError(t *check.T, rule string, r *client.Response, what string) {
+	if r.Status != http.StatusBadRequest {
+		t.Fatalf(rule, "%s: status %d, want 400 (body not bindable); body: %s", what, r.Status, clip(r.Body))
+	}
+	m := shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "")
+	errs, ok := m["errors"].(map[string]any)
+	if !ok || len(errs) == 0 {
+		t.Fatalf(rule, "%s: problem member errors is %v, want a non-empty object of field to messages", what, m["errors"])
+	}
+	for field, v := range errs {
+		msgs, ok := v.([]any)
+		if !ok || len(msgs) == 0 {
+			t.Fatalf("ERR-021", "%s: errors[%q] is %v, want a non-empty array of messages", what, field, v)
+		}
+		for _, s := range msgs {
+			if _, ok := s.(string); !ok {
+				t.Fatalf("ERR-021", "%s: errors[%q] holds %v, want strings", what, field, s)
+			}
+		}
+	}
+}
+
+// tenantRefusal asserts the X-Tenant-Id 400: problem+json, title
+// "Invalid tenant header.", no code.
+func tenantRefusal(t *check.T, rule string, r *client.Response, what string) {
+	if r.Status != http.StatusBadRequest {
+		t.Fatalf(rule, "%s: status %d, want 400 (X-Tenant-Id present); body: %s", what, r.Status, clip(r.Body))
+	}
+	m := shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "")
+	if m["title"] != "Invalid tenant header." {
+		t.Fatalf(rule, "%s: title %v, want %q (the X-Tenant-Id refusal)", what, m["title"], "Invalid tenant header.")
+	}
+}
+
+// exhaust spends the per-route budget (600 per key, method and route
+// template in a clock-minute window) from the start of a fresh window on a
+// virtual clock; send must pass the first four check-order steps.
+func exhaust(t *check.T, send func() *client.Response) {
+	t.NeedVirtualClock()
+	if _, err := t.Control().NextMinute(t.Context(), time.Second); err != nil {
+		t.NoVerdict(err)
+	}
+	const budget, workers = 600, 6
+	t.Go(workers, func(int) {
+		for i := 0; i < budget/workers; i++ {
+			if r := send(); r.Status == http.StatusTooManyRequests {
+				t.Fatalf("RATE-004", "a request within the first %d of a fresh window answered 429; the per-route budget is %d", budget, budget)
+			}
+		}
+	})
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func clip(b []byte) string {
+	if len(b) > 400 {
+		return string(b[:400]) + "…"
+	}
+	return string(b)
+}

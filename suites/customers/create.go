@@ -1,0 +1,190 @@
+package customers
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+func post(t *check.T, c *client.Client, body map[string]any) *client.Response {
+	return t.Do(c, client.Request{Method: http.MethodPost, Path: fresh.Prefix + "/customers", JSON: body, IdempotencyKey: t.NewKey()})
+}
+
+// refusedValidation asserts a validation refusal whose code the spec does
+// not give: 400 body binding (problem+json, errors, no code) or a 422
+// envelope with a data.code.
+func refusedValidation(t *check.T, rule string, r *client.Response, what string) {
+	switch r.Status {
+	case http.StatusBadRequest:
+		m := shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "")
+		if _, ok := m["errors"].(map[string]any); !ok {
+			t.Fatalf(rule, "%s: 400 without an errors map: %s", what, r.Body)
+		}
+	case http.StatusUnprocessableEntity:
+		data := shape.Envelope(t, rule, r, http.StatusUnprocessableEntity)
+		if _, ok := data["code"].(string); !ok {
+			t.Fatalf(rule, "%s: 422 without data.code: %s", what, r.Body)
+		}
+	default:
+		t.Fatalf(rule, "%s: status %d, want 400 (body binding) or 422; body: %s", what, r.Status, r.Body)
+	}
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:     "customers/create-new-starts-draft",
+			Title:  "POST customers with a new email creates a Draft customer whose external_reference is the email",
+			Rules:  []string{"CUST-022", "LIFE-002", "CUST-002", "CUST-018", "CUST-025"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				email := fresh.Email()
+				c := fresh.Create(t, "CUST-025", t.Client("tenant"), map[string]any{"email": email, "jurisdiction": "FR"})
+				shape.Customer(t, c)
+				if c["status"] != "Draft" {
+					t.Errorf("LIFE-002", "a new customer has status %v, want Draft", c["status"])
+				}
+				if c["external_reference"] != email {
+					t.Errorf("CUST-002", "external_reference is %v, want the email supplied (%s)", c["external_reference"], email)
+				}
+				if c["jurisdiction"] != "FR" {
+					t.Errorf("CUST-018", "jurisdiction is %v, want FR as supplied", c["jurisdiction"])
+				}
+				id := shape.String(t, "CUST-022", c, "id")
+				got := fresh.Read(t, "CUST-022", id)
+				if got["status"] != "Draft" {
+					t.Errorf("LIFE-002", "GET customers/{id} of a new customer: status %v, want Draft", got["status"])
+				}
+				if got["external_reference"] != email {
+					t.Errorf("CUST-002", "GET customers/{id}: external_reference %v, want %s", got["external_reference"], email)
+				}
+			},
+		},
+		check.Check{
+			ID:     "customers/create-finds-existing-email",
+			Title:  "POST customers with an existing email returns that customer with the same status and created message",
+			Rules:  []string{"CUST-022", "CUST-023", "CUST-024"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				email := fresh.Email()
+				body := map[string]any{"email": email, "jurisdiction": "GB"}
+				first := post(t, t.Client("tenant"), body)
+				d1 := fresh.Success(t, "CUST-024", first)
+				id := shape.String(t, "CUST-022", d1, "id")
+				second := post(t, t.Client("tenant"), body)
+				d2 := fresh.Success(t, "CUST-024", second)
+				if d2["id"] != id {
+					t.Fatalf("CUST-022", "second POST with the same email returned id %v, want the existing %s", d2["id"], id)
+				}
+				if d2["created_at"] != d1["created_at"] {
+					t.Errorf("CUST-022", "second POST returned created_at %v, the existing customer's is %v", d2["created_at"], d1["created_at"])
+				}
+				if second.Status != first.Status {
+					t.Errorf("CUST-024", "found-existing status %d differs from creation status %d", second.Status, first.Status)
+				}
+				m1, _ := first.JSON()
+				m2, _ := second.JSON()
+				if m1["message"] != m2["message"] {
+					t.Errorf("CUST-023", "found-existing message %q differs from the creation message %q; the message still says created", m2["message"], m1["message"])
+				}
+			},
+		},
+		check.Check{
+			ID:     "customers/create-password-refused",
+			Title:  "POST customers with a password is refused with 422 password_not_supported",
+			Rules:  []string{"CUST-020", "ERR-049"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				r := post(t, t.Client("tenant"), map[string]any{"email": fresh.Email(), "jurisdiction": "GB", "password": "correct horse battery staple"})
+				shape.Refusal(t, "CUST-020", r, http.StatusUnprocessableEntity, "password_not_supported")
+			},
+		},
+		check.Check{
+			ID:     "customers/create-ignores-verification-flags",
+			Title:  "POST customers accepts email_verified and send_otp and ignores them",
+			Rules:  []string{"CUST-021"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				email := fresh.Email()
+				c := fresh.Create(t, "CUST-021", t.Client("tenant"), map[string]any{"email": email, "jurisdiction": "GB", "email_verified": true, "send_otp": true})
+				if c["status"] != "Draft" || c["external_reference"] != email {
+					t.Fatalf("CUST-021", "with email_verified and send_otp the new customer is %v/%v, want Draft/%s", c["status"], c["external_reference"], email)
+				}
+				shape.Customer(t, c)
+			},
+		},
+		check.Check{
+			ID:     "customers/create-requires-email-and-jurisdiction",
+			Title:  "POST customers without email or without jurisdiction is refused and creates nothing",
+			Rules:  []string{"CUST-018", "CUST-019"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				tenant := t.Client("tenant")
+				refusedValidation(t, "CUST-018", post(t, tenant, map[string]any{"jurisdiction": "GB"}), "POST customers without email")
+				orphan := fresh.Email()
+				refusedValidation(t, "CUST-018", post(t, tenant, map[string]any{"email": orphan}), "POST customers without jurisdiction")
+				// Had the refused call created a customer, its email would be
+				// in use as an external_reference: claim it for another one.
+				id, _ := fresh.Customer(t)
+				r := fresh.Patch(t, id, map[string]any{"external_reference": orphan})
+				if r.Status == http.StatusConflict {
+					t.Fatalf("CUST-019", "the email of the refused POST (no jurisdiction) is in use: a customer was created (jurisdiction defaulted)")
+				}
+				c := shape.Envelope(t, "CUST-014", r, http.StatusOK)
+				if c["external_reference"] != orphan {
+					t.Fatalf("CUST-014", "PATCH external_reference answered %v, want %s", c["external_reference"], orphan)
+				}
+			},
+		},
+		check.Check{
+			ID:     "customers/create-gated-for-bound-keys",
+			Title:  "POST customers: a tenant-wide key is not gated; a subject-bound key follows the end-customer programme of its customer",
+			Rules:  []string{"CUST-025", "ERR-051", "ERR-052"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "keys.subject", "customers.parent"},
+			Run: func(t *check.T) {
+				fresh.Create(t, "CUST-025", t.Client("tenant"), map[string]any{"email": fresh.Email(), "jurisdiction": "GB"})
+				// Probe the programme for the subject key's customer with
+				// the route it gates (creating a child).
+				subject := t.Client("subject")
+				parent := t.Customer("parent")
+				probe := t.Do(subject, client.Request{Method: http.MethodPost, Path: fresh.Prefix + "/customers/" + parent + "/end-customers", IdempotencyKey: t.NewKey(),
+					JSON: map[string]any{"subject_type": "Personal", "external_reference": "ts-probe-" + t.NewKey(), "display_name": "Touchstone probe", "country_code": "GB"}})
+				r := post(t, subject, map[string]any{"email": fresh.Email(), "jurisdiction": "GB"})
+				switch {
+				case probe.Status == http.StatusForbidden:
+					fresh.Gated(t, "SUB-018", probe)
+					fresh.Gated(t, "CUST-025", r)
+				case probe.Status/100 == 2:
+					if r.Status == http.StatusForbidden {
+						t.Fatalf("CUST-025", "the subject key's customer has the end-customer programme (it created a child) yet POST customers is 403: %s", r.Body)
+					}
+					fresh.Success(t, "CUST-025", r)
+				default:
+					t.NoVerdict(fmt.Errorf("probe POST end-customers answered %d: %s", probe.Status, probe.Body))
+				}
+			},
+		},
+		check.Check{
+			ID:     "customers/create-gated-programme-off",
+			Title:  "POST customers with a bound key whose customer lacks the end-customer programme is 403 sub_customer_onboarding_disabled; a tenant-wide key is not gated",
+			Rules:  []string{"CUST-025", "ERR-051", "ERR-052"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant", "keys.subject", "customers.parent"},
+			Run: func(t *check.T) {
+				defer fresh.ProgrammeOff(t, t.Customer("parent"))()
+				fresh.Gated(t, "CUST-025", post(t, t.Client("subject"), map[string]any{"email": fresh.Email(), "jurisdiction": "GB"}))
+				fresh.Create(t, "CUST-025", t.Client("tenant"), map[string]any{"email": fresh.Email(), "jurisdiction": "GB"})
+			},
+		},
+	)
+}

@@ -1,0 +1,126 @@
+package customers
+
+import (
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+func get(t *check.T, path string) *client.Response {
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: fresh.Prefix + path})
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:     "customers/lifecycle-initiate-opens-onboarding",
+			Title:  "Verification initiate moves a Draft customer to Onboarding and returns the session",
+			Rules:  []string{"LIFE-010", "LIFE-002", "LIFE-003"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				id, _ := fresh.Customer(t)
+				c := fresh.Read(t, "LIFE-002", id)
+				if c["status"] != "Draft" {
+					t.Fatalf("LIFE-002", "a new customer reads %v, want Draft", c["status"])
+				}
+				kind := fresh.Kind(t, "LIFE-010", c)
+				s := fresh.Success(t, "LIFE-010", fresh.Initiate(t, id, kind))
+				if _, ok := s["onboarding_case_id"].(string); !ok {
+					t.Fatalf("LIFE-010", "initiate did not return a session (onboarding_case_id %v)", s["onboarding_case_id"])
+				}
+				if got := fresh.Status(t, "LIFE-010", id); got != "Onboarding" {
+					t.Fatalf("LIFE-010", "after initiate the customer reads %s, want Onboarding", got)
+				}
+				if got := fresh.ListStatus(t, "LIFE-010", id); got != "Onboarding" {
+					t.Fatalf("LIFE-010", "after initiate the customer is listed %s, want Onboarding", got)
+				}
+			},
+		},
+		check.Check{
+			ID:     "customers/lifecycle-refreshing-reads-activate",
+			Title:  "Each refreshing read (customer, onboarding status, single-kind status, initiate, token) activates a customer whose case the provider approved",
+			Rules:  []string{"LIFE-011", "CUST-010", "ONB-030", "LIFE-005"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				type trigger struct {
+					name string
+					call func(id, kind string) // sends the trigger and asserts what its own response says
+				}
+				triggers := []trigger{
+					{"GET customers/{id}", func(id, _ string) {
+						if got := fresh.Status(t, "CUST-010", id); got != "Active" {
+							t.Fatalf("LIFE-011", "GET customers/{id} after approval answered %s, want Active", got)
+						}
+					}},
+					{"GET onboarding/status", func(id, _ string) {
+						d := shape.Envelope(t, "ONB-030", get(t, "/customers/"+id+"/onboarding/status"), http.StatusOK)
+						if d["customer_status"] != "Active" {
+							t.Fatalf("LIFE-011", "onboarding/status after approval answered customer_status %v, want Active", d["customer_status"])
+						}
+					}},
+					{"GET onboarding/{kind}/status", func(id, kind string) {
+						d := shape.Envelope(t, "ONB-009", get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), http.StatusOK)
+						if d["customer_status"] != "Active" {
+							t.Fatalf("LIFE-011", "onboarding/%s/status after approval answered customer_status %v, want Active", kind, d["customer_status"])
+						}
+					}},
+					{"POST onboarding/{kind}/initiate", func(id, kind string) {
+						fresh.Success(t, "LIFE-011", fresh.Initiate(t, id, kind))
+					}},
+					{"POST onboarding/{kind}/token", func(id, kind string) {
+						fresh.Success(t, "LIFE-011", fresh.Token(t, id, kind))
+					}},
+				}
+				for _, tr := range triggers {
+					id, kind := fresh.Started(t, "LIFE-011")
+					fresh.Decide(t, id, "approved")
+					tr.call(id, kind)
+					// The list does not refresh: it shows what the trigger stored.
+					if got := fresh.ListStatus(t, "LIFE-011", id); got != "Active" {
+						t.Fatalf("LIFE-011", "after %s on an approved case the stored status is %s, want Active", tr.name, got)
+					}
+				}
+			},
+		},
+		check.Check{
+			ID:     "customers/lifecycle-terminal-never-reactivated",
+			Title:  "A Suspended, Blocked, Closed or Rejected customer is never re-activated by a refreshing read",
+			Rules:  []string{"LIFE-016", "LIFE-013", "LIFE-006"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				for _, st := range []string{"Suspended", "Blocked", "Closed", "Rejected"} {
+					id, kind := fresh.Started(t, "LIFE-016")
+					if st == "Rejected" {
+						fresh.Decide(t, id, "rejected")
+						if got := fresh.Status(t, "LIFE-006", id); got != "Rejected" {
+							t.Fatalf("LIFE-006", "after the provider rejected the case the customer reads %s, want Rejected", got)
+						}
+					} else {
+						fresh.SetStatus(t, "LIFE-013", id, st)
+					}
+					fresh.Decide(t, id, "approved")
+					if got := fresh.Status(t, "LIFE-016", id); got != st {
+						t.Fatalf("LIFE-016", "%s customer with an approved case: GET customers/{id} answered %s", st, got)
+					}
+					d := shape.Envelope(t, "LIFE-016", get(t, "/customers/"+id+"/onboarding/status"), http.StatusOK)
+					if d["customer_status"] != st {
+						t.Fatalf("LIFE-016", "%s customer with an approved case: onboarding/status answered customer_status %v", st, d["customer_status"])
+					}
+					d = shape.Envelope(t, "LIFE-016", get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), http.StatusOK)
+					if d["customer_status"] != st {
+						t.Fatalf("LIFE-016", "%s customer with an approved case: onboarding/%s/status answered customer_status %v", st, kind, d["customer_status"])
+					}
+					if got := fresh.ListStatus(t, "LIFE-016", id); got != st {
+						t.Fatalf("LIFE-016", "%s customer with an approved case is stored as %s after the reads", st, got)
+					}
+				}
+			},
+		},
+	)
+}

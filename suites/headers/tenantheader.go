@@ -1,0 +1,90 @@
+package headers
+
+// Document 2, Authentication 6 (headers table) and Errors / problem+json
+// codes: X-Tenant-Id is refused with 400 (problem+json, title "Invalid
+// tenant header.", no code) if present at all, even empty, even with a
+// valid key, and before the key is checked.
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+const tenantTitle = "Invalid tenant header."
+
+func tenantRefused(t *check.T, rule string, r *client.Response, what string) {
+	if r.Status != http.StatusBadRequest {
+		t.Fatalf(rule, "%s: status %d, want 400 (X-Tenant-Id is refused whenever present); body: %s", what, r.Status, clip(r.Body))
+	}
+	m := shape.ProblemJSON(t, "TEN-005", r, http.StatusBadRequest, "")
+	if m["title"] != tenantTitle {
+		t.Errorf("TEN-004", "%s: title %v, want %q", what, m["title"], tenantTitle)
+	}
+}
+
+func tenantHeader(v string) http.Header { return http.Header{"X-Tenant-Id": {v}} }
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "headers/tenant-header-refused",
+			Title: "X-Tenant-Id with a valid key is 400 problem+json, title 'Invalid tenant header.', no code",
+			Rules: []string{"TEN-001", "TEN-004", "TEN-005", "ERR-018"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				// A plausible tenant id and an arbitrary word: the value never matters.
+				for _, v := range []string{uuid.NewString(), "ts-tenant"} {
+					r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me", Header: tenantHeader(v)})
+					tenantRefused(t, "TEN-001", r, "GET /me with a valid key and X-Tenant-Id")
+				}
+			},
+		},
+		check.Check{
+			ID:    "headers/tenant-header-empty-refused",
+			Title: "an empty X-Tenant-Id is refused like any other value",
+			Rules: []string{"TEN-001", "TEN-004"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/me", Header: tenantHeader("")})
+				tenantRefused(t, "TEN-001", r, "GET /me with an empty X-Tenant-Id")
+			},
+		},
+		check.Check{
+			ID:    "headers/tenant-header-before-key",
+			Title: "X-Tenant-Id is refused before the key is checked: 400 without a key",
+			Rules: []string{"TEN-002"},
+			Run: func(t *check.T) {
+				t.SpendAuthFailures(1) // counted only by a target that checks the key first
+				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me", Header: tenantHeader(uuid.NewString())})
+				if r.Status == http.StatusUnauthorized {
+					t.Fatalf("TEN-002", "GET /me without a key and with X-Tenant-Id: 401; the X-Tenant-Id refusal comes before the key check")
+				}
+				tenantRefused(t, "TEN-002", r, "GET /me without a key and with X-Tenant-Id")
+			},
+		},
+		check.Check{
+			ID:     "headers/tenant-header-every-route",
+			Title:  "X-Tenant-Id is refused on writes and on the v2 prefix too",
+			Rules:  []string{"TEN-003", "TEN-001"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				h := tenantHeader(uuid.NewString())
+				post := t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", IdempotencyKey: t.NewKey(), Header: h,
+					JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}})
+				tenantRefused(t, "TEN-003", post, "POST /customers with X-Tenant-Id")
+				patch := t.Do(c, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), IdempotencyKey: t.NewKey(), Header: h, JSON: map[string]any{}})
+				tenantRefused(t, "TEN-003", patch, "PATCH /customers/{id} with X-Tenant-Id")
+				v2 := t.Do(c, client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers", Header: h})
+				tenantRefused(t, "TEN-003", v2, "GET /api/v2/public/customers with X-Tenant-Id")
+			},
+		},
+	)
+}

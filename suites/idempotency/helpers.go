@@ -1,0 +1,274 @@
+package idempotency
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+const (
+	v1        = "/api/v1/partner"
+	customers = v1 + "/customers"
+)
+
+// Rules of document 1, Common rules, and document 2, Errors/Limits.
+const (
+	ruleRequired    = "IDEM-001" // missing key: 400 before the operation runs
+	ruleTooShort    = "IDEM-002" // < 8 characters
+	ruleLength      = "IDEM-003" // > 256 refused; 8 and 256 accepted
+	ruleCharacters  = "IDEM-004" // visible ASCII only
+	ruleOnce        = "IDEM-005" // exactly one header
+	ruleVisible     = "IDEM-006" // interpretation: 0x21-0x7E, empty = missing
+	ruleGetIgnored  = "IDEM-007" // GET unaffected
+	ruleReplay      = "IDEM-008" // identical retry returns the stored result, no re-execution
+	ruleMethod      = "IDEM-009" // different method: 409 reused
+	rulePath        = "IDEM-010" // different path: 409 reused
+	ruleBody        = "IDEM-011" // different body: 409 reused
+	ruleInProgress  = "IDEM-012" // 409 in_progress while the first attempt runs
+	ruleFailure     = "IDEM-013" // non-2xx first attempt does not lock
+	ruleProtected   = "IDEM-014" // only JSON with known Content-Length <= 1 MiB
+	ruleCaller      = "IDEM-016" // caller = API key
+	ruleQuery       = "IDEM-017" // path includes the query string
+	ruleJSONOnly    = "IDEM-018" // interpretation of "JSON with a known Content-Length"
+	ruleBytes       = "IDEM-019" // replay byte for byte
+	ruleRunning     = "IDEM-020" // in progress: identical -> in_progress, different -> reused
+	ruleExpiry      = "IDEM-021" // 24 h from completion, then re-executes
+	ruleProblem409  = "IDEM-022" // conflicts are problem+json
+	ruleInvalidCode = "ERR-019"  // idempotency_key_invalid
+	ruleReusedCode  = "ERR-024"  // idempotency_key_reused
+	ruleRunningCode = "ERR-025"  // idempotency_key_in_progress
+)
+
+// mib is the replay-protection size limit (document 2, Limits).
+const mib = 1 << 20
+
+// freshEmail is an email no customer has.
+func freshEmail() string { return "ts-" + uuid.NewString() + "@example.com" }
+
+// customerOf reads the customer out of a 2xx customer response: data
+// itself, or data.customer when the target nests it.
+func customerOf(t *check.T, rule string, r *client.Response) map[string]any {
+	if r.Status/100 != 2 {
+		t.Fatalf(rule, "status %d, want 2xx; body: %s", r.Status, clip(r.Body))
+	}
+	data := shape.Envelope(t, rule, r, r.Status)
+	if inner, ok := data["customer"].(map[string]any); ok {
+		return inner
+	}
+	return data
+}
+
+// createCustomer creates a fresh customer with the tenant key and returns
+// its id. Failures here are the fixture's, not the rule's: no verdict.
+func createCustomer(t *check.T) string {
+	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: customers, IdempotencyKey: t.NewKey(),
+		JSON: map[string]any{"email": freshEmail(), "jurisdiction": "GB"}})
+	if r.Status/100 != 2 {
+		t.NoVerdict(fmt.Errorf("cannot create a customer for the check: POST /customers answered %d: %s", r.Status, clip(r.Body)))
+	}
+	return shape.String(t, "CUST-022", customerOf(t, "CUST-022", r), "id")
+}
+
+// readCustomer reads a customer with the tenant key.
+func readCustomer(t *check.T, id string) map[string]any {
+	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: customers + "/" + id})
+	if r.Status != http.StatusOK {
+		t.NoVerdict(fmt.Errorf("cannot read customer %s: %d %s", id, r.Status, clip(r.Body)))
+	}
+	return customerOf(t, "CUST-010", r)
+}
+
+func jurisdiction(t *check.T, id string) string {
+	j, _ := readCustomer(t, id)["jurisdiction"].(string)
+	return j
+}
+
+func reference(t *check.T, id string) string {
+	e, _ := readCustomer(t, id)["external_reference"].(string)
+	return e
+}
+
+// jsonBody is a PATCH body setting the jurisdiction.
+func jsonBody(j string) []byte { return []byte(`{"jurisdiction":"` + j + `"}`) }
+
+// patch sends PATCH /customers/{id} with a raw JSON body and a key
+// (key "" sends none).
+func patch(t *check.T, c *client.Client, id, key string, body []byte) *client.Response {
+	return t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + id, IdempotencyKey: key,
+		Body: body, Header: http.Header{"Content-Type": {"application/json"}}})
+}
+
+// setJurisdiction changes a customer with a fresh key (the interleaved
+// change that tells a replay from a re-execution).
+func setJurisdiction(t *check.T, id, j string) {
+	r := patch(t, t.Client("tenant"), id, t.NewKey(), jsonBody(j))
+	if r.Status != http.StatusOK {
+		t.NoVerdict(fmt.Errorf("cannot set the jurisdiction of %s to %s: %d %s", id, j, r.Status, clip(r.Body)))
+	}
+}
+
+// countByReference counts the tenant's customers whose external_reference
+// is email, reading every page of the list.
+func countByReference(t *check.T, email string) int {
+	n := 0
+	for page := 1; page <= 100; page++ {
+		r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: customers,
+			Query: url.Values{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
+		if r.Status != http.StatusOK {
+			t.NoVerdict(fmt.Errorf("cannot list customers: %d %s", r.Status, clip(r.Body)))
+		}
+		data := shape.Envelope(t, "CUST-009", r, http.StatusOK)
+		rows := shape.Array(t, "CUST-009", data, "customers")
+		for _, x := range rows {
+			if m, ok := x.(map[string]any); ok && m["external_reference"] == email {
+				n++
+			}
+		}
+		if len(rows) < 500 {
+			return n
+		}
+	}
+	return n
+}
+
+// invalidKey asserts the 400 problem+json idempotency_key_invalid.
+func invalidKey(t *check.T, rule string, r *client.Response, what string) {
+	if r.Status != http.StatusBadRequest {
+		t.Fatalf(rule, "%s: status %d, want 400 idempotency_key_invalid; body: %s", what, r.Status, clip(r.Body))
+	}
+	shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "idempotency_key_invalid")
+}
+
+// conflict asserts a 409 problem+json with code under rule.
+func conflict(t *check.T, rule string, r *client.Response, code, what string) {
+	if r.Status != http.StatusConflict {
+		t.Fatalf(rule, "%s: status %d, want 409 %s; body: %s", what, r.Status, code, clip(r.Body))
+	}
+	shape.ProblemJSON(t, ruleProblem409, r, http.StatusConflict, code)
+}
+
+// same asserts a replay: status, Content-Type and body byte for byte.
+func same(t *check.T, first, again *client.Response, what string) {
+	shape.SameResponse(t, ruleBytes, first, again, what)
+}
+
+// visibleKey is a valid key of exactly n characters (n >= 8).
+func visibleKey(n int) string {
+	base := strings.ReplaceAll(uuid.NewString()+uuid.NewString(), "-", "")
+	var b strings.Builder
+	b.WriteString("ts")
+	for b.Len() < n {
+		b.WriteString(base)
+	}
+	return b.String()[:n]
+}
+
+func clip(b []byte) string {
+	if len(b) > 400 {
+		return string(b[:400]) + "…"
+	}
+	return string(b)
+}
+
+// rawDo sends one request over a new connection exactly as written, for
+// header bytes Go's HTTP client refuses to send (a 0x7F in a value). The
+// exchange is recorded like any other.
+func rawDo(t *check.T, c *client.Client, method, path string, header [][2]string, body []byte) *client.Response {
+	u, err := url.Parse(c.BaseURL + path)
+	if err != nil {
+		t.NoVerdict(err)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "https" {
+			host += ":443"
+		} else {
+			host += ":80"
+		}
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, u.RequestURI(), u.Host)
+	rec := http.Header{}
+	all := append([][2]string{{"X-Api-Key", c.Key}, {client.CaseHeader, c.CaseID}}, header...)
+	if body != nil {
+		all = append(all, [2]string{"Content-Length", strconv.Itoa(len(body))})
+	}
+	all = append(all, [2]string{"Connection", "close"})
+	for _, h := range all {
+		fmt.Fprintf(&buf, "%s: %s\r\n", h[0], h[1])
+		rec[h[0]] = append(rec[h[0]], h[1])
+	}
+	buf.WriteString("\r\n")
+	buf.Write(body)
+
+	ex := &client.Exchange{Time: time.Now().UTC(), KeyName: c.KeyName,
+		Request: client.RequestRecord{Method: method, URL: u.String(), Header: rec, Body: body}}
+	record := func() {
+		if c.Record != nil {
+			c.Record(ex)
+		}
+	}
+	start := time.Now()
+	d := net.Dialer{Timeout: 10 * time.Second}
+	var conn net.Conn
+	if u.Scheme == "https" {
+		cfg := &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
+		if tr, ok := c.HTTP.Transport.(*http.Transport); ok && tr.TLSClientConfig != nil {
+			cfg = tr.TLSClientConfig.Clone()
+			cfg.ServerName = u.Hostname()
+		}
+		conn, err = tls.DialWithDialer(&d, "tcp", host, cfg)
+	} else {
+		conn, err = d.DialContext(t.Context(), "tcp", host)
+	}
+	if err != nil {
+		ex.Error = err.Error()
+		record()
+		t.NoVerdict(&client.TransportError{Err: err})
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := conn.Write(buf.Bytes()); err != nil {
+		ex.Error = err.Error()
+		record()
+		t.NoVerdict(&client.TransportError{Err: err})
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		ex.Error = err.Error()
+		record()
+		t.NoVerdict(&client.TransportError{Err: err})
+	}
+	rb, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	ex.Duration = time.Since(start)
+	ex.Response = &client.ResponseRecord{Status: resp.StatusCode, Header: resp.Header.Clone(), Body: rb}
+	record()
+	if err != nil {
+		t.NoVerdict(&client.TransportError{Err: err})
+	}
+	return &client.Response{Status: resp.StatusCode, Header: resp.Header, Body: rb, Exchange: ex}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+var errorf = fmt.Errorf
+
+// idOf reads the id of the customer in a 2xx customer response.
+func idOf(t *check.T, r *client.Response) string {
+	return shape.String(t, "CUST-022", customerOf(t, "CUST-022", r), "id")
+}

@@ -1,0 +1,169 @@
+package idempotency
+
+import (
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// Idempotency-Key validation (document 1, Common rules; document 2,
+// Authentication 6 and problem+json codes). Each refused request would
+// change a customer if it ran; the customer is read back to prove it did not.
+
+func init() {
+	mut := []string{check.Mutating}
+	check.Register(
+		check.Check{
+			ID:     "idempotency/key-missing",
+			Title:  "POST and PATCH without Idempotency-Key (or with an empty one) are 400 idempotency_key_invalid before the operation runs",
+			Rules:  []string{ruleRequired, ruleVisible, ruleInvalidCode},
+			Labels: mut, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				email := freshEmail()
+				r := t.Do(c, client.Request{Method: http.MethodPost, Path: customers, JSON: map[string]any{"email": email, "jurisdiction": "GB"}})
+				invalidKey(t, ruleRequired, r, "POST /customers without Idempotency-Key")
+				if n := countByReference(t, email); n != 0 {
+					t.Fatalf(ruleRequired, "POST /customers without Idempotency-Key was refused but created %d customer(s) with %s", n, email)
+				}
+				r = t.Do(c, client.Request{Method: http.MethodPost, Path: customers, JSON: map[string]any{"email": email, "jurisdiction": "GB"},
+					Header: http.Header{"Idempotency-Key": {""}}})
+				invalidKey(t, ruleVisible, r, "POST /customers with an empty Idempotency-Key")
+				if n := countByReference(t, email); n != 0 {
+					t.Fatalf(ruleVisible, "POST /customers with an empty Idempotency-Key was refused but created %d customer(s)", n)
+				}
+				id := createCustomer(t)
+				invalidKey(t, ruleRequired, patch(t, c, id, "", jsonBody("DE")), "PATCH /customers/{id} without Idempotency-Key")
+				if j := jurisdiction(t, id); j != "GB" {
+					t.Fatalf(ruleRequired, "PATCH without Idempotency-Key was refused but the jurisdiction became %s", j)
+				}
+			},
+		},
+		check.Check{
+			ID:     "idempotency/key-length",
+			Title:  "Idempotency-Key of 7 and 257 characters is 400; 8 and 256 characters are accepted",
+			Rules:  []string{ruleTooShort, ruleLength, ruleInvalidCode},
+			Labels: mut, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				id := createCustomer(t)
+				steps := []struct {
+					n    int
+					j    string
+					ok   bool
+					rule string
+				}{
+					{1, "DE", false, ruleTooShort},
+					{7, "DE", false, ruleTooShort},
+					{8, "DE", true, ruleLength},
+					{257, "FR", false, ruleLength},
+					{256, "FR", true, ruleLength},
+				}
+				want := "GB"
+				for _, s := range steps {
+					r := patch(t, c, id, visibleKey(s.n), jsonBody(s.j))
+					if s.ok {
+						if r.Status != http.StatusOK {
+							t.Fatalf(s.rule, "a %d-character Idempotency-Key was refused: %d %s", s.n, r.Status, clip(r.Body))
+						}
+						want = s.j
+					} else {
+						invalidKey(t, s.rule, r, "PATCH with a "+itoa(s.n)+"-character Idempotency-Key")
+					}
+					if j := jurisdiction(t, id); j != want {
+						t.Fatalf(s.rule, "after PATCH with a %d-character key the jurisdiction is %s, want %s", s.n, j, want)
+					}
+				}
+			},
+		},
+		check.Check{
+			ID:     "idempotency/key-characters",
+			Title:  "Idempotency-Key with a space, tab, 0x7F or non-ASCII is 400; every visible ASCII character 0x21-0x7E is accepted",
+			Rules:  []string{ruleCharacters, ruleVisible, ruleInvalidCode},
+			Labels: mut, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				id := createCustomer(t)
+				for _, k := range []struct{ key, what string }{
+					{"ts-key with-space", "a space"},
+					{"ts-key\twith-tab", "a tab"},
+					{"ts-key-non-ascii-\u00e9", "a non-ASCII character (é)"},
+				} {
+					invalidKey(t, ruleCharacters, patch(t, c, id, k.key+t.NewKey(), jsonBody("DE")), "Idempotency-Key with "+k.what)
+				}
+				// Go's HTTP client refuses to send 0x7F: write the request by hand.
+				r := rawDo(t, c, http.MethodPatch, customers+"/"+id,
+					[][2]string{{"Idempotency-Key", "ts-key\x7fdel-" + t.NewKey()}, {"Content-Type", "application/json"}}, jsonBody("DE"))
+				invalidKey(t, ruleVisible, r, "Idempotency-Key with 0x7F")
+				if j := jurisdiction(t, id); j != "GB" {
+					t.Fatalf(ruleCharacters, "a refused PATCH changed the jurisdiction to %s", j)
+				}
+				visible := make([]byte, 0, 94)
+				for b := byte(0x21); b <= 0x7e; b++ {
+					visible = append(visible, b)
+				}
+				r = patch(t, c, id, string(visible), jsonBody("DE"))
+				if r.Status != http.StatusOK {
+					t.Fatalf(ruleVisible, "an Idempotency-Key of the 94 visible ASCII characters 0x21-0x7E was refused: %d %s", r.Status, clip(r.Body))
+				}
+				if j := jurisdiction(t, id); j != "DE" {
+					t.Fatalf(ruleVisible, "PATCH with a visible-ASCII key answered 200 but the jurisdiction is %s", j)
+				}
+			},
+		},
+		check.Check{
+			ID:     "idempotency/key-duplicated",
+			Title:  "two Idempotency-Key header lines (same or different values) are 400 idempotency_key_invalid",
+			Rules:  []string{ruleOnce, ruleInvalidCode},
+			Labels: mut, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				id := createCustomer(t)
+				k := t.NewKey()
+				for _, vals := range [][]string{{k, k}, {k, t.NewKey()}} {
+					r := t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + id, Body: jsonBody("DE"),
+						Header: http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": vals}})
+					invalidKey(t, ruleOnce, r, "two Idempotency-Key header lines")
+				}
+				if j := jurisdiction(t, id); j != "GB" {
+					t.Fatalf(ruleOnce, "a refused PATCH with two Idempotency-Key lines changed the jurisdiction to %s", j)
+				}
+				if r := patch(t, c, id, k, jsonBody("DE")); r.Status != http.StatusOK {
+					t.Fatalf(ruleOnce, "the same key sent once was refused: %d %s", r.Status, clip(r.Body))
+				}
+			},
+		},
+		check.Check{
+			ID:     "idempotency/key-ignored-on-get",
+			Title:  "a GET with an Idempotency-Key (valid, malformed or duplicated) is processed normally, never replayed",
+			Rules:  []string{ruleGetIgnored},
+			Labels: mut, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				id := createCustomer(t)
+				get := func(h http.Header) map[string]any {
+					r := t.Do(c, client.Request{Method: http.MethodGet, Path: customers + "/" + id, Header: h})
+					if r.Status != http.StatusOK {
+						t.Fatalf(ruleGetIgnored, "GET /customers/{id} with Idempotency-Key %q: status %d, want 200; body: %s", h.Values("Idempotency-Key"), r.Status, clip(r.Body))
+					}
+					return customerOf(t, ruleGetIgnored, r)
+				}
+				get(http.Header{"Idempotency-Key": {"bad"}})
+				get(http.Header{"Idempotency-Key": {"has a space"}})
+				k := t.NewKey()
+				get(http.Header{"Idempotency-Key": {k, t.NewKey()}})
+				if j := get(http.Header{"Idempotency-Key": {k}})["jurisdiction"]; j != "GB" {
+					t.NoVerdict(errorf("fresh customer has jurisdiction %v", j))
+				}
+				setJurisdiction(t, id, "DE")
+				if j := get(http.Header{"Idempotency-Key": {k}})["jurisdiction"]; j != "DE" {
+					t.Fatalf(ruleGetIgnored, "a second GET with the same Idempotency-Key shows jurisdiction %v, want the current DE (a GET is never replayed)", j)
+				}
+				r := t.Do(c, client.Request{Method: http.MethodGet, Path: customers, Header: http.Header{"Idempotency-Key": {"x"}}})
+				shape.Envelope(t, ruleGetIgnored, r, http.StatusOK)
+			},
+		},
+	)
+}

@@ -1,0 +1,194 @@
+package onboarding
+
+import (
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// session asserts the verification session fields (document 1, Resources /
+// Verification session) and returns them.
+func session(t *check.T, rule string, s map[string]any) (token, link any, status string) {
+	for _, k := range []string{"verification_link", "token"} {
+		v, ok := s[k]
+		if !ok {
+			t.Fatalf(rule, "verification session has no %s (string or null)", k)
+		}
+		if _, isStr := v.(string); v != nil && !isStr {
+			t.Fatalf(rule, "verification session %s is %v, want a string or null", k, v)
+		}
+	}
+	if _, ok := s["applicant_id"].(string); !ok {
+		t.Fatalf(rule, "verification session applicant_id is %v, want a string", s["applicant_id"])
+	}
+	if id, _ := s["onboarding_case_id"].(string); !shape.UUIDRe.MatchString(id) {
+		t.Fatalf(rule, "verification session onboarding_case_id is %v, want a UUID", s["onboarding_case_id"])
+	}
+	status, _ = s["status"].(string)
+	if status != "pending" && status != "approved" {
+		t.Fatalf("ONB-014", "verification session status is %v, want pending or approved", s["status"])
+	}
+	return s["token"], s["verification_link"], status
+}
+
+// message asserts the initiate success message.
+func message(t *check.T, rule string, r *client.Response, kind string) {
+	m, _ := r.JSON()
+	want := map[string]string{"kyc": "KYC verification session created", "kyb": "KYB verification session created"}[kind]
+	if m["message"] != want {
+		t.Fatalf(rule, "initiate message is %q, want %q", m["message"], want)
+	}
+}
+
+func nonEmpty(v any) bool { s, ok := v.(string); return ok && s != "" }
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:     "onboarding/initiate-first-call",
+			Title:  "The first initiate returns a real token and link in a verification session with the documented message",
+			Rules:  []string{"ONB-015", "ONB-028", "ONB-012", "ONB-014", "ONB-040"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				id, _ := fresh.Customer(t)
+				kind := fresh.Kind(t, "ONB-028", fresh.Read(t, "ONB-028", id))
+				r := fresh.Initiate(t, id, kind)
+				s := fresh.Success(t, "ONB-028", r)
+				message(t, "ONB-040", r, kind)
+				token, link, status := session(t, "ONB-012", s)
+				if !nonEmpty(token) || !nonEmpty(link) {
+					t.Fatalf("ONB-015", "first initiate: token %v, verification_link %v; want both real", token, link)
+				}
+				if status != "pending" {
+					t.Fatalf("ONB-014", "first initiate of a Draft customer: status %s, want pending", status)
+				}
+			},
+		},
+		check.Check{
+			ID:     "onboarding/initiate-replay-same-case",
+			Title:  "A repeat initiate re-mints a token for the same onboarding case; a same-key retry replays byte for byte",
+			Rules:  []string{"ONB-016", "ONB-017"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				id, _ := fresh.Customer(t)
+				kind := fresh.Kind(t, "ONB-016", fresh.Read(t, "ONB-016", id))
+				key := t.NewKey()
+				// An empty JSON object: a body-less POST is not replay-protected
+				// (IDEM-018), a JSON one is.
+				req := client.Request{Method: http.MethodPost, Path: fresh.Prefix + "/customers/" + id + "/onboarding/" + kind + "/initiate", IdempotencyKey: key, JSON: map[string]any{}}
+				first := t.Do(t.Client("tenant"), req)
+				s1 := fresh.Success(t, "ONB-016", first)
+				session(t, "ONB-012", s1)
+				again := t.Do(t.Client("tenant"), req)
+				shape.SameResponse(t, "ONB-017", first, again, "initiate retried with the same Idempotency-Key")
+				r2 := fresh.Initiate(t, id, kind)
+				s2 := fresh.Success(t, "ONB-016", r2)
+				message(t, "ONB-040", r2, kind)
+				token, _, _ := session(t, "ONB-012", s2)
+				if s2["onboarding_case_id"] != s1["onboarding_case_id"] {
+					t.Fatalf("ONB-016", "repeat initiate opened case %v, want the same case %v", s2["onboarding_case_id"], s1["onboarding_case_id"])
+				}
+				if !nonEmpty(token) {
+					t.Fatalf("ONB-016", "repeat initiate returned token %v, want a re-minted token", token)
+				}
+			},
+		},
+		check.Check{
+			ID:     "onboarding/initiate-already-verified",
+			Title:  "Initiate for an already verified customer returns token and link null with status approved",
+			Rules:  []string{"ONB-018", "ONB-040", "ONB-041"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant", "customers.active_business"},
+			Run: func(t *check.T) {
+				id, kind := fresh.Started(t, "ONB-018")
+				fresh.Decide(t, id, "approved")
+				r := fresh.Initiate(t, id, kind)
+				s := fresh.Success(t, "ONB-018", r)
+				message(t, "ONB-040", r, kind)
+				token, link, status := session(t, "ONB-012", s)
+				if token != nil || link != nil || status != "approved" {
+					t.Fatalf("ONB-018", "initiate after approval: token %v, link %v, status %s; want null, null, approved", token, link, status)
+				}
+				// The verified business fixture, on the business route.
+				r = fresh.Initiate(t, t.Customer("active_business"), "kyb")
+				s = fresh.Success(t, "ONB-018", r)
+				message(t, "ONB-041", r, "kyb")
+				token, link, status = session(t, "ONB-012", s)
+				if token != nil || link != nil || status != "approved" {
+					t.Fatalf("ONB-018", "kyb initiate for the Active business: token %v, link %v, status %s; want null, null, approved", token, link, status)
+				}
+			},
+		},
+		check.Check{
+			ID:     "onboarding/initiate-held-for-review",
+			Title:  "Initiate for a customer held for manual review returns token and link null with status pending",
+			Rules:  []string{"ONB-019", "ONB-020"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				id, _ := fresh.Customer(t)
+				kind := fresh.Kind(t, "ONB-019", fresh.Read(t, "ONB-019", id))
+				fresh.Hold(t, id, true)
+				r := fresh.Initiate(t, id, kind)
+				s := fresh.Success(t, "ONB-019", r)
+				token, link, status := session(t, "ONB-012", s)
+				if token != nil || link != nil {
+					t.Fatalf("ONB-019", "initiate while held for manual review: token %v, link %v; want both null (the SDK must never launch)", token, link)
+				}
+				if status != "pending" {
+					t.Fatalf("ONB-020", "initiate while held for manual review: status %s, want pending", status)
+				}
+			},
+		},
+		check.Check{
+			ID:     "onboarding/token-fresh",
+			Title:  "POST onboarding/{kind}/token returns a verification session with a fresh token",
+			Rules:  []string{"ONB-029", "ONB-012", "ONB-021"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				id, kind := fresh.Started(t, "ONB-029")
+				for i := 0; i < 2; i++ {
+					s := fresh.Success(t, "ONB-029", fresh.Token(t, id, kind))
+					token, _, _ := session(t, "ONB-012", s)
+					if !nonEmpty(token) {
+						t.Fatalf("ONB-029", "token route returned token %v, want a fresh token", token)
+					}
+				}
+				// Initiate again yields a fresh token (the recovery for an expired one).
+				s := fresh.Success(t, "ONB-021", fresh.Initiate(t, id, kind))
+				if token, _, _ := session(t, "ONB-012", s); !nonEmpty(token) {
+					t.Fatalf("ONB-021", "initiate again returned token %v, want a fresh token", token)
+				}
+			},
+		},
+		check.Check{
+			ID:     "onboarding/wrong-kind-refused",
+			Title:  "KYC initiate/token for a business and KYB initiate/token for a person are 422 invalid_onboarding_type",
+			Rules:  []string{"ONB-042", "ERR-048"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.active_personal", "customers.active_business"},
+			Run: func(t *check.T) {
+				wrong := map[string]string{"active_personal": "kyb", "active_business": "kyc"}
+				for name, kind := range wrong {
+					id := t.Customer(name)
+					shape.Refusal(t, "ONB-042", fresh.Initiate(t, id, kind), http.StatusUnprocessableEntity, "invalid_onboarding_type")
+					shape.Refusal(t, "ONB-042", fresh.Token(t, id, kind), http.StatusUnprocessableEntity, "invalid_onboarding_type")
+				}
+				// A fresh Draft person too: the kind is decided by user_type, not state.
+				id, _ := fresh.Customer(t)
+				if k := fresh.Kind(t, "ONB-042", fresh.Read(t, "ONB-042", id)); k == "kyc" {
+					shape.Refusal(t, "ONB-042", fresh.Initiate(t, id, "kyb"), http.StatusUnprocessableEntity, "invalid_onboarding_type")
+					if got := fresh.Status(t, "ONB-042", id); got != "Draft" {
+						t.Fatalf("ONB-042", "a refused kyb initiate moved the customer to %s, want Draft", got)
+					}
+				}
+			},
+		},
+	)
+}

@@ -1,0 +1,81 @@
+package otherpaths
+
+import (
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// The three other paths (document 1, Other paths). Their bodies are not
+// shown: an authorised key gets 200 with a JSON body (OTHER-005).
+const (
+	testPath     = "/api/v1/partner/test"
+	configPath   = "/api/public/partner/config"
+	callbackPath = "/api/v1/verification/callback"
+)
+
+func getPath(t *check.T, c *client.Client, path string) *client.Response {
+	return t.Do(c, client.Request{Method: http.MethodGet, Path: path})
+}
+
+func ok(t *check.T, rule string, r *client.Response, what string) {
+	if r.Status != http.StatusOK {
+		t.Fatalf(rule, "%s: status %d, want 200; body: %s", what, r.Status, r.Body)
+	}
+	shape.ContentType(t, "OTHER-005", r, shape.JSON)
+	if _, err := r.JSON(); err != nil {
+		t.Fatalf("OTHER-005", "%s: %v", what, err)
+	}
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "otherpaths/read-paths",
+			Title: "GET P/test and GET /api/public/partner/config answer a key holding onboarding:read",
+			Rules: []string{"OTHER-001", "OTHER-002", "OTHER-005"},
+			Needs: []string{"keys.read_only"},
+			Run: func(t *check.T) {
+				// read_only holds every *:read scope (onboarding:read among
+				// them); umbrella holds onboarding:read besides its umbrellas.
+				for _, key := range []string{"read_only", "umbrella", "tenant"} {
+					if t.Profile().Key(key) == "" {
+						continue
+					}
+					c := t.Client(key)
+					ok(t, "OTHER-001", getPath(t, c, testPath), "GET "+testPath+" with keys."+key)
+					ok(t, "OTHER-002", getPath(t, c, configPath), "GET "+configPath+" with keys."+key)
+				}
+			},
+		},
+		check.Check{
+			ID:    "otherpaths/callback-needs-onboarding-write",
+			Title: "GET /api/v1/verification/callback needs onboarding:write: a read-only key is 403 api_key_not_authorized",
+			Rules: []string{"OTHER-003", "OTHER-005", "SCOPE-076"},
+			Needs: []string{"keys.tenant", "keys.read_only"},
+			Run: func(t *check.T) {
+				ok(t, "OTHER-003", getPath(t, t.Client("tenant"), callbackPath), "GET "+callbackPath+" with keys.tenant")
+				shape.ProblemJSON(t, "OTHER-003", getPath(t, t.Client("read_only"), callbackPath), http.StatusForbidden, "api_key_not_authorized")
+				if t.Profile().Key("umbrella") != "" {
+					// transactions:* and onboarding:read, no onboarding:write.
+					shape.ProblemJSON(t, "OTHER-003", getPath(t, t.Client("umbrella"), callbackPath), http.StatusForbidden, "api_key_not_authorized")
+				}
+			},
+		},
+		check.Check{
+			ID:    "otherpaths/need-a-key",
+			Title: "The config and callback paths outside the prefixes still need an API key: 401 without one",
+			Rules: []string{"OTHER-004"},
+			Run: func(t *check.T) {
+				paths := []string{testPath, configPath, callbackPath}
+				t.SpendAuthFailures(len(paths))
+				for _, p := range paths {
+					r := getPath(t, t.Anonymous(), p)
+					shape.ProblemJSON(t, "OTHER-004", r, http.StatusUnauthorized, "api_key_authentication_failed")
+				}
+			},
+		},
+	)
+}

@@ -1,0 +1,121 @@
+package otherpaths
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+const v2Customers = "/api/v2/public/customers"
+
+// v2List reads the v2 simple list envelope { items, count, limit }
+// (V2-008) and asserts count == len(items) <= limit and no page.
+func v2List(t *check.T, key string, limit string) (items []any, count, lim int) {
+	q := map[string][]string{}
+	if limit != "" {
+		q["limit"] = []string{limit}
+	}
+	r := t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: v2Customers, Query: q})
+	shape.Status(t, "V2-001", r, http.StatusOK)
+	shape.ContentType(t, "V2-001", r, shape.JSON)
+	m := shape.Object(t, "V2-001", r)
+	items = shape.Array(t, "V2-008", m, "items")
+	count = shape.Int(t, "V2-005", m, "count")
+	lim = shape.Int(t, "V2-005", m, "limit")
+	if count != len(items) {
+		t.Fatalf("V2-008", "count is %d but items holds %d", count, len(items))
+	}
+	if count > lim {
+		t.Fatalf("V2-006", "count %d exceeds limit %d", count, lim)
+	}
+	for _, k := range []string{"page", "pagination"} {
+		if _, ok := m[k]; ok {
+			t.Fatalf("V2-005", "the v2 list carries %q; it has no page", k)
+		}
+	}
+	return items, count, lim
+}
+
+func ids(items []any) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range items {
+		if m, ok := x.(map[string]any); ok {
+			if id, ok := m["id"].(string); ok {
+				out[id] = true
+			}
+		}
+	}
+	return out
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "otherpaths/v2-customers-list",
+			Title: "GET V2/customers uses the simple list envelope: items, count and limit, count equal to limit meaning possibly more",
+			Rules: []string{"V2-001", "V2-005", "V2-006", "V2-007", "V2-008", "V2-009"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				v2List(t, "tenant", "") // the default limit is not documented for this list
+				_, all, _ := v2List(t, "tenant", "500")
+				if all < 2 {
+					t.Fatalf("V2-001", "the tenant key lists %d customers; the tenant has several", all)
+				}
+				for _, l := range []int{1, 2} {
+					_, count, lim := v2List(t, "tenant", strconv.Itoa(l))
+					if lim != l {
+						t.Fatalf("V2-009", "limit=%d is reported as limit %d", l, lim)
+					}
+					if count != min(l, all) {
+						t.Fatalf("V2-006", "limit=%d with %d customers in a limit-500 read gave count %d, want %d", l, all, count, min(l, all))
+					}
+				}
+				// count == limit signals possibly more: with limit 1 there are.
+				_, c1, l1 := v2List(t, "tenant", "1")
+				if c1 != l1 {
+					t.Fatalf("V2-006", "limit=1 with %d customers gave count %d", all, c1)
+				}
+			},
+		},
+		check.Check{
+			ID:    "otherpaths/v2-customers-binding",
+			Title: "GET V2/customers follows the key's binding: narrowed for a subject key, unfiltered for a tenant key, empty for an unbound key",
+			Rules: []string{"BIND-005", "BIND-008", "BIND-011", "BIND-014", "SCOPE-070"},
+			Needs: []string{"keys.tenant", "keys.subject", "customers.parent", "customers.active_personal"},
+			Run: func(t *check.T) {
+				parent := t.Customer("parent")
+				tenantItems, n, _ := v2List(t, "tenant", "500")
+				if tid := ids(tenantItems); n < 500 && len(tid) > 0 && !tid[t.Customer("active_personal")] {
+					t.Fatalf("BIND-011", "the tenant key's v2 list (limit 500) lacks customers.active_personal")
+				}
+				me := shape.Envelope(t, "BIND-005", t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: "/api/v1/partner/me"}), http.StatusOK)
+				reach := map[string]bool{parent: true}
+				for _, x := range shape.Array(t, "BIND-005", me, "delegated_customer_ids") {
+					if s, ok := x.(string); ok {
+						reach[s] = true
+					}
+				}
+				items, count, _ := v2List(t, "subject", "500")
+				if count > len(reach) {
+					t.Fatalf("BIND-005", "the subject key lists %d customers; it reaches only %d (its customer and direct children)", count, len(reach))
+				}
+				for id := range ids(items) {
+					if !reach[id] {
+						t.Fatalf("BIND-005", "the subject key's v2 list holds %s, which is neither its customer nor a direct child", id)
+					}
+				}
+				if count == 0 {
+					t.Fatalf("BIND-005", "the subject key's v2 list is empty; it reaches its own customer")
+				}
+				if t.Profile().Key("unbound") != "" {
+					if _, n, _ := v2List(t, "unbound", ""); n != 0 {
+						t.Fatalf("BIND-014", "an unbound key's v2 list holds %d customers, want none", n)
+					}
+				}
+			},
+		},
+	)
+}

@@ -1,0 +1,398 @@
+package pagination
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// Rules of document 1, Pagination, as catalogued.
+const (
+	ruleDefaultLimit  = "PAGE-001" // limit defaults to 100
+	ruleLimitZero     = "PAGE-002" // limit 0 -> 1
+	ruleLimitMax      = "PAGE-003" // limit > 500 -> 500
+	ruleLimitNegative = "PAGE-004" // negative limit -> 1, a clamp is never an error
+	rulePageDefault   = "PAGE-005" // page defaults to 1, 1-based
+	rulePageClamp     = "PAGE-006" // page 0 or negative -> 1
+	rulePastEnd       = "PAGE-007" // past the end: 200, empty, true totals
+	ruleShape         = "PAGE-008" // data.pagination members
+	ruleLastPage      = "PAGE-009" // ceil(total/per_page), never 0
+	ruleTotal         = "PAGE-010" // total is the real count over all pages
+	ruleEffective     = "PAGE-011" // per_page/current_page report effective values
+	ruleNewestFirst   = "PAGE-012" // newest first with an id tiebreak
+	ruleTiebreak      = "PAGE-013" // equal created_at: id descending
+	ruleUnpaged       = "PAGE-016" // unpaged lists
+	ruleUnpagedParams = "PAGE-017" // unpaged lists ignore page/limit, no pagination
+)
+
+// maxWalk bounds a walk through pages so a list that never ends cannot
+// hang a check.
+const maxWalk = 2000
+
+func init() {
+	for _, l := range pagedLists {
+		l := l
+		needs := append([]string{"keys." + l.key}, l.needs...)
+		reg := func(slug, title string, rules []string, labels []string, extraNeeds []string, run func(t *check.T, l pagedList)) {
+			check.Register(check.Check{
+				ID:     "pagination/" + l.name + "-" + slug,
+				Title:  fmt.Sprintf("%s list: %s", l.name, title),
+				Rules:  append(append([]string(nil), rules...), l.rule),
+				Labels: labels,
+				Needs:  append(append([]string(nil), needs...), extraNeeds...),
+				Run:    func(t *check.T) { run(t, l) },
+			})
+		}
+		reg("defaults", "without limit and page the list answers page 1 of 100 rows with the four pagination members",
+			[]string{ruleDefaultLimit, rulePageDefault, ruleShape}, nil, nil, checkDefaults)
+		reg("limit-clamped", "limit 0 and negative clamp to 1, 501 and 10000 clamp to 500, silently (200)",
+			[]string{ruleLimitZero, ruleLimitMax, ruleLimitNegative, ruleEffective}, nil, nil, checkLimitClamped)
+		reg("page-clamped", "page 0 and -3 are page 1; pages are 1-based",
+			[]string{rulePageClamp, rulePageDefault, ruleEffective}, nil, nil, checkPageClamped)
+		reg("non-integer-params", "non-integer limit and page fall back to their defaults, silently (200)",
+			[]string{ruleLimitNegative, ruleDefaultLimit, rulePageDefault}, nil, nil, checkNonInteger)
+		reg("past-end", "a page past the end is 200 with an empty list and the true totals",
+			[]string{rulePastEnd, ruleEffective}, nil, nil, checkPastEnd)
+		reg("last-page", "last_page is ceil(total/per_page) for many limits and the last page holds the remainder",
+			[]string{ruleLastPage}, nil, nil, checkLastPage)
+		if l.empty != nil {
+			reg("last-page-empty", "an empty list reports total 0 and last_page 1, never 0",
+				[]string{ruleLastPage, ruleShape}, nil, l.emptyNeeds, checkLastPageEmpty)
+		}
+		reg("total-all-pages", "total is the real count: walking every page yields total distinct rows, no gaps, no duplicates",
+			[]string{ruleTotal}, nil, nil, checkTotals)
+		reg("newest-first", "rows are newest first by created_at, ties by id descending, across page boundaries",
+			[]string{ruleNewestFirst, ruleTiebreak}, nil, nil, checkNewestFirst)
+		if l.create != nil {
+			reg("id-tiebreak", "rows created at one instant (standing virtual clock) are ordered by id descending",
+				[]string{ruleTiebreak, ruleNewestFirst}, []string{check.Mutating, check.NeedsControl}, nil, checkTiebreak)
+		}
+	}
+}
+
+// get reads one page with the list's key: 200 envelope (under the list's
+// rule), pagination (PAGE-008) and rows.
+func get(t *check.T, l pagedList, q url.Values) (shape.Page, []shape.Item) {
+	return getWith(t, l, t.Client(l.key), l.path(t), q, l.rule)
+}
+
+func getWith(t *check.T, l pagedList, c *client.Client, path string, q url.Values, statusRule string) (shape.Page, []shape.Item) {
+	r := t.Do(c, client.Request{Method: http.MethodGet, Path: path, Query: q})
+	data := shape.Envelope(t, statusRule, r, http.StatusOK)
+	p := shape.Pagination(t, ruleShape, data)
+	key := shape.ListKey(t, l.rule, data, l.items)
+	return p, shape.Items(t, l.rule, data, key, true)
+}
+
+func q(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v
+}
+
+func ids(items []shape.Item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// expectedLastPage is ceil(total/per_page), at least 1.
+func expectedLastPage(total, perPage int) int {
+	if total == 0 {
+		return 1
+	}
+	return ceilDiv(total, perPage)
+}
+
+// everything reads the whole list in one page of 500 rows and skips when
+// the list is too short to prove anything or too long for one page.
+func everything(t *check.T, l pagedList, atLeast int) (shape.Page, []shape.Item) {
+	p, rows := get(t, l, q("limit", "500", "page", "1"))
+	if p.Total > 500 {
+		t.Skipf("the %s list holds %d rows; this check reads it in one page of 500", l.name, p.Total)
+	}
+	if len(rows) < atLeast {
+		t.Skipf("the %s list holds %d rows; this check needs at least %d", l.name, len(rows), atLeast)
+	}
+	return p, rows
+}
+
+// walk reads the list page by page with limit until a page holds fewer
+// than limit rows (so it does not rely on last_page or total), checking
+// current_page and per_page on every page.
+func walk(t *check.T, l pagedList, limit int) (pages []shape.Page, rows []shape.Item) {
+	for page := 1; page <= maxWalk; page++ {
+		p, got := get(t, l, q("limit", strconv.Itoa(limit), "page", strconv.Itoa(page)))
+		if p.CurrentPage != page || p.PerPage != limit {
+			t.Fatalf(ruleEffective, "limit=%d&page=%d reported current_page %d, per_page %d", limit, page, p.CurrentPage, p.PerPage)
+		}
+		if len(got) > limit {
+			t.Fatalf(ruleTotal, "limit=%d&page=%d returned %d rows, more than the limit", limit, page, len(got))
+		}
+		pages = append(pages, p)
+		rows = append(rows, got...)
+		if len(got) < limit {
+			return pages, rows
+		}
+	}
+	t.Fatalf(ruleTotal, "the list did not end within %d pages of %d", maxWalk, limit)
+	return nil, nil
+}
+
+func checkDefaults(t *check.T, l pagedList) {
+	p, rows := get(t, l, nil)
+	if p.PerPage != 100 {
+		t.Errorf(ruleDefaultLimit, "without limit per_page is %d, want 100", p.PerPage)
+	}
+	if p.CurrentPage != 1 {
+		t.Errorf(rulePageDefault, "without page current_page is %d, want 1", p.CurrentPage)
+	}
+	want := min(p.Total, 100)
+	if len(rows) != want {
+		t.Errorf(ruleDefaultLimit, "without limit the page holds %d rows with total %d, want %d", len(rows), p.Total, want)
+	}
+	p1, rows1 := get(t, l, q("limit", "100", "page", "1"))
+	t.Rule(ruleDefaultLimit).Expect(ids(rows)).To(Equal(ids(rows1)), "default page differs from limit=100&page=1")
+	t.Rule(ruleDefaultLimit).Expect(p).To(Equal(p1), "default pagination differs from limit=100&page=1")
+	// page=1 is the first page: the same rows as page omitted with a small limit.
+	_, a := get(t, l, q("limit", "3"))
+	_, b := get(t, l, q("limit", "3", "page", "1"))
+	t.Rule(rulePageDefault).Expect(ids(a)).To(Equal(ids(b)), "limit=3 without page differs from limit=3&page=1")
+}
+
+func checkLimitClamped(t *check.T, l pagedList) {
+	all, rows := everything(t, l, 2)
+	for _, c := range []struct {
+		limit, want int
+		rule        string
+	}{
+		{0, 1, ruleLimitZero},
+		{-1, 1, ruleLimitNegative},
+		{-50, 1, ruleLimitNegative},
+		{501, 500, ruleLimitMax},
+		{10000, 500, ruleLimitMax},
+		{1, 1, ruleEffective},
+		{500, 500, ruleEffective},
+	} {
+		p, got := get(t, l, q("limit", strconv.Itoa(c.limit)))
+		if p.PerPage != c.want {
+			t.Errorf(c.rule, "limit=%d reported per_page %d, want %d", c.limit, p.PerPage, c.want)
+		}
+		wantRows := min(all.Total, c.want)
+		if len(got) != wantRows {
+			t.Errorf(c.rule, "limit=%d returned %d rows, want %d (total %d)", c.limit, len(got), wantRows, all.Total)
+		}
+		if p.LastPage != expectedLastPage(all.Total, c.want) {
+			t.Errorf(c.rule, "limit=%d reported last_page %d, want %d (limit %d, total %d)", c.limit, p.LastPage, expectedLastPage(all.Total, c.want), c.want, all.Total)
+		}
+		if len(got) > 0 && got[0].ID != rows[0].ID {
+			t.Errorf(c.rule, "limit=%d starts with %s, want the newest row %s", c.limit, got[0].ID, rows[0].ID)
+		}
+	}
+}
+
+func checkPageClamped(t *check.T, l pagedList) {
+	_, all := everything(t, l, 6)
+	_, first := get(t, l, q("limit", "3", "page", "1"))
+	for _, page := range []string{"0", "-3"} {
+		p, got := get(t, l, q("limit", "3", "page", page))
+		if p.CurrentPage != 1 {
+			t.Errorf(ruleEffective, "page=%s reported current_page %d, want 1", page, p.CurrentPage)
+		}
+		t.Rule(rulePageClamp).Expect(ids(got)).To(Equal(ids(first)), "page=%s rows differ from page 1", page)
+	}
+	// 1-based: page 2 of 3 holds rows 4-6 of the whole list.
+	p2, second := get(t, l, q("limit", "3", "page", "2"))
+	t.Rule(rulePageDefault).Expect(p2.CurrentPage).To(Equal(2), "current_page of page=2")
+	t.Rule(rulePageDefault).Expect(ids(first)).To(Equal(ids(all[0:3])), "page 1 of 3 is not rows 1-3 of the list")
+	t.Rule(rulePageDefault).Expect(ids(second)).To(Equal(ids(all[3:6])), "page 2 of 3 is not rows 4-6 of the list")
+}
+
+func checkNonInteger(t *check.T, l pagedList) {
+	all, _ := everything(t, l, 6)
+	_, first := get(t, l, q("limit", "3", "page", "1"))
+	for _, v := range []string{"abc", "2.5", ""} {
+		p, got := get(t, l, q("limit", v))
+		if p.PerPage != 100 || len(got) != min(all.Total, 100) {
+			t.Errorf(ruleDefaultLimit, "limit=%q reported per_page %d with %d rows, want the default 100 (%d rows)", v, p.PerPage, len(got), min(all.Total, 100))
+		}
+		p, got = get(t, l, q("limit", "3", "page", v))
+		if p.CurrentPage != 1 {
+			t.Errorf(rulePageDefault, "page=%q reported current_page %d, want the default 1", v, p.CurrentPage)
+		}
+		t.Rule(rulePageDefault).Expect(ids(got)).To(Equal(ids(first)), "page=%q rows differ from page 1", v)
+	}
+}
+
+func checkPastEnd(t *check.T, l pagedList) {
+	all, _ := everything(t, l, 1)
+	last := expectedLastPage(all.Total, 5)
+	for _, page := range []int{last + 1, last + 100} {
+		r := t.Do(t.Client(l.key), client.Request{Method: http.MethodGet, Path: l.path(t), Query: q("limit", "5", "page", strconv.Itoa(page))})
+		data := shape.Envelope(t, rulePastEnd, r, http.StatusOK)
+		p := shape.Pagination(t, ruleShape, data)
+		rows := shape.Items(t, rulePastEnd, data, shape.ListKey(t, rulePastEnd, data, l.items), false)
+		if len(rows) != 0 {
+			t.Errorf(rulePastEnd, "page %d past the last page %d returned %d rows, want none", page, last, len(rows))
+		}
+		if p.Total != all.Total || p.LastPage != last || p.PerPage != 5 {
+			t.Errorf(rulePastEnd, "page %d past the end reported total %d, last_page %d, per_page %d; want the true %d, %d, 5", page, p.Total, p.LastPage, p.PerPage, all.Total, last)
+		}
+		if p.CurrentPage != page {
+			t.Errorf(ruleEffective, "page %d past the end reported current_page %d, want the requested page", page, p.CurrentPage)
+		}
+	}
+}
+
+func checkLastPage(t *check.T, l pagedList) {
+	all, _ := everything(t, l, 2)
+	n := all.Total
+	limits := []int{1, 2, 3, 5, 7, 10, n - 1, n, n + 1, 100, 500}
+	seen := map[int]bool{}
+	for _, lim := range limits {
+		if lim < 1 || seen[lim] {
+			continue
+		}
+		seen[lim] = true
+		p, _ := get(t, l, q("limit", strconv.Itoa(lim)))
+		want := expectedLastPage(n, lim)
+		if p.LastPage != want {
+			t.Errorf(ruleLastPage, "limit=%d with total %d reported last_page %d, want ceil(%d/%d) = %d", lim, n, p.LastPage, n, lim, want)
+			continue
+		}
+		lp, rows := get(t, l, q("limit", strconv.Itoa(lim), "page", strconv.Itoa(want)))
+		wantRows := n - (want-1)*lim
+		if len(rows) != wantRows || lp.LastPage != want {
+			t.Errorf(ruleLastPage, "limit=%d: the last page %d holds %d rows (last_page %d), want %d", lim, want, len(rows), lp.LastPage, wantRows)
+		}
+	}
+}
+
+func checkLastPageEmpty(t *check.T, l pagedList) {
+	c, path := l.empty(t)
+	for _, query := range []url.Values{nil, q("limit", "5"), q("limit", "1", "page", "1")} {
+		r := t.Do(c, client.Request{Method: http.MethodGet, Path: path, Query: query})
+		data := shape.Envelope(t, l.rule, r, http.StatusOK)
+		p := shape.Pagination(t, ruleShape, data)
+		rows := shape.Items(t, l.rule, data, shape.ListKey(t, l.rule, data, l.items), false)
+		if len(rows) != 0 || p.Total != 0 {
+			t.Skipf("the list offered as empty holds %d rows (total %d)", len(rows), p.Total)
+		}
+		if p.LastPage != 1 {
+			t.Errorf(ruleLastPage, "empty list (query %q) reported last_page %d, want 1 (never 0)", query.Encode(), p.LastPage)
+		}
+		if p.CurrentPage != 1 {
+			t.Errorf(ruleEffective, "empty list (query %q) reported current_page %d, want 1", query.Encode(), p.CurrentPage)
+		}
+	}
+}
+
+func checkTotals(t *check.T, l pagedList) {
+	all, rows := everything(t, l, 6)
+	if len(rows) != all.Total {
+		t.Fatalf(ruleTotal, "limit=500 returned %d rows but total is %d", len(rows), all.Total)
+	}
+	truth := map[string]bool{}
+	for _, r := range rows {
+		if truth[r.ID] {
+			t.Fatalf(ruleTotal, "row %s appears twice in one page", r.ID)
+		}
+		truth[r.ID] = true
+	}
+	for _, lim := range []int{1, 5, 7} {
+		pages, walked := walk(t, l, lim)
+		for i, p := range pages {
+			if p.Total != all.Total {
+				t.Fatalf(ruleTotal, "limit=%d&page=%d reported total %d, want the count over all pages %d", lim, i+1, p.Total, all.Total)
+			}
+		}
+		seen := map[string]bool{}
+		for _, r := range walked {
+			if seen[r.ID] {
+				t.Fatalf(ruleTotal, "walking limit=%d: row %s appears on two pages", lim, r.ID)
+			}
+			seen[r.ID] = true
+			if !truth[r.ID] {
+				t.Fatalf(ruleTotal, "walking limit=%d: row %s is not in the whole list", lim, r.ID)
+			}
+		}
+		if len(walked) != all.Total {
+			t.Fatalf(ruleTotal, "walking limit=%d yielded %d rows over %d pages, want total %d (a gap)", lim, len(walked), len(pages), all.Total)
+		}
+	}
+}
+
+// newer tells whether a belongs before b: later created_at, or equal
+// created_at and greater id (PAGE-013).
+func newer(a, b shape.Item) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.After(b.CreatedAt)
+	}
+	return a.ID > b.ID
+}
+
+func assertOrdered(t *check.T, rows []shape.Item, what string) {
+	for i := 1; i < len(rows); i++ {
+		a, b := rows[i-1], rows[i]
+		if a.CreatedAt.Equal(b.CreatedAt) {
+			if a.ID <= b.ID {
+				t.Fatalf(ruleTiebreak, "%s: rows %d and %d share created_at %s but ids are not descending: %s then %s", what, i, i+1, a.CreatedAt.Format("2006-01-02T15:04:05.999999999Z07:00"), a.ID, b.ID)
+			}
+			continue
+		}
+		if !newer(a, b) {
+			t.Fatalf(ruleNewestFirst, "%s: row %d (%s, created %s) comes before row %d (%s, created %s): not newest first", what, i, a.ID, a.CreatedAt, i+1, b.ID, b.CreatedAt)
+		}
+	}
+}
+
+func checkNewestFirst(t *check.T, l pagedList) {
+	_, rows := everything(t, l, 3)
+	assertOrdered(t, rows, "limit=500")
+	_, walked := walk(t, l, 4)
+	assertOrdered(t, walked, "pages of 4 concatenated")
+	t.Rule(ruleNewestFirst).Expect(ids(walked)).To(Equal(ids(rows)), "pages of 4 concatenated differ from the whole list")
+}
+
+func checkTiebreak(t *check.T, l pagedList) {
+	t.NeedVirtualClock()
+	created := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		created[l.create(t)] = true
+	}
+	_, rows := everything(t, l, 3)
+	var mine []shape.Item
+	for _, r := range rows {
+		if created[r.ID] {
+			mine = append(mine, r)
+		}
+	}
+	if len(mine) != 3 {
+		t.Fatalf(l.rule, "the list shows %d of the 3 rows just created", len(mine))
+	}
+	if !mine[0].CreatedAt.Equal(mine[1].CreatedAt) || !mine[1].CreatedAt.Equal(mine[2].CreatedAt) {
+		t.Skipf("rows created on a standing virtual clock have different created_at (%s, %s, %s)", mine[0].CreatedAt, mine[1].CreatedAt, mine[2].CreatedAt)
+	}
+	// They are the newest rows, so they lead the list, ids descending.
+	for i, r := range mine {
+		if rows[i].ID != r.ID {
+			t.Fatalf(ruleNewestFirst, "row %d is %s, want the just-created %s among the first three", i+1, rows[i].ID, r.ID)
+		}
+	}
+	assertOrdered(t, rows[:3], "three rows created at one instant")
+	_, walked := walk(t, l, 1)
+	assertOrdered(t, walked[:3], "three rows created at one instant, one per page")
+}

@@ -1,0 +1,179 @@
+package ratelimit
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+const v1 = "/api/v1/partner"
+
+// Documented limits (document 2, Limits).
+const (
+	routeBudget  = 600
+	tenantBudget = 6000
+)
+
+// Rules of document 2, Limits / Authentication / Errors, as catalogued.
+const (
+	ruleRetryAfter      = "RATE-001" // Retry-After on every 429
+	ruleNoHeaders       = "RATE-002" // no X-RateLimit-*
+	ruleProblem         = "RATE-003" // 429 problem+json rate_limited
+	ruleRouteBudget     = "RATE-004" // 600 per key+method+template per window
+	ruleTemplate        = "RATE-005" // template shares a counter
+	ruleMethods         = "RATE-006" // methods do not share
+	ruleKeys            = "RATE-007" // keys do not share
+	ruleClockWindow     = "RATE-008" // windows aligned to clock minutes
+	ruleTenant          = "RATE-010" // tenant aggregate 6,000
+	ruleRetryAfterValue = "RATE-016" // Retry-After = seconds left in the window
+	ruleRetryAfterForm  = "RATE-017" // whole seconds, never a date
+	ruleStatus429       = "ERR-009"  // 429 problem+json with Retry-After
+	ruleCode429         = "ERR-026"  // rate_limited
+)
+
+// workers bounds the concurrency of a burst: enough to send 600 loopback
+// requests in about a second, few enough for two shared cores.
+const workers = 16
+
+// shot is one request of a burst.
+type shot struct {
+	c *client.Client
+	r client.Request
+}
+
+// fire sends every shot with a bounded pool of workers (released together
+// through t.Go) and returns the responses in shot order.
+func fire(t *check.T, shots []shot) []*client.Response {
+	out := make([]*client.Response, len(shots))
+	w := min(workers, len(shots))
+	if w == 0 {
+		return out
+	}
+	t.Go(w, func(g int) {
+		for i := g; i < len(shots); i += w {
+			out[i] = t.Do(shots[i].c, shots[i].r)
+		}
+	})
+	return out
+}
+
+// repeat is n copies of one request.
+func repeat(c *client.Client, r client.Request, n int) []shot {
+	out := make([]shot, n)
+	for i := range out {
+		out[i] = shot{c, r}
+	}
+	return out
+}
+
+func get(path string) client.Request { return client.Request{Method: http.MethodGet, Path: path} }
+
+// allPass asserts every response is 2xx under rule.
+func allPass(t *check.T, rule string, rs []*client.Response, what string) {
+	bad, first := 0, -1
+	for i, r := range rs {
+		if r.Status/100 != 2 {
+			bad++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if bad > 0 {
+		r := rs[first]
+		t.Fatalf(rule, "%s: %d of %d requests were refused within the budget; the first (#%d) got %d: %s", what, bad, len(rs), first+1, r.Status, clip(r.Body))
+	}
+}
+
+// exhaust sends exactly the route budget of one request, requires every
+// one to pass, and returns the responses.
+func exhaust(t *check.T, c *client.Client, r client.Request, rule string) []*client.Response {
+	rs := fire(t, repeat(c, r, routeBudget))
+	allPass(t, rule, rs, r.Method+" "+r.Path+" x"+strconv.Itoa(routeBudget))
+	return rs
+}
+
+var wholeSeconds = regexp.MustCompile(`^[0-9]+$`)
+
+// limited asserts the documented 429 (problem+json, code rate_limited,
+// one Retry-After of whole seconds) with the status and code under
+// statusRule, and returns Retry-After.
+func limited(t *check.T, statusRule string, r *client.Response, what string) int {
+	if r.Status != http.StatusTooManyRequests {
+		t.Fatalf(statusRule, "%s: status %d, want 429 rate_limited; body: %s", what, r.Status, clip(r.Body))
+	}
+	shape.ProblemJSON(t, ruleProblem, r, http.StatusTooManyRequests, "rate_limited")
+	vals := r.Header.Values("Retry-After")
+	if len(vals) != 1 {
+		t.Fatalf(ruleRetryAfter, "%s: 429 carries %d Retry-After headers %q, want one", what, len(vals), vals)
+	}
+	if !wholeSeconds.MatchString(vals[0]) {
+		t.Fatalf(ruleRetryAfterForm, "%s: Retry-After %q is not whole seconds", what, vals[0])
+	}
+	n, err := strconv.Atoi(vals[0])
+	if err != nil {
+		t.Fatalf(ruleRetryAfterForm, "%s: Retry-After %q: %v", what, vals[0], err)
+	}
+	return n
+}
+
+// noRateLimitHeaders asserts no response carries an X-RateLimit-* header.
+func noRateLimitHeaders(t *check.T, rs []*client.Response) {
+	for i, r := range rs {
+		for name := range r.Header {
+			if strings.HasPrefix(strings.ToLower(name), "x-ratelimit-") {
+				t.Fatalf(ruleNoHeaders, "response #%d (%d) carries %s: %q; no X-RateLimit-* headers exist", i+1, r.Status, name, r.Header.Values(name))
+			}
+		}
+	}
+}
+
+// now reads the virtual clock.
+func now(t *check.T) time.Time {
+	c, err := t.Control().Clock(t.Context())
+	if err != nil {
+		t.NoVerdict(err)
+	}
+	return c.Now
+}
+
+// secondsLeft is the whole seconds, rounded up and at least 1, until the
+// clock minute of at ends (RATE-016).
+func secondsLeft(at time.Time) int {
+	left := at.Truncate(time.Minute).Add(time.Minute).Sub(at)
+	return max(1, int(math.Ceil(left.Seconds())))
+}
+
+// advanceTo moves the virtual clock forward to second sec (with fraction)
+// of the current minute, or of the next one when nextMinute is set.
+func advanceTo(t *check.T, sec float64, nextMinute bool) time.Time {
+	cur := now(t)
+	target := cur.Truncate(time.Minute).Add(time.Duration(sec * float64(time.Second)))
+	if nextMinute {
+		target = target.Add(time.Minute)
+	}
+	d := target.Sub(cur)
+	if d <= 0 {
+		t.NoVerdict(fmt.Errorf("cannot move the clock back from %s to %s", cur, target))
+	}
+	c, err := t.Control().Advance(t.Context(), d)
+	if err != nil {
+		t.NoVerdict(err)
+	}
+	return c.Now
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
