@@ -158,7 +158,8 @@ func init() {
 				for _, ec := range errorCases() {
 					r := ec.send(t, http.Header{})
 					if r.Status != ec.status {
-						t.Fatalf("CORR-007", "setup: %s answered %d, want %d; body: %s", ec.what, r.Status, ec.status, clip(r.Body))
+						// Another rule's finding; the header must be there anyway.
+						t.Logf("%s answered %d, expected %d", ec.what, r.Status, ec.status)
 					}
 					generated(t, "CORR-007", r, ec.what)
 					id := newCorr()

@@ -70,7 +70,7 @@ func init() {
 				if d[kind+"_status"] != m.vocab {
 					t.Fatalf(m.rule, "%s customer: onboarding/status %s_status is %v, want %s", m.state, kind, d[kind+"_status"], m.vocab)
 				}
-				s := single(t, tenant, id, kind)
+				s := single(t, "ONB-009", tenant, id, kind)
 				if s[kind+"_status"] != m.vocab {
 					t.Fatalf(m.rule, "%s customer: onboarding/%s/status %s_status is %v, want %s", m.state, kind, kind, s[kind+"_status"], m.vocab)
 				}

@@ -68,15 +68,15 @@ func combined(t *check.T, c *client.Client, id, kind string) map[string]any {
 	return d
 }
 
-// single reads GET onboarding/{route}/status and asserts customer_status is
-// a lifecycle status; it returns data.
-func single(t *check.T, c *client.Client, id, route string) map[string]any {
-	d := shape.Envelope(t, "ONB-009", getStatus(t, c, id, route+"/status"), http.StatusOK)
+// single reads GET onboarding/{route}/status (failures under rule) and
+// asserts customer_status is a lifecycle status; it returns data.
+func single(t *check.T, rule string, c *client.Client, id, route string) map[string]any {
+	d := shape.Envelope(t, rule, getStatus(t, c, id, route+"/status"), http.StatusOK)
 	if _, ok := d[route+"_status"]; !ok {
-		t.Fatalf("ONB-009", "onboarding/%s/status has no %s_status", route, route)
+		t.Fatalf(rule, "onboarding/%s/status has no %s_status", route, route)
 	}
 	if cs, _ := d["customer_status"].(string); !shape.IsLifecycle(cs) {
-		t.Fatalf("ONB-009", "onboarding/%s/status customer_status is %v, want a lifecycle status", route, d["customer_status"])
+		t.Fatalf(rule, "onboarding/%s/status customer_status is %v, want a lifecycle status", route, d["customer_status"])
 	}
 	return d
 }
@@ -128,13 +128,13 @@ func init() {
 				for name, kind := range map[string]string{"active_personal": "kyc", "active_business": "kyb"} {
 					id := t.Customer(name)
 					all := combined(t, tenant, id, kind)
-					own := single(t, tenant, id, kind)
+					own := single(t, "ONB-009", tenant, id, kind)
 					if own[kind+"_status"] != all[kind+"_status"] || own["customer_status"] != all["customer_status"] {
 						t.Fatalf("ONB-009", "customers.%s: onboarding/%s/status says %v/%v, onboarding/status %v/%v", name, kind,
 							own[kind+"_status"], own["customer_status"], all[kind+"_status"], all["customer_status"])
 					}
 					rule := map[string]string{"kyc": "ONB-011", "kyb": "ONB-010"}[kind] // asking about the other kind
-					oth := single(t, tenant, id, other(kind))
+					oth := single(t, rule, tenant, id, other(kind))
 					if oth[other(kind)+"_status"] != nil {
 						t.Fatalf(rule, "customers.%s (%s): onboarding/%s/status has %s_status %v, want null", name, kind, other(kind), other(kind), oth[other(kind)+"_status"])
 					}

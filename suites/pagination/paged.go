@@ -67,9 +67,9 @@ func init() {
 				[]string{ruleLastPage, ruleShape}, nil, l.emptyNeeds, checkLastPageEmpty)
 		}
 		reg("total-all-pages", "total is the real count: walking every page yields total distinct rows, no gaps, no duplicates",
-			[]string{ruleTotal}, nil, nil, checkTotals)
+			[]string{ruleTotal, ruleEffective}, nil, nil, checkTotals)
 		reg("newest-first", "rows are newest first by created_at, ties by id descending, across page boundaries",
-			[]string{ruleNewestFirst, ruleTiebreak}, nil, nil, checkNewestFirst)
+			[]string{ruleNewestFirst, ruleTiebreak, ruleEffective}, nil, nil, checkNewestFirst)
 		if l.create != nil {
 			reg("id-tiebreak", "rows created at one instant (standing virtual clock) are ordered by id descending",
 				[]string{ruleTiebreak, ruleNewestFirst}, []string{check.Mutating, check.NeedsControl}, nil, checkTiebreak)

@@ -150,11 +150,11 @@ func init() {
 				}
 				paged := ids(map[string][]string{"page": {"2"}, "limit": {"1"}})
 				if len(paged) != len(all) {
-					t.Fatalf("PAGE-017", "with page=2&limit=1 the list has %d children, without %d; page and limit are ignored", len(paged), len(all))
+					t.Fatalf("SUB-007", "with page=2&limit=1 the list has %d children, without %d; page and limit are ignored", len(paged), len(all))
 				}
 				for id := range all {
 					if !paged[id] {
-						t.Fatalf("PAGE-017", "with page=2&limit=1 child %s is missing", id)
+						t.Fatalf("SUB-007", "with page=2&limit=1 child %s is missing", id)
 					}
 				}
 			},

@@ -1,0 +1,46 @@
+package idempotency
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+)
+
+// Keys are retained 24 hours (document 2, Limits), measured from the
+// completion of the first attempt (IDEM-021), on the virtual clock.
+
+func init() {
+	check.Register(check.Check{
+		ID:     "idempotency/expires-after-24h",
+		Title:  "at 24h-1s a used key still conflicts (409) and replays; at 24h+1s the same key with another body executes",
+		Rules:  []string{ruleExpiry, ruleReplay, ruleBody, ruleBytes},
+		Labels: []string{check.Mutating, check.NeedsControl}, Needs: []string{"keys.tenant"},
+		Run: func(t *check.T) {
+			t.NeedVirtualClock()
+			c := t.Client("tenant")
+			x, key := createCustomer(t), t.NewKey()
+			first := patch(t, c, x, key, jsonBody("DE"))
+			if first.Status != http.StatusOK {
+				t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, clip(first.Body)))
+			}
+			advance(t, 24*time.Hour-time.Second)
+			conflict(t, ruleBody, patch(t, c, x, key, jsonBody("FR")), "idempotency_key_reused", "another body with the key at 24h-1s")
+			same(t, first, patch(t, c, x, key, jsonBody("DE")), "identical retry at 24h-1s")
+			advance(t, 2*time.Second)
+			r := patch(t, c, x, key, jsonBody("FR"))
+			if r.Status != http.StatusOK {
+				t.Fatalf(ruleExpiry, "at 24h+1s the key with another body answered %d, want 200 (the key expired); body: %s", r.Status, clip(r.Body))
+			}
+			if j := jurisdiction(t, x); j != "FR" {
+				t.Fatalf(ruleExpiry, "at 24h+1s the PATCH answered 200 but the jurisdiction is %s, want FR", j)
+			}
+		},
+	})
+}
+
+func advance(t *check.T, d time.Duration) {
+	if _, err := t.Control().Advance(t.Context(), d); err != nil {
+		t.NoVerdict(err)
+	}
+}
