@@ -23,7 +23,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/size-limit-1mib",
 			Title:  "a JSON body of exactly 1,048,576 bytes is replay-protected; 1,048,577 bytes is not (the retry re-executes, the key is not held)",
-			Rules:  []string{ruleProtected, ruleJSONOnly},
+			Rules:  []string{ruleProtected, ruleJSONOnly, "IDEM-024"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -59,7 +59,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/large-response-not-stored",
 			Title:  "a protected request whose 2xx response exceeds 1 MiB is not stored: the identical retry re-executes",
-			Rules:  []string{ruleLargeResponse},
+			Rules:  []string{ruleLargeResponse, "IDEM-024"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")

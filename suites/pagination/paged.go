@@ -18,6 +18,7 @@ const (
 	ruleDefaultLimit  = "PAGE-001" // limit defaults to 100
 	ruleLimitZero     = "PAGE-002" // limit 0 -> 1
 	ruleLimitMax      = "PAGE-003" // limit > 500 -> 500
+	ruleNonInteger    = "PAGE-026" // a non-integer limit or page takes its default (interpretation)
 	ruleLimitNegative = "PAGE-004" // negative limit -> 1, a clamp is never an error
 	rulePageDefault   = "PAGE-005" // page defaults to 1, 1-based
 	rulePageClamp     = "PAGE-006" // page 0 or negative -> 1
@@ -57,7 +58,7 @@ func init() {
 		reg("page-clamped", "page 0 and -3 are page 1; pages are 1-based",
 			[]string{rulePageClamp, rulePageDefault, ruleEffective}, nil, nil, checkPageClamped)
 		reg("non-integer-params", "non-integer limit and page fall back to their defaults, silently (200)",
-			[]string{ruleLimitNegative, ruleDefaultLimit, rulePageDefault}, nil, nil, checkNonInteger)
+			[]string{ruleNonInteger}, nil, nil, checkNonInteger)
 		reg("past-end", "a page past the end is 200 with an empty list and the true totals",
 			[]string{rulePastEnd, ruleEffective}, nil, nil, checkPastEnd)
 		reg("last-page", "last_page is ceil(total/per_page) for many limits and the last page holds the remainder",
@@ -227,13 +228,13 @@ func checkNonInteger(t *check.T, l pagedList) {
 	for _, v := range []string{"abc", "2.5", ""} {
 		p, got := get(t, l, q("limit", v))
 		if p.PerPage != 100 || len(got) != min(all.Total, 100) {
-			t.Errorf(ruleDefaultLimit, "limit=%q reported per_page %d with %d rows, want the default 100 (%d rows)", v, p.PerPage, len(got), min(all.Total, 100))
+			t.Errorf(ruleNonInteger, "limit=%q reported per_page %d with %d rows, want the default 100 (%d rows)", v, p.PerPage, len(got), min(all.Total, 100))
 		}
 		p, got = get(t, l, q("limit", "3", "page", v))
 		if p.CurrentPage != 1 {
-			t.Errorf(rulePageDefault, "page=%q reported current_page %d, want the default 1", v, p.CurrentPage)
+			t.Errorf(ruleNonInteger, "page=%q reported current_page %d, want the default 1", v, p.CurrentPage)
 		}
-		t.Rule(rulePageDefault).Expect(ids(got)).To(Equal(ids(first)), "page=%q rows differ from page 1", v)
+		t.Rule(ruleNonInteger).Expect(ids(got)).To(Equal(ids(first)), "page=%q rows differ from page 1", v)
 	}
 }
 
