@@ -81,7 +81,7 @@ func init() {
 		check.Check{
 			ID:     "checkorder/key-before-idempotency-key",
 			Title:  "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
-			Rules:  []string{"ORDER-006", "ORDER-001"},
+			Rules:  []string{"ORDER-018", "ORDER-001"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "keys.read_only"},
 			Run: func(t *check.T) {
@@ -98,15 +98,15 @@ func init() {
 				} {
 					r := post(x.c)
 					if r.Status != http.StatusUnauthorized {
-						t.Fatalf("ORDER-006", "POST /customers with %s and no Idempotency-Key: status %d, want 401 (the key step comes before the Idempotency-Key step); body: %s", x.what, r.Status, clip(r.Body))
+						t.Fatalf("ORDER-018", "POST /customers with %s and no Idempotency-Key: status %d, want 401 (the key step comes before the Idempotency-Key step); body: %s", x.what, r.Status, clip(r.Body))
 					}
-					shape.ProblemJSON(t, "ORDER-006", r, http.StatusUnauthorized, "api_key_authentication_failed")
+					shape.ProblemJSON(t, "ORDER-018", r, http.StatusUnauthorized, "api_key_authentication_failed")
 				}
 				r := post(t.Client("read_only"))
 				if r.Status != http.StatusForbidden {
-					t.Fatalf("ORDER-006", "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key: status %d, want 403; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ORDER-018", "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key: status %d, want 403; body: %s", r.Status, clip(r.Body))
 				}
-				shape.ProblemJSON(t, "ORDER-006", r, http.StatusForbidden, "api_key_not_authorized")
+				shape.ProblemJSON(t, "ORDER-018", r, http.StatusForbidden, "api_key_not_authorized")
 			},
 		},
 		check.Check{
@@ -158,7 +158,7 @@ func init() {
 		check.Check{
 			ID:     "checkorder/idempotency-key-before-binding",
 			Title:  "a missing or malformed Idempotency-Key wins over a malformed JSON body: 400 idempotency_key_invalid",
-			Rules:  []string{"ORDER-011", "ORDER-001"},
+			Rules:  []string{"ORDER-019", "ORDER-001"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -173,9 +173,9 @@ func init() {
 				} {
 					r := t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", Body: malformedJSON, Header: x.h})
 					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ORDER-011", "POST /customers with %s and a malformed JSON body: status %d, want 400 idempotency_key_invalid; body: %s", x.what, r.Status, clip(r.Body))
+						t.Fatalf("ORDER-019", "POST /customers with %s and a malformed JSON body: status %d, want 400 idempotency_key_invalid; body: %s", x.what, r.Status, clip(r.Body))
 					}
-					shape.ProblemJSON(t, "ORDER-011", r, http.StatusBadRequest, "idempotency_key_invalid")
+					shape.ProblemJSON(t, "ORDER-019", r, http.StatusBadRequest, "idempotency_key_invalid")
 				}
 			},
 		},

@@ -174,9 +174,8 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.active_personal", "customers.active_business"},
 			Run: func(t *check.T) {
-				wrong := map[string]string{"active_personal": "kyb", "active_business": "kyc"}
-				for name, kind := range wrong {
-					id := t.Customer(name)
+				for _, f := range fixtures {
+					id, kind := t.Customer(f.name), other(f.kind)
 					shape.Refusal(t, "ONB-042", fresh.Initiate(t, id, kind), http.StatusUnprocessableEntity, "invalid_onboarding_type")
 					shape.Refusal(t, "ONB-042", fresh.Token(t, id, kind), http.StatusUnprocessableEntity, "invalid_onboarding_type")
 				}

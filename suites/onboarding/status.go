@@ -9,6 +9,9 @@ import (
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
+// fixtures are the verified person and business, in a fixed order.
+var fixtures = []struct{ name, kind string }{{"active_personal", "kyc"}, {"active_business", "kyb"}}
+
 // vocabulary is the verification vocabulary (document 1, Onboarding status
 // response).
 var vocabulary = map[string]bool{"pending": true, "in_progress": true, "approved": true, "rejected": true, "blocked": true, "closed": true}
@@ -89,7 +92,8 @@ func init() {
 			Rules: []string{"ONB-030", "ONB-001", "ONB-002", "ONB-003", "ONB-004", "ONB-005", "ONB-006", "ONB-008"},
 			Needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business"},
 			Run: func(t *check.T) {
-				for name, kind := range map[string]string{"active_personal": "kyc", "active_business": "kyb"} {
+				for _, f := range fixtures {
+					name, kind := f.name, f.kind
 					d := combined(t, t.Client("tenant"), t.Customer(name), kind)
 					if d[kind+"_status"] != "approved" || d["customer_status"] != "Active" {
 						t.Fatalf("ONB-005", "customers.%s: %s_status %v, customer_status %v; want approved, Active", name, kind, d[kind+"_status"], d["customer_status"])
@@ -125,7 +129,8 @@ func init() {
 			Needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business"},
 			Run: func(t *check.T) {
 				tenant := t.Client("tenant")
-				for name, kind := range map[string]string{"active_personal": "kyc", "active_business": "kyb"} {
+				for _, f := range fixtures {
+					name, kind := f.name, f.kind
 					id := t.Customer(name)
 					all := combined(t, tenant, id, kind)
 					own := single(t, "ONB-009", tenant, id, kind)
