@@ -22,7 +22,7 @@ func init() {
 				// forbidden); UK: exceptionally reserved, not assigned (GB is
 				// the United Kingdom's alpha-2 code); gb, " GB": not the code's
 				// form, and upper-casing or trimming them would be coercion.
-				for _, bad := range []string{"XX", "GBR", "UK", "gb", " GB", "uk"} {
+				for _, bad := range []string{"XX", "GBR", "gbr", "UK", "uk", "gb", " GB"} {
 					r := fresh.Patch(t, id, map[string]any{"jurisdiction": bad})
 					shape.Refusal(t, "CUST-013", r, http.StatusUnprocessableEntity, "jurisdiction_invalid")
 					if got := fresh.Read(t, "CUST-013", id)["jurisdiction"]; got != "GB" {
