@@ -102,7 +102,9 @@ func WriteJSON(dir string, r *Run, cat *catalogue.Catalogue, red *redact.Redacto
 	if cat != nil {
 		doc.Coverage.Areas, doc.Coverage.Covered, doc.Coverage.Total = cat.Coverage()
 	}
-	for _, res := range r.Results {
+	results := append([]*check.Result(nil), r.Results...)
+	sort.Slice(results, func(i, j int) bool { return results[i].ID < results[j].ID })
+	for _, res := range results {
 		rd := resultDoc{Result: res}
 		for _, f := range res.Failures {
 			ev := evidence{Rule: f.Rule, Message: f.Message}

@@ -105,7 +105,7 @@ func execute(f runFlags, stdout, stderr io.Writer) int {
 		results = append(results, r)
 		mu.Unlock()
 		fmt.Fprintf(console, "  %-7s %s (%s)\n", strings.ToUpper(string(r.Status)), r.ID, r.Duration.Round(time.Millisecond))
-		if r.Status == check.Failed || r.Status == check.Error {
+		if r.Status != check.Passed {
 			for _, line := range strings.Split(r.Summary(), "\n") {
 				fmt.Fprintf(console, "          %s\n", line)
 			}
@@ -123,8 +123,8 @@ func execute(f runFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone run: write junit.xml: %v\n", err)
 		return exitNoVerdict
 	}
+	fmt.Fprintf(console, "\nreports: %s/junit.xml, %s/results.json\n", f.out, f.out)
 	counts := reports.PrintSummary(console, run, cat)
-	fmt.Fprintf(console, "reports: %s/junit.xml, %s/results.json\n", f.out, f.out)
 	switch {
 	case counts.Failed > 0:
 		return exitFailed
