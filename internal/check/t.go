@@ -127,6 +127,16 @@ func (t *T) Do(c *client.Client, r client.Request) *client.Response {
 	return resp
 }
 
+// DoRaw sends header lines byte for byte (see client.DoRaw); a transport
+// failure ends the check without a verdict.
+func (t *T) DoRaw(c *client.Client, method, path string, header [][2]string, body []byte) *client.Response {
+	resp, err := c.DoRaw(t.ctx, method, path, header, body)
+	if err != nil {
+		t.NoVerdict(err)
+	}
+	return resp
+}
+
 // NewKey returns a fresh Idempotency-Key.
 func (t *T) NewKey() string { return "ts-" + uuid.NewString() }
 

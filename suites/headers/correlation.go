@@ -239,7 +239,7 @@ func init() {
 				// spec fixes only "else 400" for this case (the codes table names
 				// correlation_id_invalid for duplicated or over-long ids), and an
 				// HTTP server may refuse the control character before the API.
-				raw := rawGet(t, P+"/me", "X-Api-Key: "+t.Profile().Key("tenant"), corrHeader+": ts-corr-\x7f-del")
+				raw := t.DoRaw(c, http.MethodGet, P+"/me", [][2]string{{corrHeader, "ts-corr-\x7f-del"}}, nil)
 				if raw.Status != http.StatusBadRequest {
 					t.Errorf("CORR-004", "GET /me with an X-Correlation-Id holding DEL (0x7F): status %d, want 400", raw.Status)
 				}

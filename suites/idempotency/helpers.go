@@ -1,17 +1,11 @@
 package idempotency
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/tls"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -185,85 +179,6 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// rawDo sends one request over a new connection exactly as written, for
-// header bytes Go's HTTP client refuses to send (a 0x7F in a value). The
-// exchange is recorded like any other.
-func rawDo(t *check.T, c *client.Client, method, path string, header [][2]string, body []byte) *client.Response {
-	u, err := url.Parse(c.BaseURL + path)
-	if err != nil {
-		t.NoVerdict(err)
-	}
-	host := u.Host
-	if u.Port() == "" {
-		if u.Scheme == "https" {
-			host += ":443"
-		} else {
-			host += ":80"
-		}
-	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, u.RequestURI(), u.Host)
-	rec := http.Header{}
-	all := append([][2]string{{"X-Api-Key", c.Key}, {client.CaseHeader, c.CaseID}}, header...)
-	if body != nil {
-		all = append(all, [2]string{"Content-Length", strconv.Itoa(len(body))})
-	}
-	all = append(all, [2]string{"Connection", "close"})
-	for _, h := range all {
-		fmt.Fprintf(&buf, "%s: %s\r\n", h[0], h[1])
-		rec[h[0]] = append(rec[h[0]], h[1])
-	}
-	buf.WriteString("\r\n")
-	buf.Write(body)
-
-	ex := &client.Exchange{Time: time.Now().UTC(), KeyName: c.KeyName,
-		Request: client.RequestRecord{Method: method, URL: u.String(), Header: rec, Body: body}}
-	record := func() {
-		if c.Record != nil {
-			c.Record(ex)
-		}
-	}
-	start := time.Now()
-	d := net.Dialer{Timeout: 10 * time.Second}
-	var conn net.Conn
-	if u.Scheme == "https" {
-		cfg := &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
-		if tr, ok := c.HTTP.Transport.(*http.Transport); ok && tr.TLSClientConfig != nil {
-			cfg = tr.TLSClientConfig.Clone()
-			cfg.ServerName = u.Hostname()
-		}
-		conn, err = tls.DialWithDialer(&d, "tcp", host, cfg)
-	} else {
-		conn, err = d.DialContext(t.Context(), "tcp", host)
-	}
-	if err != nil {
-		ex.Error = err.Error()
-		record()
-		t.NoVerdict(&client.TransportError{Err: err})
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := conn.Write(buf.Bytes()); err != nil {
-		ex.Error = err.Error()
-		record()
-		t.NoVerdict(&client.TransportError{Err: err})
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		ex.Error = err.Error()
-		record()
-		t.NoVerdict(&client.TransportError{Err: err})
-	}
-	rb, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	ex.Duration = time.Since(start)
-	ex.Response = &client.ResponseRecord{Status: resp.StatusCode, Header: resp.Header.Clone(), Body: rb}
-	record()
-	if err != nil {
-		t.NoVerdict(&client.TransportError{Err: err})
-	}
-	return &client.Response{Status: resp.StatusCode, Header: resp.Header, Body: rb, Exchange: ex}
-}
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

@@ -94,7 +94,7 @@ func init() {
 					invalidKey(t, ruleCharacters, patch(t, c, id, k.key+t.NewKey(), jsonBody("DE")), "Idempotency-Key with "+k.what)
 				}
 				// Go's HTTP client refuses to send 0x7F: write the request by hand.
-				r := rawDo(t, c, http.MethodPatch, customers+"/"+id,
+				r := t.DoRaw(c, http.MethodPatch, customers+"/"+id,
 					[][2]string{{"Idempotency-Key", "ts-key\x7fdel-" + t.NewKey()}, {"Content-Type", "application/json"}}, jsonBody("DE"))
 				invalidKey(t, ruleVisible, r, "Idempotency-Key with 0x7F")
 				if j := jurisdiction(t, id); j != "GB" {
