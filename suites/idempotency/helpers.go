@@ -179,7 +179,6 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-
 func itoa(n int) string { return strconv.Itoa(n) }
 
 var errorf = fmt.Errorf
