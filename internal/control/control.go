@@ -90,3 +90,16 @@ func (c *Client) SetLatency(ctx context.Context, method, template string, d time
 func (c *Client) VerificationDecision(ctx context.Context, customerID, decision string) error {
 	return c.Call(ctx, http.MethodPost, "/customers/"+customerID+"/verification", map[string]any{"decision": decision}, nil)
 }
+
+// RotationPair has the sandbox's dashboard issue a fresh key like the key
+// whose public prefix is like (same tenant, environment, binding, scopes and
+// allowlist) and rotate it at once with overlap (0: the default). It
+// returns the old key and its successor, in full.
+func (c *Client) RotationPair(ctx context.Context, like string, overlap time.Duration) (old, succ string, err error) {
+	var out struct {
+		Old string `json:"old"`
+		New string `json:"new"`
+	}
+	err = c.Call(ctx, http.MethodPost, "/keys/rotation-pair", map[string]any{"like": like, "overlap_hours": overlap.Hours()}, &out)
+	return out.Old, out.New, err
+}

@@ -39,15 +39,26 @@ type Profile struct {
 type Keys struct {
 	Tenant           string `json:"tenant,omitempty"`            // tenant-wide, every scope
 	Subject          string `json:"subject,omitempty"`           // bound to customers.parent, every scope
+	Child            string `json:"child,omitempty"`             // bound to customers.child (a key issued to an end customer)
 	ReadOnly         string `json:"read_only,omitempty"`         // tenant-wide, only *:read scopes
 	Unbound          string `json:"unbound,omitempty"`           // legacy unbound key
 	OtherEnvironment string `json:"other_environment,omitempty"` // well-formed, minted for another environment
 	PascalScopes     string `json:"pascal_scopes,omitempty"`     // tenant-wide, scopes granted in PascalCase spelling
 	Umbrella         string `json:"umbrella,omitempty"`          // tenant-wide, granted transactions:read+write and onboarding:read only
+	UnusedScopes     string `json:"unused_scopes,omitempty"`     // tenant-wide, granted only scopes no operation demands (compliance:read, open-banking:*, end-user-fees:write)
 	IPRestricted     string `json:"ip_restricted,omitempty"`     // tenant-wide, allowlist excludes the harness's address
 	NoEnvironment    string `json:"no_environment,omitempty"`    // no environment recorded: works everywhere
 	OtherTenant      string `json:"other_tenant,omitempty"`      // tenant-wide key of the second tenant
 	Live             string `json:"live,omitempty"`              // a key whose environment segment is live (refused for mutating work without opt-in)
+
+	// Keys in states that must be refused (each a plain 401), and one rotation.
+	Revoked         string `json:"revoked,omitempty"`          // revoked
+	Expired         string `json:"expired,omitempty"`          // past its expiry
+	NotYetActive    string `json:"not_yet_active,omitempty"`   // its validity starts in the future
+	RotatedOld      string `json:"rotated_old,omitempty"`      // the old key of a rotation, still within its overlap window
+	RotatedNew      string `json:"rotated_new,omitempty"`      // the key that rotation minted (successor of rotated_old)
+	SuspendedTenant string `json:"suspended_tenant,omitempty"` // a key of a suspended tenant
+	AccessOff       string `json:"access_off,omitempty"`       // a key for which API access is switched off
 }
 
 // Customers are ids of pre-made customers.

@@ -23,34 +23,39 @@ type refusedKey struct {
 
 var refusedKeys = []refusedKey{
 	{"unknown-key", "an unknown well-formed key is 401 with detail exactly 'API key authentication failed.'",
-		[]string{"AUTH-019", "AUTH-015", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
+		[]string{"AUTH-019", "AUTH-015", "AUTH-016", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
 		func(t *check.T) (string, string) { return "unknown", unknownKey(t) }},
 	{"wrong-secret", "a known public prefix with a wrong secret is 401 with detail exactly 'API key authentication failed.'",
-		[]string{"AUTH-020", "AUTH-015", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
+		[]string{"AUTH-020", "AUTH-015", "AUTH-016", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
 		func(t *check.T) (string, string) { return "tenant", wrongSecretKey(t) }},
 	{"other-environment-key", "a key minted for another environment is a plain 401 with detail exactly 'API key authentication failed.'",
-		[]string{"AUTH-013", "AUTH-025", "AUTH-015", "ERR-139"}, []string{"keys.other_environment"},
+		[]string{"AUTH-013", "AUTH-025", "AUTH-015", "AUTH-016", "ERR-139"}, []string{"keys.other_environment"},
 		func(t *check.T) (string, string) { return "other_environment", t.Profile().Key("other_environment") }},
+}
+
+// registerRefused registers one refused-key check: the key is 401 with the
+// generic detail on a v1 read, a v1 list and the v2 customers list.
+func registerRefused(rk refusedKey) {
+	check.Register(check.Check{
+		ID:    "auth/" + rk.slug,
+		Title: rk.title,
+		Rules: rk.rules,
+		Needs: rk.needs,
+		Run: func(t *check.T) {
+			name, key := rk.key(t)
+			c := withKey(t, name, key)
+			t.SpendAuthFailures(3)
+			for _, path := range []string{P + "/me", P + "/customers", "/api/v2/public/customers"} {
+				r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
+				expect401(t, rk.rules[0], r, false, rk.slug+" on GET "+path)
+			}
+		},
+	})
 }
 
 func init() {
 	for _, rk := range refusedKeys {
-		rk := rk
-		check.Register(check.Check{
-			ID:    "auth/" + rk.slug,
-			Title: rk.title,
-			Rules: rk.rules,
-			Needs: rk.needs,
-			Run: func(t *check.T) {
-				name, key := rk.key(t)
-				c := withKey(t, name, key)
-				t.SpendAuthFailures(3)
-				for _, path := range []string{P + "/me", P + "/customers", "/api/v2/public/customers"} {
-					r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
-					expect401(t, rk.rules[0], r, false, rk.slug+" on GET "+path)
-				}
-			},
-		})
+		registerRefused(rk)
 	}
 	check.Register(check.Check{
 		ID:    "auth/no-environment-key-works",

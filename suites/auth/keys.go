@@ -112,17 +112,22 @@ func expect401(t *check.T, rule string, r *client.Response, specific bool, what 
 	}
 }
 
-// wwwAuthenticate asserts WWW-Authenticate: Bearer on a 401 (AUTH-015,
-// AUTH-016: the scheme, optionally followed by parameters).
+// wwwAuthenticate asserts WWW-Authenticate on a 401: present (AUTH-015) and
+// a challenge whose scheme is Bearer, matched case-insensitively and
+// optionally followed by parameters (AUTH-016).
 func wwwAuthenticate(t *check.T, r *client.Response, what string) {
 	vals := r.Header.Values("WWW-Authenticate")
+	if len(vals) == 0 {
+		t.Errorf("AUTH-015", "%s: 401 carries no WWW-Authenticate header, want the Bearer scheme", what)
+		return
+	}
 	for _, v := range vals {
 		scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
 		if strings.EqualFold(scheme, "Bearer") {
 			return
 		}
 	}
-	t.Errorf("AUTH-015", "%s: 401 carries WWW-Authenticate %q, want the Bearer scheme", what, vals)
+	t.Errorf("AUTH-016", "%s: 401 carries WWW-Authenticate %q, want a value beginning with the scheme Bearer (parameters may follow)", what, vals)
 }
 
 // expect403 asserts 403 problem+json api_key_not_authorized.

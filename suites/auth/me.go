@@ -117,8 +117,11 @@ func init() {
 				names := []string{}
 				for name, k := range t.Profile().KeyMap() {
 					switch name {
-					case "other_environment", "ip_restricted", "live":
+					case "other_environment", "ip_restricted", "live",
+						"revoked", "expired", "not_yet_active", "suspended_tenant", "access_off":
 						continue // refused by design, or not ours to use
+					case "rotated_old":
+						continue // valid only within its overlap window; auth/rotation-* read its /me
 					}
 					if k != "" {
 						names = append(names, name)

@@ -17,30 +17,32 @@ import (
 // mistake is one malformed way of presenting a key.
 type mistake struct {
 	slug, title, rule string
+	// also are further rules the mistake proves besides rule.
+	also []string
 	// header builds the auth headers from the tenant key and its parts.
 	header func(t *check.T, key string) http.Header
 }
 
 var mistakes = []mistake{
-	{"no-key", "a request without any key is 401 with a specific detail", "AUTH-002",
+	{"no-key", "a request without any key is 401 with a specific detail", "AUTH-002", nil,
 		func(*check.T, string) http.Header { return http.Header{} }},
-	{"both-headers", "X-Api-Key and Authorization: Bearer together are 401 with a specific detail, even with the same valid key", "AUTH-004",
+	{"both-headers", "X-Api-Key and Authorization: Bearer together are 401 with a specific detail, even with the same valid key", "AUTH-004", nil,
 		func(_ *check.T, k string) http.Header {
 			return http.Header{"X-Api-Key": {k}, "Authorization": {"Bearer " + k}}
 		}},
-	{"duplicate-x-api-key", "two X-Api-Key header lines are 401 with a specific detail, even with the same valid key", "AUTH-005",
+	{"duplicate-x-api-key", "two X-Api-Key header lines are 401 with a specific detail, even with the same valid key", "AUTH-005", nil,
 		func(_ *check.T, k string) http.Header { return http.Header{"X-Api-Key": {k, k}} }},
-	{"duplicate-authorization", "two Authorization: Bearer header lines are 401 with a specific detail", "AUTH-006",
+	{"duplicate-authorization", "two Authorization: Bearer header lines are 401 with a specific detail", "AUTH-006", nil,
 		func(_ *check.T, k string) http.Header {
 			return http.Header{"Authorization": {"Bearer " + k, "Bearer " + k}}
 		}},
-	{"basic-scheme", "Authorization with the Basic scheme is 401 with a specific detail", "AUTH-007",
+	{"basic-scheme", "Authorization with the Basic scheme is 401 with a specific detail", "AUTH-007", nil,
 		func(_ *check.T, k string) http.Header {
 			return http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte(k+":"))}}
 		}},
-	{"other-scheme", "Authorization with a scheme other than Bearer carrying the key is 401 with a specific detail", "AUTH-007",
+	{"other-scheme", "Authorization with a scheme other than Bearer carrying the key is 401 with a specific detail", "AUTH-007", nil,
 		func(_ *check.T, k string) http.Header { return http.Header{"Authorization": {"ApiKey " + k}} }},
-	{"format-uppercase-hex", "a key whose 16 hex digits are uppercase is a format error: 401 with a specific detail", "AUTH-010",
+	{"format-uppercase-hex", "a key whose 16 hex digits are uppercase is a format error: 401 with a specific detail", "AUTH-010", nil,
 		func(t *check.T, _ string) http.Header {
 			p := tenantParts(t)
 			up := strings.ToUpper(p.hex)
@@ -50,24 +52,24 @@ var mistakes = []mistake{
 			p.hex, p.secret = up, randomSecret()
 			return http.Header{"X-Api-Key": {p.String()}}
 		}},
-	{"format-15-hex", "a key with 15 hex digits is a format error: 401 with a specific detail", "AUTH-010",
+	{"format-15-hex", "a key with 15 hex digits is a format error: 401 with a specific detail", "AUTH-010", nil,
 		func(t *check.T, _ string) http.Header {
 			p := tenantParts(t)
 			p.hex, p.secret = p.hex[:len(p.hex)-1], randomSecret()
 			return http.Header{"X-Api-Key": {p.String()}}
 		}},
-	{"format-17-hex", "a key with 17 hex digits is a format error: 401 with a specific detail", "AUTH-010",
+	{"format-17-hex", "a key with 17 hex digits is a format error: 401 with a specific detail", "AUTH-010", nil,
 		func(t *check.T, _ string) http.Header {
 			p := tenantParts(t)
 			p.hex, p.secret = p.hex+"a", randomSecret()
 			return http.Header{"X-Api-Key": {p.String()}}
 		}},
-	{"format-missing-dot", "a key without the dot between prefix and secret is a format error: 401 with a specific detail", "AUTH-010",
+	{"format-missing-dot", "a key without the dot between prefix and secret is a format error: 401 with a specific detail", "AUTH-010", nil,
 		func(t *check.T, _ string) http.Header {
 			p := tenantParts(t)
 			return http.Header{"X-Api-Key": {p.prefix() + randomSecret()}}
 		}},
-	{"format-unknown-environment", "a key whose environment segment is not live, sandbox, test, dev or key is a format error: 401 with a specific detail", "AUTH-010",
+	{"format-unknown-environment", "a key whose environment segment is not live, sandbox, test, dev or key (svc_prod_...) is a format error: 401 with a specific detail", "AUTH-012", []string{"AUTH-010"},
 		func(t *check.T, _ string) http.Header {
 			p := tenantParts(t)
 			p.env, p.secret = "prod", randomSecret()
@@ -81,7 +83,7 @@ func init() {
 		check.Register(check.Check{
 			ID:    "auth/" + m.slug,
 			Title: m.title,
-			Rules: []string{m.rule, "AUTH-009", "AUTH-015", "AUTH-017", "AUTH-018"},
+			Rules: append(append([]string{m.rule}, m.also...), "AUTH-009", "AUTH-015", "AUTH-016", "AUTH-017", "AUTH-018"),
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				key := t.Profile().Key("tenant")

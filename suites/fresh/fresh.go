@@ -209,3 +209,17 @@ func Gated(t *check.T, rule string, r *client.Response) {
 		t.Fatalf(rule, "403 code is %v, want sub_customer_onboarding_disabled; body: %s", code, clip(r.Body))
 	}
 }
+
+// ProviderUnreachable makes the identity provider unreachable for
+// refreshing reads through the control API and returns a function that
+// makes it reachable again; call it deferred.
+func ProviderUnreachable(t *check.T) (restore func()) {
+	if err := t.Control().Call(t.Context(), http.MethodPost, "/provider", map[string]any{"reachable": false}, nil); err != nil {
+		t.NoVerdict(err)
+	}
+	return func() {
+		if err := t.Control().Call(t.Context(), http.MethodPost, "/provider", map[string]any{"reachable": true}, nil); err != nil {
+			t.Logf("could not make the identity provider reachable again: %v", err)
+		}
+	}
+}

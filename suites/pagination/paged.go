@@ -31,6 +31,7 @@ const (
 	ruleTiebreak      = "PAGE-013" // equal created_at: id descending
 	ruleUnpaged       = "PAGE-016" // unpaged lists
 	ruleUnpagedParams = "PAGE-017" // unpaged lists ignore page/limit, no pagination
+	ruleDatedPaging   = "VER-009"  // from 2026-09-01 real totals and page honoured
 )
 
 // maxWalk bounds a walk through pages so a list that never ends cannot
@@ -56,7 +57,7 @@ func init() {
 		reg("limit-clamped", "limit 0 and negative clamp to 1, 501 and 10000 clamp to 500, silently (200)",
 			[]string{ruleLimitZero, ruleLimitMax, ruleLimitNegative, ruleEffective}, nil, nil, checkLimitClamped)
 		reg("page-clamped", "page 0 and -3 are page 1; pages are 1-based",
-			[]string{rulePageClamp, rulePageDefault, ruleEffective}, nil, nil, checkPageClamped)
+			[]string{rulePageClamp, rulePageDefault, ruleEffective, ruleDatedPaging}, nil, nil, checkPageClamped)
 		reg("non-integer-params", "non-integer limit and page fall back to their defaults, silently (200)",
 			[]string{ruleNonInteger}, nil, nil, checkNonInteger)
 		reg("past-end", "a page past the end is 200 with an empty list and the true totals",
@@ -68,7 +69,7 @@ func init() {
 				[]string{ruleLastPage, ruleShape}, nil, l.emptyNeeds, checkLastPageEmpty)
 		}
 		reg("total-all-pages", "total is the real count: walking every page yields total distinct rows, no gaps, no duplicates",
-			[]string{ruleTotal, ruleEffective}, nil, nil, checkTotals)
+			[]string{ruleTotal, ruleEffective, ruleDatedPaging}, nil, nil, checkTotals)
 		reg("newest-first", "rows are newest first by created_at, ties by id descending, across page boundaries",
 			[]string{ruleNewestFirst, ruleTiebreak, ruleEffective}, nil, nil, checkNewestFirst)
 		if l.create != nil {
@@ -206,6 +207,7 @@ func checkLimitClamped(t *check.T, l pagedList) {
 }
 
 func checkPageClamped(t *check.T, l pagedList) {
+	afterPagingChange(t)
 	_, all := everything(t, l, 6)
 	_, first := get(t, l, q("limit", "3", "page", "1"))
 	for _, page := range []string{"0", "-3"} {
@@ -302,6 +304,7 @@ func checkLastPageEmpty(t *check.T, l pagedList) {
 }
 
 func checkTotals(t *check.T, l pagedList) {
+	afterPagingChange(t)
 	all, rows := everything(t, l, 6)
 	if len(rows) != all.Total {
 		t.Fatalf(ruleTotal, "limit=500 returned %d rows but total is %d", len(rows), all.Total)

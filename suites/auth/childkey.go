@@ -1,0 +1,63 @@
+package auth
+
+// Document 2, Authentication 8 and 11: a key issued to an end customer of
+// the integrator is subject-bound to just that end customer. Its /me names
+// the child with no delegated customers (one level only: a child onboards no
+// children), its list holds only the child, and its parent, like any other
+// customer, is a 404 byte-identical to a nonexistent id.
+
+import (
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+)
+
+func init() {
+	check.Register(check.Check{
+		ID:    "auth/child-key-bound-to-child",
+		Title: "a key issued to an end customer is subject-bound to just it: /me names the child, its list holds only the child, its parent is 404 like a nonexistent id",
+		Rules: []string{"BIND-021", "BIND-006", "BIND-008", "BIND-001", "BIND-017", "ME-003", "ME-007"},
+		Needs: []string{"keys.child", "customers.child", "customers.parent"},
+		Run: func(t *check.T) {
+			ck := t.Client("child")
+			child, parent := t.Customer("child"), t.Customer("parent")
+			t.SpendAuthFailures(1)
+			data, ids := identity(t, "child")
+			if got := data["subject_binding"]; got != "subject" {
+				t.Errorf("BIND-021", "GET /me with keys.child: subject_binding is %v, want \"subject\" (a key issued to an end customer is subject-bound)", got)
+			}
+			if got := data["customer_id"]; got != child {
+				t.Errorf("BIND-021", "GET /me with keys.child: customer_id is %v, want customers.child %s", got, child)
+			}
+			if len(ids) != 0 {
+				t.Errorf("ME-003", "GET /me with keys.child: delegated_customer_ids is %v, want empty (an end customer has no end customers of its own)", ids)
+			}
+			// Its own subject is reachable.
+			r := t.Do(ck, client.Request{Method: http.MethodGet, Path: P + "/customers/" + child})
+			if r.Status != http.StatusOK {
+				t.Errorf("BIND-006", "GET /customers/{child} with keys.child: status %d, want 200 (its own subject); body: %s", r.Status, clip(r.Body))
+			}
+			// Its list is just the child.
+			listed, complete := customerIDs(t, "BIND-008", ck, 2)
+			if !complete {
+				t.Errorf("BIND-008", "GET /customers with keys.child did not end within 2 pages of 500; it holds at most one customer")
+			}
+			if !listed[child] {
+				t.Errorf("BIND-021", "GET /customers with keys.child lacks customers.child %s", child)
+			}
+			for id := range listed {
+				if id != child {
+					t.Errorf("BIND-021", "GET /customers with keys.child lists %s; the key is bound to just the end customer", id)
+				}
+			}
+			// The parent is not reachable: 404 byte-identical to nonexistent.
+			t.SpendAuthFailures(3) // should any be refused at the key step
+			sameAsNonexistent(t, ck, http.MethodGet, parent, "", "GET /customers/{parent} with keys.child")
+			sameAsNonexistent(t, ck, http.MethodGet, parent, "/onboarding/status", "GET /customers/{parent}/onboarding/status with keys.child")
+			if ap := t.Profile().CustomerMap()["active_personal"]; ap != "" {
+				sameAsNonexistent(t, ck, http.MethodGet, ap, "", "GET /customers/{active_personal} with keys.child")
+			}
+		},
+	})
+}

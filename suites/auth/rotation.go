@@ -1,0 +1,247 @@
+package auth
+
+// Document 2, Authentication 9 and 10, and Limits (key rotation overlap):
+// rotation mints a new key (new public prefix, new secret), keeps the old
+// key valid for an overlap window (default 24 hours, at most 720 hours) and
+// preserves scopes and allowlist; a key rotated past its overlap is a plain
+// 401 with the generic detail.
+//
+// The profile names the two keys of one rotation: keys.rotated_old (still
+// within its overlap) and keys.rotated_new (its successor); they are never
+// used up. The end of the window is observed on a rotation of the check's
+// own, made through the sandbox control API (the dashboard's part), with a
+// virtual clock. Secrets are never printed: keys are compared through their
+// public prefixes (GET /me api_key_prefix) and through answers.
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// defaultOverlap is the rotation overlap window when none is chosen (Limits).
+const defaultOverlap = 24 * time.Hour
+
+// rotatedPair returns clients for keys.rotated_old and keys.rotated_new.
+func rotatedPair(t *check.T) (old, succ *client.Client) {
+	return t.Client("rotated_old"), t.Client("rotated_new")
+}
+
+// meOK reads GET /me with a key that must authenticate and returns data.
+func meOK(t *check.T, rule string, c *client.Client, what string) map[string]any {
+	r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me"})
+	if r.Status != http.StatusOK {
+		t.Fatalf(rule, "GET /me with keys.%s (%s): status %d, want 200; body: %s", c.KeyName, what, r.Status, clip(r.Body))
+	}
+	return shape.Envelope(t, rule, r, http.StatusOK)
+}
+
+// prefixOf reads api_key_prefix from /me data.
+func prefixOf(t *check.T, data map[string]any, keyName string) string {
+	p, ok := data["api_key_prefix"].(string)
+	if !ok || p == "" {
+		t.Fatalf("ME-002", "GET /me with keys.%s: api_key_prefix is %v, want a string", keyName, masked(data["api_key_prefix"]))
+	}
+	return p
+}
+
+// probe is one request whose answer shows whether a key holds a scope.
+type probe struct {
+	what string
+	req  func(t *check.T) client.Request
+}
+
+// reachProbes span several scopes; nothing they send changes state (writes
+// target nonexistent ids or carry an unbindable body).
+func reachProbes(parent string) []probe {
+	return []probe{
+		{"GET /customers (onboarding:read)", func(*check.T) client.Request {
+			return client.Request{Method: http.MethodGet, Path: P + "/customers"}
+		}},
+		{"PATCH /customers/{nonexistent} (onboarding:write)", func(t *check.T) client.Request {
+			return client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()}
+		}},
+		{"GET /customers/{parent}/end-customers (end-customers:read)", func(*check.T) client.Request {
+			return client.Request{Method: http.MethodGet, Path: P + "/customers/" + parent + "/end-customers"}
+		}},
+		{"POST /customers/{nonexistent}/end-customers (end-customers:write)", func(t *check.T) client.Request {
+			return client.Request{Method: http.MethodPost, Path: P + "/customers/" + uuid.NewString() + "/end-customers", JSON: []any{}, IdempotencyKey: t.NewKey()}
+		}},
+		{"GET V2/customers (onboarding:read)", func(*check.T) client.Request {
+			return client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers"}
+		}},
+		{"POST V2/crm/leads with an unbindable body (crm-leads:write)", func(t *check.T) client.Request {
+			return client.Request{Method: http.MethodPost, Path: "/api/v2/public/crm/leads", JSON: []any{}, IdempotencyKey: t.NewKey()}
+		}},
+	}
+}
+
+// refusedByScope tells whether a response is the key-step 403.
+func refusedByScope(r *client.Response) bool {
+	if r.Status != http.StatusForbidden || r.ContentType() != shape.Problem {
+		return false
+	}
+	m, err := r.JSON()
+	return err == nil && m["code"] == "api_key_not_authorized"
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "auth/rotation-overlap-both-keys-work",
+			Title: "within the overlap window both keys of a rotation authenticate; the new key has a new public prefix and a new secret",
+			Rules: []string{"AUTH-032", "ME-004", "AUTH-020"},
+			Needs: []string{"keys.rotated_old", "keys.rotated_new"},
+			Run: func(t *check.T) {
+				old, succ := rotatedPair(t)
+				t.SpendAuthFailures(2) // should either be refused
+				oldPrefix := prefixOf(t, meOK(t, "AUTH-032", old, "the old key of a rotation, within its overlap"), "rotated_old")
+				newPrefix := prefixOf(t, meOK(t, "AUTH-032", succ, "the key the rotation minted"), "rotated_new")
+				if oldPrefix == newPrefix {
+					t.Errorf("AUTH-032", "keys.rotated_old and keys.rotated_new report the same api_key_prefix %q; rotation mints a new prefix", oldPrefix)
+				}
+				for _, x := range []struct{ name, got string }{{"rotated_old", oldPrefix}, {"rotated_new", newPrefix}} {
+					if want := publicPrefix(t.Profile().Key(x.name)); x.got != want {
+						t.Errorf("ME-004", "GET /me with keys.%s: api_key_prefix is %q, want the key's public prefix %q", x.name, x.got, want)
+					}
+				}
+				// A new secret: each prefix with the other key's secret is a
+				// wrong secret (it would authenticate were the secrets equal).
+				po, okO := splitKey(t.Profile().Key("rotated_old"))
+				pn, okN := splitKey(t.Profile().Key("rotated_new"))
+				if !okO || !okN {
+					t.Skipf("keys.rotated_old or keys.rotated_new does not follow <marker>_<environment>_<16 hex>.<secret>")
+				}
+				crossed := []struct{ name, key, what string }{
+					{"rotated_old", po.prefix() + "." + pn.secret, "the old prefix with the new key's secret"},
+					{"rotated_new", pn.prefix() + "." + po.secret, "the new prefix with the old key's secret"},
+				}
+				t.SpendAuthFailures(len(crossed))
+				for _, x := range crossed {
+					r := t.Do(withKey(t, x.name, x.key), client.Request{Method: http.MethodGet, Path: P + "/me"})
+					if r.Status == http.StatusOK {
+						t.Fatalf("AUTH-032", "GET /me with %s authenticates: the rotation did not mint a new secret", x.what)
+					}
+					expect401(t, "AUTH-020", r, false, "GET /me with "+x.what)
+				}
+			},
+		},
+		check.Check{
+			ID:     "auth/rotation-keeps-scopes-and-allowlist",
+			Title:  "the key a rotation minted has the old key's binding, scopes and allowlist: the same answers on routes of several scopes",
+			Rules:  []string{"AUTH-033"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.rotated_old", "keys.rotated_new", "customers.parent"},
+			Run: func(t *check.T) {
+				old, succ := rotatedPair(t)
+				parent := t.Customer("parent")
+				t.SpendAuthFailures(2)
+				// Allowlist: both keys authenticate from this address (the old
+				// one within its overlap), and they act for the same subject.
+				mo := meOK(t, "AUTH-033", old, "within its overlap")
+				mn := meOK(t, "AUTH-033", succ, "the successor")
+				for _, f := range []string{"subject_binding", "customer_id"} {
+					if mo[f] != mn[f] {
+						t.Errorf("AUTH-033", "GET /me: %s is %v for keys.rotated_old and %v for keys.rotated_new; rotation preserves the key", f, mo[f], mn[f])
+					}
+				}
+				do, dn := delegated(t, "ME-002", mo), delegated(t, "ME-002", mn)
+				if !sameSet(do, dn) {
+					t.Errorf("AUTH-033", "GET /me: delegated_customer_ids is %v for keys.rotated_old and %v for keys.rotated_new", do, dn)
+				}
+				// Scopes: the same answers, probe by probe.
+				probes := reachProbes(parent)
+				t.SpendAuthFailures(2 * len(probes))
+				refused, passed := 0, 0
+				for _, p := range probes {
+					ro := t.Do(old, p.req(t))
+					rn := t.Do(succ, p.req(t))
+					switch {
+					case ro.Status == http.StatusUnauthorized || rn.Status == http.StatusUnauthorized:
+						t.Fatalf("AUTH-033", "%s: keys.rotated_old answered %d and keys.rotated_new %d; both must authenticate within the overlap", p.what, ro.Status, rn.Status)
+					case refusedByScope(ro) != refusedByScope(rn):
+						t.Errorf("AUTH-033", "%s: keys.rotated_old answered %d and keys.rotated_new %d; a rotated key keeps the old key's scopes (both refused with 403 api_key_not_authorized or both allowed)", p.what, ro.Status, rn.Status)
+					case ro.Status != rn.Status:
+						t.Errorf("AUTH-033", "%s: keys.rotated_old answered %d and keys.rotated_new %d; a rotated key reaches what the old one reaches", p.what, ro.Status, rn.Status)
+					case refusedByScope(ro):
+						refused++
+					default:
+						passed++
+					}
+				}
+				t.Logf("the rotated keys agree on %d probes: %d allowed, %d refused for scope", len(probes), passed, refused)
+			},
+		},
+		check.Check{
+			ID:     "auth/rotation-past-overlap-old-refused",
+			Title:  "a rotation with the default overlap keeps the old key valid for 24 hours and refuses it with a plain 401 after; the successor keeps working (control API, virtual clock)",
+			Rules:  []string{"AUTH-024", "AUTH-032", "AUTH-015", "AUTH-016", "ERR-139"},
+			Labels: []string{check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				t.NeedVirtualClock()
+				ctl := t.Control()
+				// A rotation of its own (the dashboard's part, played by the
+				// control API), so that the profile's pair is never used up.
+				oldKey, newKey, err := ctl.RotationPair(t.Context(), publicPrefix(t.Profile().Key("tenant")), 0)
+				if err != nil {
+					t.NoVerdict(err)
+				}
+				old, succ := withKey(t, "control_rotated_old", oldKey), withKey(t, "control_rotated_new", newKey)
+				t.SpendAuthFailures(2) // should either be refused
+				op := prefixOf(t, meOK(t, "AUTH-032", old, "the old key right after rotation"), "control_rotated_old")
+				np := prefixOf(t, meOK(t, "AUTH-032", succ, "the key the rotation minted"), "control_rotated_new")
+				if op == np {
+					t.Errorf("AUTH-032", "the two keys of a rotation report the same api_key_prefix %q; rotation mints a new prefix", op)
+				}
+				advance := func(d time.Duration) {
+					if _, err := ctl.Advance(t.Context(), d); err != nil {
+						t.NoVerdict(err)
+					}
+				}
+				// One second before the default overlap ends: still valid.
+				advance(defaultOverlap - time.Second)
+				t.SpendAuthFailures(1)
+				meOK(t, "AUTH-032", old, "23h59m59s after a rotation with the default overlap of 24 hours")
+				// One second after it ends: a plain 401 on every route.
+				advance(2 * time.Second)
+				t.SpendAuthFailures(2)
+				for _, path := range []string{P + "/me", P + "/customers"} {
+					r := t.Do(old, client.Request{Method: http.MethodGet, Path: path})
+					if r.Status == http.StatusOK {
+						t.Fatalf("AUTH-024", "GET %s with the old key 24h0m1s after a rotation with the default overlap: 200, want 401 (the overlap is 24 hours)", path)
+					}
+					expect401(t, "AUTH-024", r, false, "GET "+path+" with the old key past its overlap")
+				}
+				meOK(t, "AUTH-032", succ, "the successor, after the old key's overlap ended")
+				n := t.Do(succ, client.Request{Method: http.MethodGet, Path: P + "/customers"})
+				if n.Status != http.StatusOK {
+					t.Errorf("AUTH-032", "GET /customers with the successor after the old key's overlap ended: status %d, want 200; body: %s", n.Status, clip(n.Body))
+				}
+			},
+		},
+	)
+}
+
+// sameSet tells whether two string lists hold the same elements.
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m := map[string]int{}
+	for _, x := range a {
+		m[x]++
+	}
+	for _, x := range b {
+		m[x]--
+		if m[x] < 0 {
+			return false
+		}
+	}
+	return true
+}

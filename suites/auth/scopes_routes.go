@@ -1,0 +1,407 @@
+package auth
+
+// Document 1, Endpoints (the Scope column of every table, and Other paths)
+// and document 2, Endpoints and Authentication 3: each documented route
+// requires its scope. A profile key lacking it is refused with 403
+// api_key_not_authorized (problem+json) before the operation runs; keys.tenant,
+// which holds every scope, passes the key step (no 401, no key-step 403).
+//
+// One row per documented route. A route the target does not serve (the
+// tenant key's probe answers 404) is skipped with a logged reason, so the
+// table's coverage grows as routes land. Requests change nothing: writes
+// carry an unbindable body (a JSON array where an object is expected; the
+// body is bound after the key step and before the operation), name a
+// nonexistent sub-resource, or act on a customer whose state makes the
+// operation a no-op (already verified, or not approved for money movement).
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// routeRow is one documented route and its scope.
+type routeRow struct {
+	rule   string // the catalogue rule naming this route's scope
+	method string
+	path   string // built from profile fixtures
+	query  url.Values
+	scope  string
+	body   any // nil: no body
+	// probe is a request whose 404 to keys.tenant means the route family is
+	// not served; nil means the row's own answer to keys.tenant decides (a
+	// row naming existing fixtures only). A probe names existing fixtures
+	// or binds its body first, so that a served route never answers it 404.
+	probe *probeReq
+}
+
+// probeReq is a family's served-probe.
+type probeReq struct {
+	method, path string
+	body         any
+}
+
+func (p *probeReq) String() string { return p.method + " " + templated(p.path) }
+
+// get is a GET probe.
+func get(path string) *probeReq { return &probeReq{method: http.MethodGet, path: path} }
+
+func (r routeRow) String() string {
+	return r.method + " " + templated(r.path)
+}
+
+// fixtures are the ids a scope table builds its paths from.
+type fixtures struct {
+	customer, parent, child, money string
+}
+
+// scopeFixtures reads the profile's customers; a missing one is replaced by
+// a random uuid (the scope step precedes any lookup, and keys.tenant's probe
+// then decides whether the row can be judged).
+func scopeFixtures(t *check.T) fixtures {
+	m := t.Profile().CustomerMap()
+	pick := func(names ...string) string {
+		for _, n := range names {
+			if id := m[n]; id != "" {
+				return id
+			}
+		}
+		return uuid.NewString()
+	}
+	return fixtures{
+		customer: pick("active_personal"),
+		parent:   pick("parent"),
+		child:    pick("child"),
+		// Money-moving writes act on a customer not approved for money
+		// movement (409 kyc_or_kyb_not_approved at worst).
+		money: pick("draft"),
+	}
+}
+
+// unbindable is a body of the wrong JSON type for every documented request.
+var unbindable = []any{}
+
+// routeTable is one documented endpoint table.
+type routeTable struct {
+	slug, title string
+	rows        func(f fixtures) []routeRow
+}
+
+const v2 = "/api/v2/public"
+
+var routeTables = []routeTable{
+	{"identity-customers", "identity and customers (document 1)", func(f fixtures) []routeRow {
+		c := P + "/customers/" + f.customer
+		return []routeRow{
+			{rule: "SCOPE-003", method: "GET", path: P + "/customers", scope: "onboarding:read"},
+			{rule: "SCOPE-004", method: "GET", path: c, scope: "onboarding:read"},
+			{rule: "SCOPE-005", method: "PATCH", path: c, scope: "onboarding:write", body: unbindable},
+			{rule: "SCOPE-006", method: "POST", path: P + "/customers", scope: "onboarding:write", body: unbindable},
+		}
+	}},
+	{"onboarding", "onboarding (document 1)", func(f fixtures) []routeRow {
+		c := P + "/customers/" + f.customer
+		return []routeRow{
+			{rule: "SCOPE-007", method: "POST", path: c + "/onboarding/kyc/initiate", scope: "onboarding:write"},
+			{rule: "SCOPE-008", method: "POST", path: c + "/onboarding/kyb/initiate", scope: "onboarding:write"},
+			{rule: "SCOPE-009", method: "POST", path: c + "/onboarding/kyc/token", scope: "onboarding:write"},
+			{rule: "SCOPE-010", method: "POST", path: c + "/onboarding/kyb/token", scope: "onboarding:write"},
+			{rule: "SCOPE-011", method: "GET", path: c + "/onboarding/status", scope: "onboarding:read"},
+			{rule: "SCOPE-012", method: "GET", path: c + "/onboarding/kyc/status", scope: "onboarding:read"},
+			{rule: "SCOPE-013", method: "GET", path: c + "/onboarding/kyb/status", scope: "onboarding:read"},
+			{rule: "SCOPE-014", method: "GET", path: P + "/onboarding/requirements", query: url.Values{"type": {"kyc"}}, scope: "onboarding:read"},
+			{rule: "SCOPE-015", method: "POST", path: P + "/onboarding/kyc", scope: "onboarding:write", body: unbindable},
+			{rule: "SCOPE-015", method: "POST", path: P + "/onboarding/kyb", scope: "onboarding:write", body: unbindable},
+		}
+	}},
+	{"end-customers", "sub-customers (document 1)", func(f fixtures) []routeRow {
+		pc := P + "/customers/" + f.parent + "/end-customers"
+		ec := pc + "/" + f.child
+		// Money-moving child writes name a nonexistent child.
+		ecMoney := pc + "/" + uuid.NewString()
+		return []routeRow{
+			{rule: "SCOPE-016", method: "POST", path: pc, scope: "end-customers:write", body: unbindable},
+			{rule: "SCOPE-017", method: "GET", path: pc, scope: "end-customers:read"},
+			{rule: "SCOPE-018", method: "GET", path: ec, scope: "end-customers:read"},
+			{rule: "SCOPE-019", method: "POST", path: ec + "/onboarding", scope: "end-customers:write", body: unbindable},
+			{rule: "SCOPE-020", method: "POST", path: ec + "/accounts", scope: "accounts:write", body: unbindable},
+			{rule: "SCOPE-021", method: "GET", path: ec + "/accounts", scope: "accounts:read"},
+			{rule: "SCOPE-021", method: "GET", path: ec + "/accounts/" + uuid.NewString(), scope: "accounts:read", probe: get(ec + "/accounts")},
+			{rule: "SCOPE-022", method: "GET", path: ec + "/balance", scope: "end-customers:read"},
+			{rule: "SCOPE-023", method: "GET", path: ec + "/documents", scope: "end-customers:read"},
+			{rule: "SCOPE-023", method: "GET", path: ec + "/documents/" + uuid.NewString(), scope: "end-customers:read", probe: get(ec + "/documents")},
+			{rule: "SCOPE-024", method: "POST", path: ecMoney + "/consolidate", scope: "end-customers:write", body: unbindable},
+			{rule: "SCOPE-025", method: "POST", path: ecMoney + "/internal-transfers", scope: "end-customers:write", body: unbindable},
+			{rule: "SCOPE-026", method: "GET", path: ec + "/internal-transfers", scope: "end-customers:read"},
+			{rule: "SCOPE-027", method: "GET", path: ec + "/internal-transfers/" + uuid.NewString(), scope: "end-customers:read", probe: get(ec + "/internal-transfers")},
+			{rule: "SCOPE-028", method: "GET", path: ec + "/internal-transfers/by-client-reference/" + uuid.NewString(), scope: "end-customers:read", probe: get(ec + "/internal-transfers")},
+		}
+	}},
+	{"exchange", "exchange (document 1)", func(f fixtures) []routeRow {
+		cr := P + "/customers/" + f.customer + "/banking/conversion-requests"
+		return []routeRow{
+			// The id-less exchange reads are probed through the customer's
+			// conversion-request list (same family).
+			{rule: "SCOPE-029", method: "GET", path: P + "/transfer/allowed-destinations", scope: "exchanges:read", probe: get(cr)},
+			{rule: "SCOPE-030", method: "GET", path: P + "/transfer/price", query: url.Values{"pair": {"GBP/EUR"}}, scope: "exchanges:read", probe: get(cr)},
+			{rule: "SCOPE-031", method: "GET", path: cr, scope: "exchanges:read"},
+			{rule: "SCOPE-032", method: "GET", path: cr + "/" + uuid.NewString(), scope: "exchanges:read", probe: get(cr)},
+			{rule: "SCOPE-033", method: "POST", path: P + "/customers/" + f.money + "/banking/conversion-requests", scope: "exchanges:write", body: unbindable},
+		}
+	}},
+	{"accounts", "fiat accounts, beneficiaries, balances (document 1)", func(f fixtures) []routeRow {
+		b := P + "/customers/" + f.customer + "/banking"
+		return []routeRow{
+			{rule: "SCOPE-034", method: "GET", path: b + "/accounts", scope: "accounts:read"},
+			{rule: "SCOPE-035", method: "GET", path: b + "/accounts/" + uuid.NewString(), scope: "accounts:read", probe: get(b + "/accounts")},
+			{rule: "SCOPE-036", method: "GET", path: b + "/accounts/form-schema", scope: "accounts:read"},
+			{rule: "SCOPE-037", method: "GET", path: b + "/accounts/" + uuid.NewString() + "/transactions", scope: "accounts:read", probe: get(b + "/accounts")},
+			{rule: "SCOPE-038", method: "POST", path: P + "/customers/" + f.money + "/banking/accounts", scope: "accounts:write", body: unbindable},
+			{rule: "SCOPE-039", method: "GET", path: b + "/beneficiaries", scope: "accounts:read"},
+			{rule: "SCOPE-039", method: "GET", path: b + "/beneficiaries/" + uuid.NewString(), scope: "accounts:read", probe: get(b + "/beneficiaries")},
+			{rule: "SCOPE-040", method: "POST", path: b + "/beneficiaries", scope: "accounts:write", body: unbindable},
+			{rule: "SCOPE-041", method: "PATCH", path: b + "/beneficiaries/" + uuid.NewString(), scope: "accounts:write", body: unbindable, probe: get(b + "/beneficiaries")},
+			{rule: "SCOPE-042", method: "DELETE", path: b + "/beneficiaries/" + uuid.NewString(), scope: "accounts:write", probe: get(b + "/beneficiaries")},
+			{rule: "SCOPE-043", method: "GET", path: b + "/balance", scope: "balances:read"},
+			{rule: "SCOPE-044", method: "GET", path: P + "/customers/" + f.customer + "/crypto/wallets/BTC/balance", scope: "balances:read"},
+		}
+	}},
+	{"deposits-withdrawals", "deposits and withdrawals (document 1)", func(f fixtures) []routeRow {
+		c := P + "/customers/" + f.customer
+		m := P + "/customers/" + f.money
+		return []routeRow{
+			{rule: "SCOPE-045", method: "GET", path: c + "/banking/deposits", scope: "deposits:read"},
+			{rule: "SCOPE-045", method: "GET", path: c + "/banking/deposits/" + uuid.NewString(), scope: "deposits:read", probe: get(c + "/banking/deposits")},
+			{rule: "SCOPE-046", method: "GET", path: c + "/crypto/deposits", scope: "deposits:read"},
+			{rule: "SCOPE-046", method: "GET", path: c + "/crypto/deposits/" + uuid.NewString(), scope: "deposits:read", probe: get(c + "/crypto/deposits")},
+			{rule: "SCOPE-047", method: "GET", path: c + "/banking/withdrawals", scope: "withdrawals:read"},
+			{rule: "SCOPE-048", method: "POST", path: m + "/banking/withdrawals", scope: "withdrawals:write", body: unbindable},
+			{rule: "SCOPE-049", method: "GET", path: c + "/crypto/withdrawals", scope: "withdrawals:read"},
+			{rule: "SCOPE-050", method: "POST", path: m + "/crypto/withdrawals", scope: "withdrawals:write", body: unbindable},
+			{rule: "SCOPE-051", method: "GET", path: c + "/crypto/withdrawal-addresses", scope: "withdrawal-addresses:read"},
+			{rule: "SCOPE-052", method: "POST", path: c + "/crypto/withdrawal-addresses", scope: "withdrawal-addresses:write", body: unbindable},
+			{rule: "SCOPE-053", method: "GET", path: c + "/crypto/wallets", scope: "wallets:read"},
+			{rule: "SCOPE-054", method: "POST", path: m + "/crypto/wallets/BTC/address", scope: "wallets:write"},
+		}
+	}},
+	{"fees", "fees (document 1)", func(f fixtures) []routeRow {
+		fees := P + "/customers/" + f.customer + "/fees"
+		return []routeRow{
+			{rule: "SCOPE-056", method: "GET", path: P + "/commercial-config", scope: "fees:read", probe: get(fees)},
+			{rule: "SCOPE-057", method: "GET", path: fees, scope: "fees:read"},
+		}
+	}},
+	{"payout-batches", "payout batches (document 1)", func(f fixtures) []routeRow {
+		pb := P + "/customers/" + f.customer + "/payout-batches"
+		return []routeRow{
+			{rule: "SCOPE-058", method: "POST", path: P + "/customers/" + f.money + "/payout-batches", scope: "payout-batches:write", body: unbindable},
+			{rule: "SCOPE-059", method: "GET", path: pb, scope: "payout-batches:read"},
+			{rule: "SCOPE-060", method: "GET", path: pb + "/" + uuid.NewString(), scope: "payout-batches:read", probe: get(pb)},
+		}
+	}},
+	{"other-paths", "other paths (document 1)", func(fixtures) []routeRow {
+		return []routeRow{
+			{rule: "OTHER-001", method: "GET", path: P + "/test", scope: "onboarding:read"},
+			{rule: "OTHER-002", method: "GET", path: "/api/public/partner/config", scope: "onboarding:read"},
+			{rule: "OTHER-003", method: "GET", path: "/api/v1/verification/callback", scope: "onboarding:write"},
+		}
+	}},
+	{"webhooks", "webhook management (document 2)", func(fixtures) []routeRow {
+		ws := v2 + "/webhook-subscriptions"
+		id := ws + "/" + uuid.NewString()
+		// The family is probed with a PATCH of a nonexistent subscription
+		// and an unbindable body: a served route binds the body (400)
+		// before it looks the subscription up.
+		pr := &probeReq{method: http.MethodPatch, path: ws + "/" + uuid.NewString(), body: unbindable}
+		return []routeRow{
+			{rule: "SCOPE-062", method: "POST", path: ws, scope: "webhooks:write", body: unbindable, probe: pr},
+			{rule: "SCOPE-063", method: "GET", path: ws, scope: "webhooks:read", probe: pr},
+			{rule: "SCOPE-064", method: "GET", path: id, scope: "webhooks:read", probe: pr},
+			{rule: "SCOPE-065", method: "PATCH", path: id, scope: "webhooks:write", body: unbindable, probe: pr},
+			{rule: "SCOPE-066", method: "DELETE", path: id, scope: "webhooks:write", probe: pr},
+			{rule: "SCOPE-067", method: "POST", path: id + "/secret-rotations", scope: "webhooks:write", body: unbindable, probe: pr},
+			{rule: "SCOPE-068", method: "GET", path: id + "/delivery-attempts", scope: "webhooks:read", probe: pr},
+			{rule: "SCOPE-069", method: "GET", path: v2 + "/webhook-spec", scope: "webhooks:read", probe: pr},
+		}
+	}},
+	{"v2-other", "v2 customers, access requests, CRM leads, fiat accounts (document 2)", func(f fixtures) []routeRow {
+		// v2 fiat accounts are probed through the v1 account list.
+		accounts := get(P + "/customers/" + f.customer + "/banking/accounts")
+		return []routeRow{
+			{rule: "SCOPE-070", method: "GET", path: v2 + "/customers", scope: "onboarding:read"},
+			{rule: "SCOPE-071", method: "POST", path: v2 + "/access-requests", scope: "onboarding:write", body: unbindable},
+			{rule: "SCOPE-072", method: "POST", path: v2 + "/crm/leads", scope: "crm-leads:write", body: unbindable},
+			{rule: "SCOPE-073", method: "GET", path: v2 + "/fiat/accounts", scope: "accounts:read", probe: accounts},
+			{rule: "SCOPE-073", method: "GET", path: v2 + "/fiat/accounts/" + uuid.NewString(), scope: "accounts:read", probe: accounts},
+		}
+	}},
+}
+
+// umbrellaLacks are the scopes keys.umbrella (transactions:read,
+// transactions:write, onboarding:read) certainly lacks: whatever the
+// expansion, it covers no end-customer, webhook, payout-batch (SCOPE-061),
+// CRM or onboarding:write route.
+var umbrellaLacks = map[string]bool{
+	"onboarding:write": true, "end-customers:read": true, "end-customers:write": true,
+	"webhooks:read": true, "webhooks:write": true, "payout-batches:read": true,
+	"payout-batches:write": true, "crm-leads:write": true,
+}
+
+// lacking names the profile keys that lack a scope, most telling first:
+// for a write, read_only (holds the same resource's read); for a read,
+// umbrella when it lacks it (holds onboarding:read, the default of unlisted
+// customer sub-paths), else unused_scopes (holds no route's scope).
+func lacking(scope string) []string {
+	var out []string
+	if strings.HasSuffix(scope, ":write") {
+		out = append(out, "read_only")
+	}
+	if umbrellaLacks[scope] {
+		out = append(out, "umbrella")
+	}
+	if len(out) == 0 {
+		out = append(out, "unused_scopes")
+	}
+	return out
+}
+
+// templated renders a path with ids replaced by {id}, for messages.
+func templated(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if isUUID(s) {
+			segs[i] = "{id}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func (r routeRow) send(t *check.T, c *client.Client) *client.Response {
+	req := client.Request{Method: r.method, Path: r.path, Query: r.query, JSON: r.body}
+	if r.method != http.MethodGet {
+		req.IdempotencyKey = t.NewKey()
+	}
+	return t.Do(c, req)
+}
+
+// keyStepRefusal tells whether a response is a refusal at the key step:
+// 401, or 403 problem+json api_key_not_authorized (a flat 403 is a policy
+// gate of the operation, past the key step).
+func keyStepRefusal(r *client.Response) bool {
+	return r.Status == http.StatusUnauthorized || refusedByScope(r)
+}
+
+// judgeRow runs one row; it returns false when the route is not served.
+func judgeRow(t *check.T, row routeRow, probed map[string]bool) bool {
+	tenant := t.Client("tenant")
+	if p := row.probe; p != nil {
+		ok, seen := probed[p.String()]
+		if !seen {
+			req := client.Request{Method: p.method, Path: p.path, JSON: p.body}
+			if p.method != http.MethodGet {
+				req.IdempotencyKey = t.NewKey()
+			}
+			ok = t.Do(tenant, req).Status != http.StatusNotFound
+			probed[p.String()] = ok
+		}
+		if !ok {
+			t.Logf("%s: skipped, keys.tenant gets 404 on %s (route family not served by this target)", row, p)
+			return false
+		}
+	}
+	own := row.send(t, tenant)
+	if row.probe == nil && own.Status == http.StatusNotFound {
+		t.Logf("%s: skipped, keys.tenant gets 404 (route not served by this target)", row)
+		return false
+	}
+	if keyStepRefusal(own) {
+		t.Errorf(row.rule, "%s with keys.tenant (holds every scope, %s included): status %d, refused at the key step; body: %s", row, row.scope, own.Status, clip(own.Body))
+	}
+	judged := false
+	for _, name := range lacking(row.scope) {
+		if t.Profile().Key(name) == "" {
+			continue
+		}
+		judged = true
+		t.SpendAuthFailures(1)
+		r := row.send(t, t.Client(name))
+		if r.Status != http.StatusForbidden {
+			t.Errorf(row.rule, "%s with keys.%s (lacks %s): status %d, want 403 api_key_not_authorized; body: %s", row, name, row.scope, r.Status, clip(r.Body))
+			continue
+		}
+		m, err := r.JSON()
+		if r.ContentType() != shape.Problem || err != nil || m["code"] != "api_key_not_authorized" {
+			t.Errorf(row.rule, "%s with keys.%s (lacks %s): 403 is not problem+json api_key_not_authorized (Content-Type %q); body: %s", row, name, row.scope, r.Header.Get("Content-Type"), clip(r.Body))
+		}
+	}
+	if !judged {
+		t.Logf("%s: the profile has no key lacking %s (%v); only the holding key was judged", row, row.scope, lacking(row.scope))
+	}
+	return true
+}
+
+func init() {
+	for _, tb := range routeTables {
+		tb := tb
+		rules := []string{}
+		seen := map[string]bool{}
+		for _, r := range tb.rows(fixtures{}) {
+			if !seen[r.rule] {
+				seen[r.rule] = true
+				rules = append(rules, r.rule)
+			}
+		}
+		sort.Strings(rules)
+		rules = append(rules, "SCOPE-076", "ERR-023", "ERR-003")
+		check.Register(check.Check{
+			ID:     "auth/route-scopes-" + tb.slug,
+			Title:  "each route of the " + tb.title + " table requires its documented scope: 403 api_key_not_authorized without it, the key step passed with it",
+			Rules:  rules,
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				rows := tb.rows(scopeFixtures(t))
+				probed := map[string]bool{}
+				served := 0
+				for _, row := range rows {
+					if judgeRow(t, row, probed) {
+						served++
+					}
+				}
+				t.Logf("%d of %d routes served and judged", served, len(rows))
+				if served == 0 {
+					t.Skipf("the target serves none of the %d routes of the %s table", len(rows), tb.title)
+				}
+			},
+		})
+	}
+	check.Register(check.Check{
+		ID:    "auth/unused-scopes-key",
+		Title: "a key granted only scopes no operation demands (compliance:read, open-banking:*, end-user-fees:write) passes GET /me and is refused on scoped routes",
+		Rules: []string{"SCOPE-080", "SCOPE-002", "SCOPE-076"},
+		Needs: []string{"keys.unused_scopes", "customers.active_personal"},
+		Run: func(t *check.T) {
+			u := t.Client("unused_scopes")
+			ap := t.Customer("active_personal")
+			t.SpendAuthFailures(4)
+			r := t.Do(u, client.Request{Method: http.MethodGet, Path: P + "/me"})
+			if r.Status != http.StatusOK {
+				t.Fatalf("SCOPE-002", "GET /me with keys.unused_scopes: status %d, want 200 (no scope needed); body: %s", r.Status, clip(r.Body))
+			}
+			for _, c := range []call{
+				{method: "GET", path: P + "/customers"},
+				{method: "GET", path: P + "/customers/" + ap},
+				{method: "GET", path: v2 + "/customers"},
+			} {
+				expect403(t, "SCOPE-080", c.send(t, u), c.String()+" with keys.unused_scopes")
+			}
+		},
+	})
+}

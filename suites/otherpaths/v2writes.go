@@ -1,0 +1,221 @@
+package otherpaths
+
+// Document 2, Endpoints: POST V2/access-requests (onboarding:write; "own
+// tighter rate-limit policy") and POST V2/crm/leads (crm-leads:write).
+// Their bodies are not shown (V2-010): checks send a small JSON object and
+// accept any 2xx whose body, if any, is JSON. Every mutating v2 call needs
+// an Idempotency-Key with the v1 rules (IDEM-023).
+
+import (
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+const (
+	accessRequests = "/api/v2/public/access-requests"
+	crmLeads       = "/api/v2/public/crm/leads"
+)
+
+// generalRouteBudget is the documented per-route budget (document 2,
+// Limits); access-requests has its own tighter one, numbers not shown.
+const generalRouteBudget = 600
+
+// v2Write is one of the two write routes with the rule that it exists and
+// the rule naming its scope.
+type v2Write struct {
+	path, exists, scope string
+	body                func() map[string]any
+}
+
+var v2Writes = []v2Write{
+	{accessRequests, "V2-002", "SCOPE-071", func() map[string]any {
+		return map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "companyName": "Touchstone Harness Ltd", "name": "Touchstone Harness"}
+	}},
+	{crmLeads, "V2-003", "SCOPE-072", func() map[string]any {
+		return map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "companyName": "Touchstone Harness Ltd", "name": "Touchstone Harness", "source": "touchstone"}
+	}},
+}
+
+func post(t *check.T, c *client.Client, path string, body map[string]any, key string) *client.Response {
+	return t.Do(c, client.Request{Method: http.MethodPost, Path: path, JSON: body, IdempotencyKey: key})
+}
+
+// accepted asserts a 2xx answer whose body, if any, is JSON (the bodies are
+// not shown). A 400 body-binding problem or a 422 means the target wants a
+// body the harness cannot know: no verdict on the route, a skip.
+func accepted(t *check.T, rule string, r *client.Response, what string) {
+	if r.Status/100 == 2 {
+		if len(r.Body) > 0 {
+			shape.ContentType(t, rule, r, shape.JSON)
+			if _, err := r.JSON(); err != nil {
+				t.Fatalf(rule, "%s: %d body is not a JSON object: %v", what, r.Status, err)
+			}
+		}
+		return
+	}
+	if r.Status == http.StatusUnprocessableEntity {
+		t.Skipf("%s: 422 for the harness's guessed body (bodies are not shown, V2-010): %s", what, clip(r.Body))
+	}
+	if r.Status == http.StatusBadRequest {
+		if m, err := r.JSON(); err == nil && m["errors"] != nil && m["code"] == nil {
+			t.Skipf("%s: the target cannot bind the harness's guessed body (bodies are not shown, V2-010): %s", what, clip(r.Body))
+		}
+	}
+	t.Fatalf(rule, "%s: status %d, want 2xx; body: %s", what, r.Status, clip(r.Body))
+}
+
+var wholeSeconds = regexp.MustCompile(`^[0-9]+$`)
+
+// tighterBudget sends POST V2/access-requests with one key until the first
+// 429 and requires it to come before 600 requests have passed (RATE-014;
+// the numbers are not shown, RATE-015), in the general 429 shape. It
+// returns Retry-After.
+func tighterBudget(t *check.T) int {
+	c := t.Client("tenant")
+	w := v2Writes[0]
+	for i := 1; i <= generalRouteBudget; i++ {
+		r := post(t, c, w.path, w.body(), t.NewKey())
+		if r.Status/100 == 2 {
+			continue
+		}
+		if r.Status != http.StatusTooManyRequests {
+			accepted(t, "V2-002", r, "POST "+w.path+" #"+strconv.Itoa(i))
+		}
+		t.Logf("POST %s: %d requests passed, #%d is 429", w.path, i-1, i)
+		shape.ProblemJSON(t, "RATE-003", r, http.StatusTooManyRequests, "rate_limited")
+		vals := r.Header.Values("Retry-After")
+		if len(vals) != 1 {
+			t.Fatalf("RATE-001", "the access-requests 429 carries %d Retry-After headers %q, want one", len(vals), vals)
+		}
+		if !wholeSeconds.MatchString(vals[0]) {
+			t.Fatalf("RATE-017", "the access-requests 429 has Retry-After %q, want whole seconds", vals[0])
+		}
+		ra, _ := strconv.Atoi(vals[0])
+		return ra
+	}
+	t.Fatalf("RATE-014", "%d POST %s of one key in a row all passed: its policy is not tighter than the general %d per-route budget", generalRouteBudget, w.path, generalRouteBudget)
+	return 0
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
+
+func init() {
+	mut := []string{check.Mutating}
+	check.Register(
+		check.Check{
+			ID:     "otherpaths/v2-writes-exist",
+			Title:  "POST V2/access-requests and POST V2/crm/leads answer a tenant key holding their scopes with 2xx (JSON body if any)",
+			Rules:  []string{"V2-002", "V2-003", "V2-010"},
+			Labels: mut, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				for _, w := range v2Writes {
+					accepted(t, w.exists, post(t, c, w.path, w.body(), t.NewKey()), "POST "+w.path+" with keys.tenant")
+				}
+			},
+		},
+		check.Check{
+			ID:     "otherpaths/v2-writes-need-idempotency-key",
+			Title:  "POST V2/access-requests and V2/crm/leads without an Idempotency-Key, or with a 7-character one, are 400 idempotency_key_invalid problem+json",
+			Rules:  []string{"IDEM-023"},
+			Labels: mut, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				for _, w := range v2Writes {
+					r := post(t, c, w.path, w.body(), "")
+					shape.ProblemJSON(t, "IDEM-023", r, http.StatusBadRequest, "idempotency_key_invalid")
+					r = post(t, c, w.path, w.body(), "ts-1234")
+					shape.ProblemJSON(t, "IDEM-023", r, http.StatusBadRequest, "idempotency_key_invalid")
+				}
+			},
+		},
+		check.Check{
+			ID:     "otherpaths/v2-writes-replay",
+			Title:  "an identical retry of POST V2/crm/leads (and V2/access-requests) replays byte for byte; the same key with another body is 409 idempotency_key_reused",
+			Rules:  []string{"IDEM-023", "IDEM-019"},
+			Labels: mut, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				for _, w := range []v2Write{v2Writes[1], v2Writes[0]} {
+					key, body := t.NewKey(), w.body()
+					first := post(t, c, w.path, body, key)
+					accepted(t, w.exists, first, "POST "+w.path)
+					for i := 1; i <= 2; i++ {
+						shape.SameResponse(t, "IDEM-023", first, post(t, c, w.path, body, key), "identical POST "+w.path+" retry #"+strconv.Itoa(i))
+					}
+					r := post(t, c, w.path, w.body(), key)
+					shape.ProblemJSON(t, "IDEM-023", r, http.StatusConflict, "idempotency_key_reused")
+				}
+			},
+		},
+		check.Check{
+			ID:     "otherpaths/v2-writes-scopes",
+			Title:  "a read-only key (and an umbrella key without onboarding:write or crm-leads:write) gets 403 api_key_not_authorized on both v2 write routes",
+			Rules:  []string{"SCOPE-071", "SCOPE-072"},
+			Labels: mut, Needs: []string{"keys.read_only"},
+			Run: func(t *check.T) {
+				keys := []string{"read_only"}
+				if t.Profile().Key("umbrella") != "" {
+					keys = append(keys, "umbrella") // transactions:* and onboarding:read only
+				}
+				t.SpendAuthFailures(len(keys) * len(v2Writes)) // every request below is a 403
+				for _, k := range keys {
+					c := t.Client(k)
+					for _, w := range v2Writes {
+						r := post(t, c, w.path, w.body(), t.NewKey())
+						if r.Status != http.StatusForbidden {
+							t.Fatalf(w.scope, "POST %s with keys.%s (scope missing): status %d, want 403 api_key_not_authorized; body: %s", w.path, k, r.Status, clip(r.Body))
+						}
+						shape.ProblemJSON(t, w.scope, r, http.StatusForbidden, "api_key_not_authorized")
+					}
+				}
+			},
+		},
+		check.Check{
+			ID:     "otherpaths/v2-access-requests-tighter-budget",
+			Title:  "POST V2/access-requests is refused with 429 rate_limited and Retry-After before 600 requests of one key pass: a tighter policy than the general per-route budget",
+			Rules:  []string{"RATE-014", "RATE-015", "V2-002", "RATE-001", "RATE-003", "RATE-017"},
+			Labels: []string{check.Mutating, check.NeedsControl}, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				// The runner starts each check in a fresh clock-minute
+				// window, so the budget spent here does not reach other checks.
+				t.NeedVirtualClock()
+				tighterBudget(t)
+			},
+		},
+		check.Check{
+			ID:     "otherpaths/v2-access-requests-tighter-budget-real-time",
+			Title:  "real clock: POST V2/access-requests is 429 before 600 requests of one key pass; the check then waits out Retry-After (up to two minutes) so later checks find the budget back",
+			Rules:  []string{"RATE-014", "RATE-015", "V2-002", "RATE-001", "RATE-003", "RATE-017"},
+			Labels: []string{check.Mutating, check.Slow}, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				if t.Target().VirtualClock() {
+					t.Skipf("target clock is virtual; the fast form of this check covers it")
+				}
+				ra := tighterBudget(t)
+				wait := time.Duration(ra)*time.Second + time.Second
+				if wait > 2*time.Minute {
+					t.Logf("Retry-After is %d s; waiting two minutes only: later access-request checks may meet a 429", ra)
+					wait = 2 * time.Minute
+				}
+				select {
+				case <-time.After(wait):
+				case <-t.Context().Done():
+				}
+			},
+		},
+	)
+}
