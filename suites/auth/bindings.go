@@ -54,10 +54,10 @@ func sameAsNonexistent(t *check.T, c *client.Client, method, notMine, suffix, wh
 	a := t.Do(c, req(notMine))
 	b := t.Do(c, req(uuid.NewString()))
 	if a.Status == http.StatusForbidden {
-		t.Fatalf("BIND-001", "%s: status 403; a customer the key cannot act for is 404, never 403; body: %s", what, clip(a.Body))
+		t.Fatalf("BIND-001", "%s: status 403; a customer the key cannot act for is 404, never 403; body: %s", what, shape.Clip(a.Body))
 	}
 	if a.Status != http.StatusNotFound {
-		t.Fatalf("BIND-001", "%s: status %d, want 404 (not reachable by keys.%s); body: %s", what, a.Status, c.KeyName, clip(a.Body))
+		t.Fatalf("BIND-001", "%s: status %d, want 404 (not reachable by keys.%s); body: %s", what, a.Status, c.KeyName, shape.Clip(a.Body))
 	}
 	shape.NotFound(t, "ERR-004", b)
 	shape.SameResponse(t, "BIND-017", a, b, what+" vs the same request for a nonexistent uuid")
@@ -124,7 +124,7 @@ func init() {
 				for _, id := range append([]string{parent, child}, ids...) {
 					r := t.Do(sk, client.Request{Method: http.MethodGet, Path: P + "/customers/" + id})
 					if r.Status != http.StatusOK {
-						t.Errorf("BIND-006", "GET /customers/%s (subject or direct child) with keys.subject: status %d, want 200; body: %s", id, r.Status, clip(r.Body))
+						t.Errorf("BIND-006", "GET /customers/%s (subject or direct child) with keys.subject: status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
 					}
 				}
 			},
@@ -183,7 +183,7 @@ func init() {
 					}
 					r := t.Do(tk, client.Request{Method: http.MethodGet, Path: P + "/customers/" + id})
 					if r.Status != http.StatusOK {
-						t.Errorf("BIND-010", "GET /customers/{%s} with keys.tenant: status %d, want 200; body: %s", name, r.Status, clip(r.Body))
+						t.Errorf("BIND-010", "GET /customers/{%s} with keys.tenant: status %d, want 200; body: %s", name, r.Status, shape.Clip(r.Body))
 					}
 				}
 				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
@@ -221,7 +221,7 @@ func init() {
 				t.SpendAuthFailures(4)
 				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: P + "/me"})
 				if r.Status != http.StatusOK {
-					t.Fatalf("BIND-019", "GET /me with keys.unbound: status %d, want 200 (an unbound key authenticates); body: %s", r.Status, clip(r.Body))
+					t.Fatalf("BIND-019", "GET /me with keys.unbound: status %d, want 200 (an unbound key authenticates); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				for _, name := range []string{"active_personal", "parent", "child"} {
 					if id := t.Profile().CustomerMap()[name]; id != "" {
@@ -241,7 +241,7 @@ func init() {
 				t.SpendAuthFailures(2)
 				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: P + "/customers"})
 				if r.Status != http.StatusOK {
-					t.Fatalf("BIND-014", "GET /customers with keys.unbound: status %d, want 200 with an empty list; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("BIND-014", "GET /customers with keys.unbound: status %d, want 200 with an empty list; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				data := shape.Envelope(t, "BIND-014", r, http.StatusOK)
 				if list := shape.Array(t, "BIND-014", data, "customers"); len(list) != 0 {
@@ -254,7 +254,7 @@ func init() {
 				if served(t, "/api/v2/public/customers") {
 					v := t.Do(ub, client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers"})
 					if v.Status != http.StatusOK {
-						t.Fatalf("BIND-005", "GET /api/v2/public/customers with keys.unbound: status %d, want 200 with an empty list; body: %s", v.Status, clip(v.Body))
+						t.Fatalf("BIND-005", "GET /api/v2/public/customers with keys.unbound: status %d, want 200 with an empty list; body: %s", v.Status, shape.Clip(v.Body))
 					}
 					m := shape.Object(t, "BIND-005", v)
 					if n, ok := m["count"]; ok && toString(n) != "0" {
@@ -274,16 +274,16 @@ func init() {
 				t.SpendAuthFailures(3)
 				r := t.Do(ub, client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody(), IdempotencyKey: t.NewKey()})
 				if r.Status/100 == 2 {
-					t.Errorf("BIND-015", "POST /customers with keys.unbound: status %d, want a refusal; body: %s", r.Status, clip(r.Body))
+					t.Errorf("BIND-015", "POST /customers with keys.unbound: status %d, want a refusal; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				e := t.Do(ub, client.Request{Method: http.MethodPost, Path: P + "/customers/" + t.Customer("parent") + "/end-customers", JSON: newEndCustomerBody(), IdempotencyKey: t.NewKey()})
 				if e.Status != http.StatusNotFound {
-					t.Fatalf("BIND-016", "POST /customers/{parent}/end-customers with keys.unbound: status %d, want 404 (the customer is unreachable); body: %s", e.Status, clip(e.Body))
+					t.Fatalf("BIND-016", "POST /customers/{parent}/end-customers with keys.unbound: status %d, want 404 (the customer is unreachable); body: %s", e.Status, shape.Clip(e.Body))
 				}
 				shape.NotFound(t, "BIND-016", e)
 				k := t.Do(ub, client.Request{Method: http.MethodPost, Path: P + "/customers/" + t.Customer("active_personal") + "/onboarding/kyc/initiate", IdempotencyKey: t.NewKey()})
 				if k.Status != http.StatusNotFound {
-					t.Fatalf("BIND-016", "POST /customers/{active_personal}/onboarding/kyc/initiate with keys.unbound: status %d, want 404; body: %s", k.Status, clip(k.Body))
+					t.Fatalf("BIND-016", "POST /customers/{active_personal}/onboarding/kyc/initiate with keys.unbound: status %d, want 404; body: %s", k.Status, shape.Clip(k.Body))
 				}
 				shape.NotFound(t, "BIND-016", k)
 			},

@@ -32,19 +32,19 @@ func spendBudget(t *check.T) {
 	for i := 1; i <= 15; i++ {
 		r := t.Do(bad, client.Request{Method: http.MethodGet, Path: P + "/me"})
 		if r.Status != http.StatusUnauthorized {
-			t.Fatalf("RATE-012", "failed attempt %d of %d (unknown key) answered %d, want 401: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, clip(r.Body))
+			t.Fatalf("RATE-012", "failed attempt %d of %d (unknown key) answered %d, want 401: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, shape.Clip(r.Body))
 		}
 		if i%5 == 0 {
 			ok := t.Do(tn, client.Request{Method: http.MethodGet, Path: P + "/me"})
 			if ok.Status != http.StatusOK {
-				t.Fatalf("RATE-013", "a valid call after %d failures answered %d, want 200; body: %s", i, ok.Status, clip(ok.Body))
+				t.Fatalf("RATE-013", "a valid call after %d failures answered %d, want 200; body: %s", i, ok.Status, shape.Clip(ok.Body))
 			}
 		}
 	}
 	for i := 16; i <= failedAuthBudget; i++ {
 		r := t.Do(ro, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
 		if r.Status != http.StatusForbidden {
-			t.Fatalf("RATE-012", "failed attempt %d of %d (missing scope) answered %d, want 403: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, clip(r.Body))
+			t.Fatalf("RATE-012", "failed attempt %d of %d (missing scope) answered %d, want 403: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, shape.Clip(r.Body))
 		}
 	}
 }
@@ -54,7 +54,7 @@ func overBudget(t *check.T) {
 	bad := withKey(t, "unknown", unknownKey(t))
 	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: P + "/me"})
 	if r.Status != http.StatusTooManyRequests {
-		t.Fatalf("RATE-012", "failed attempt %d in one window answered %d, want 429: the budget is %d per 60 s per IP; body: %s", failedAuthBudget+1, r.Status, failedAuthBudget, clip(r.Body))
+		t.Fatalf("RATE-012", "failed attempt %d in one window answered %d, want 429: the budget is %d per 60 s per IP; body: %s", failedAuthBudget+1, r.Status, failedAuthBudget, shape.Clip(r.Body))
 	}
 	m := shape.ProblemJSON(t, "ERR-026", r, http.StatusTooManyRequests, "rate_limited")
 	if m["detail"] != budgetDetail {
@@ -65,13 +65,13 @@ func overBudget(t *check.T) {
 	ro := t.Client("read_only")
 	f := t.Do(ro, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
 	if f.Status != http.StatusTooManyRequests {
-		t.Errorf("ORDER-008", "missing-scope request after the failed-auth budget is spent answered %d, want 429; body: %s", f.Status, clip(f.Body))
+		t.Errorf("ORDER-008", "missing-scope request after the failed-auth budget is spent answered %d, want 429; body: %s", f.Status, shape.Clip(f.Body))
 	}
 	// Valid keys still pass.
 	for _, name := range []string{"tenant", "read_only"} {
 		ok := t.Do(t.Client(name), client.Request{Method: http.MethodGet, Path: P + "/customers"})
 		if ok.Status != http.StatusOK {
-			t.Errorf("AUTH-030", "GET /customers with keys.%s while the IP's failed-auth budget is spent: status %d, want 200; body: %s", name, ok.Status, clip(ok.Body))
+			t.Errorf("AUTH-030", "GET /customers with keys.%s while the IP's failed-auth budget is spent: status %d, want 200; body: %s", name, ok.Status, shape.Clip(ok.Body))
 		}
 	}
 }
@@ -95,7 +95,7 @@ func afterWindow(t *check.T) {
 	bad := withKey(t, "unknown", unknownKey(t))
 	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: P + "/me"})
 	if r.Status != http.StatusUnauthorized {
-		t.Fatalf("AUTH-030", "unknown key in the next clock-minute window answered %d, want 401 (the new window lifts the 429); body: %s", r.Status, clip(r.Body))
+		t.Fatalf("AUTH-030", "unknown key in the next clock-minute window answered %d, want 401 (the new window lifts the 429); body: %s", r.Status, shape.Clip(r.Body))
 	}
 	expect401(t, "AUTH-019", r, false, "unknown key in the next window")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 func init() {
@@ -36,7 +37,7 @@ func init() {
 			// Its own subject is reachable.
 			r := t.Do(ck, client.Request{Method: http.MethodGet, Path: P + "/customers/" + child})
 			if r.Status != http.StatusOK {
-				t.Errorf("BIND-006", "GET /customers/{child} with keys.child: status %d, want 200 (its own subject); body: %s", r.Status, clip(r.Body))
+				t.Errorf("BIND-006", "GET /customers/{child} with keys.child: status %d, want 200 (its own subject); body: %s", r.Status, shape.Clip(r.Body))
 			}
 			// Its list is just the child.
 			listed, complete := customerIDs(t, "BIND-008", ck, 2)

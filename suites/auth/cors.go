@@ -10,6 +10,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // otherOrigin is an origin no target allowlists.
@@ -45,7 +46,7 @@ func init() {
 				origin := t.Profile().CORSAllowedOrigin
 				r := preflight(t, origin)
 				if r.Status/100 != 2 {
-					t.Fatalf("CORS-003", "preflight from allowlisted origin %s: status %d, want 2xx; body: %s", origin, r.Status, clip(r.Body))
+					t.Fatalf("CORS-003", "preflight from allowlisted origin %s: status %d, want 2xx; body: %s", origin, r.Status, shape.Clip(r.Body))
 				}
 				if got := r.Header.Values("Access-Control-Allow-Origin"); len(got) != 1 || got[0] != origin {
 					t.Fatalf("CORS-001", "preflight from allowlisted origin %s: Access-Control-Allow-Origin %q, want exactly %q", origin, got, origin)
@@ -71,7 +72,7 @@ func init() {
 					t.Errorf("CORS-005", "preflight from %s: status %d; a preflight never yields 401 or a server error", otherOrigin, r.Status)
 				}
 				if ct := r.ContentType(); ct == "application/problem+json" || (ct == "application/json" && len(r.Body) > 0) {
-					t.Errorf("CORS-002", "preflight from %s answered an API error body (%s): %s", otherOrigin, ct, clip(r.Body))
+					t.Errorf("CORS-002", "preflight from %s answered an API error body (%s): %s", otherOrigin, ct, shape.Clip(r.Body))
 				}
 			},
 		},
@@ -83,7 +84,7 @@ func init() {
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/me", Header: http.Header{"Origin": {otherOrigin}}})
 				if r.Status != http.StatusOK {
-					t.Fatalf("CORS-004", "GET /me with Origin %s and a valid key: status %d, want 200 (processed normally); body: %s", otherOrigin, r.Status, clip(r.Body))
+					t.Fatalf("CORS-004", "GET /me with Origin %s and a valid key: status %d, want 200 (processed normally); body: %s", otherOrigin, r.Status, shape.Clip(r.Body))
 				}
 				if got := r.Header.Values("Access-Control-Allow-Origin"); len(got) > 0 {
 					t.Errorf("CORS-001", "GET /me with Origin %s: Access-Control-Allow-Origin %q, want none", otherOrigin, got)

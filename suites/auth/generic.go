@@ -67,7 +67,7 @@ func init() {
 			t.SpendAuthFailures(1)
 			r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me"})
 			if r.Status != http.StatusOK {
-				t.Fatalf("AUTH-014", "GET /me with keys.no_environment: status %d, want 200; body: %s", r.Status, clip(r.Body))
+				t.Fatalf("AUTH-014", "GET /me with keys.no_environment: status %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
 			}
 			shape.Envelope(t, "AUTH-014", r, http.StatusOK)
 		},

@@ -27,14 +27,14 @@ func init() {
 					br := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: path, NoAuth: true,
 						Header: http.Header{"Authorization": {"Bearer " + key}}})
 					if br.Status != http.StatusOK {
-						t.Fatalf("AUTH-003", "GET %s with Authorization: Bearer <tenant key>: status %d, want 200 like X-Api-Key; body: %s", path, br.Status, clip(br.Body))
+						t.Fatalf("AUTH-003", "GET %s with Authorization: Bearer <tenant key>: status %d, want 200 like X-Api-Key; body: %s", path, br.Status, shape.Clip(br.Body))
 					}
 					shape.Envelope(t, "AUTH-003", br, http.StatusOK)
 				}
 				// The same key reaches the v2 prefix (one surface, two prefixes).
 				v2 := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers"})
 				if v2.Status == http.StatusUnauthorized || v2.Status == http.StatusForbidden {
-					t.Fatalf("VER-001", "GET /api/v2/public/customers with the tenant key: status %d; the same key authenticates both prefixes; body: %s", v2.Status, clip(v2.Body))
+					t.Fatalf("VER-001", "GET /api/v2/public/customers with the tenant key: status %d; the same key authenticates both prefixes; body: %s", v2.Status, shape.Clip(v2.Body))
 				}
 			},
 		},
@@ -50,7 +50,7 @@ func init() {
 					r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me", NoAuth: true,
 						Header: http.Header{"Authorization": {scheme + " " + key}}})
 					if r.Status != http.StatusOK {
-						t.Errorf("AUTH-008", "Authorization: %s <tenant key>: status %d, want 200; body: %s", scheme, r.Status, clip(r.Body))
+						t.Errorf("AUTH-008", "Authorization: %s <tenant key>: status %d, want 200; body: %s", scheme, r.Status, shape.Clip(r.Body))
 					}
 				}
 			},

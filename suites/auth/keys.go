@@ -99,7 +99,7 @@ func masked(v any) any {
 // the detail generic (specific false) or a specific one (specific true).
 func expect401(t *check.T, rule string, r *client.Response, specific bool, what string) {
 	if r.Status != http.StatusUnauthorized {
-		t.Fatalf(rule, "%s: status %d, want 401 api_key_authentication_failed; body: %s", what, r.Status, clip(r.Body))
+		t.Fatalf(rule, "%s: status %d, want 401 api_key_authentication_failed; body: %s", what, r.Status, shape.Clip(r.Body))
 	}
 	wwwAuthenticate(t, r, what)
 	m := shape.ProblemJSON(t, "AUTH-017", r, http.StatusUnauthorized, "api_key_authentication_failed")
@@ -133,20 +133,13 @@ func wwwAuthenticate(t *check.T, r *client.Response, what string) {
 // expect403 asserts 403 problem+json api_key_not_authorized.
 func expect403(t *check.T, rule string, r *client.Response, what string) {
 	if r.Status != http.StatusForbidden {
-		t.Fatalf(rule, "%s: status %d, want 403 api_key_not_authorized; body: %s", what, r.Status, clip(r.Body))
+		t.Fatalf(rule, "%s: status %d, want 403 api_key_not_authorized; body: %s", what, r.Status, shape.Clip(r.Body))
 	}
 	shape.ProblemJSON(t, rule, r, http.StatusForbidden, "api_key_not_authorized")
 }
 
 // publicPrefix is the part of a profile key before the dot.
 func publicPrefix(key string) string { return profile.PublicPrefix(key) }
-
-func clip(b []byte) string {
-	if len(b) > 400 {
-		return string(b[:400]) + "…"
-	}
-	return string(b)
-}
 
 var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 

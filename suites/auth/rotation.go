@@ -36,7 +36,7 @@ func rotatedPair(t *check.T) (old, succ *client.Client) {
 func meOK(t *check.T, rule string, c *client.Client, what string) map[string]any {
 	r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me"})
 	if r.Status != http.StatusOK {
-		t.Fatalf(rule, "GET /me with keys.%s (%s): status %d, want 200; body: %s", c.KeyName, what, r.Status, clip(r.Body))
+		t.Fatalf(rule, "GET /me with keys.%s (%s): status %d, want 200; body: %s", c.KeyName, what, r.Status, shape.Clip(r.Body))
 	}
 	return shape.Envelope(t, rule, r, http.StatusOK)
 }
@@ -221,7 +221,7 @@ func init() {
 				meOK(t, "AUTH-032", succ, "the successor, after the old key's overlap ended")
 				n := t.Do(succ, client.Request{Method: http.MethodGet, Path: P + "/customers"})
 				if n.Status != http.StatusOK {
-					t.Errorf("AUTH-032", "GET /customers with the successor after the old key's overlap ended: status %d, want 200; body: %s", n.Status, clip(n.Body))
+					t.Errorf("AUTH-032", "GET /customers with the successor after the old key's overlap ended: status %d, want 200; body: %s", n.Status, shape.Clip(n.Body))
 				}
 			},
 		},

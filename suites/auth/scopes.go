@@ -57,7 +57,7 @@ func newEndCustomerBody() map[string]any {
 func allowed(t *check.T, rule string, cl *client.Client, c call, want int) {
 	r := c.send(t, cl)
 	if r.Status != want {
-		t.Errorf(rule, "%s with keys.%s: status %d, want %d (the key holds the route's scope); body: %s", c, cl.KeyName, r.Status, want, clip(r.Body))
+		t.Errorf(rule, "%s with keys.%s: status %d, want %d (the key holds the route's scope); body: %s", c, cl.KeyName, r.Status, want, shape.Clip(r.Body))
 	}
 }
 
@@ -190,7 +190,7 @@ func init() {
 				// GET: onboarding:read suffices; the path then matches nothing.
 				g := t.Do(ro, client.Request{Method: http.MethodGet, Path: path})
 				if g.Status != http.StatusNotFound {
-					t.Fatalf("SCOPE-081", "GET unlisted /customers/{id}/ts-unlisted-… with keys.read_only: status %d, want 404 (onboarding:read passes, nothing matches); body: %s", g.Status, clip(g.Body))
+					t.Fatalf("SCOPE-081", "GET unlisted /customers/{id}/ts-unlisted-… with keys.read_only: status %d, want 404 (onboarding:read passes, nothing matches); body: %s", g.Status, shape.Clip(g.Body))
 				}
 				shape.NotFound(t, "SCOPE-083", g)
 				// POST: onboarding:write is required, which read_only lacks.
@@ -199,7 +199,7 @@ func init() {
 				// With onboarding:write the same POST reaches "no route": 404.
 				w := t.Do(tn, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey()})
 				if w.Status != http.StatusNotFound {
-					t.Fatalf("SCOPE-083", "POST unlisted /customers/{id}/ts-unlisted-… with keys.tenant: status %d, want 404; body: %s", w.Status, clip(w.Body))
+					t.Fatalf("SCOPE-083", "POST unlisted /customers/{id}/ts-unlisted-… with keys.tenant: status %d, want 404; body: %s", w.Status, shape.Clip(w.Body))
 				}
 				shape.NotFound(t, "SCOPE-083", w)
 			},
@@ -221,7 +221,7 @@ func init() {
 					}
 					resp := t.Do(t.Client(x.key), r)
 					if resp.Status != http.StatusNotFound {
-						t.Fatalf("SCOPE-082", "%s unlisted top-level %s/ts-unlisted-… with keys.%s: status %d, want 404; body: %s", x.method, P, x.key, resp.Status, clip(resp.Body))
+						t.Fatalf("SCOPE-082", "%s unlisted top-level %s/ts-unlisted-… with keys.%s: status %d, want 404; body: %s", x.method, P, x.key, resp.Status, shape.Clip(resp.Body))
 					}
 					shape.NotFound(t, "SCOPE-083", resp)
 				}

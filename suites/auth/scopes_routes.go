@@ -322,7 +322,7 @@ func judgeRow(t *check.T, row routeRow, probed map[string]bool) bool {
 		return false
 	}
 	if keyStepRefusal(own) {
-		t.Errorf(row.rule, "%s with keys.tenant (holds every scope, %s included): status %d, refused at the key step; body: %s", row, row.scope, own.Status, clip(own.Body))
+		t.Errorf(row.rule, "%s with keys.tenant (holds every scope, %s included): status %d, refused at the key step; body: %s", row, row.scope, own.Status, shape.Clip(own.Body))
 	}
 	judged := false
 	for _, name := range lacking(row.scope) {
@@ -333,12 +333,12 @@ func judgeRow(t *check.T, row routeRow, probed map[string]bool) bool {
 		t.SpendAuthFailures(1)
 		r := row.send(t, t.Client(name))
 		if r.Status != http.StatusForbidden {
-			t.Errorf(row.rule, "%s with keys.%s (lacks %s): status %d, want 403 api_key_not_authorized; body: %s", row, name, row.scope, r.Status, clip(r.Body))
+			t.Errorf(row.rule, "%s with keys.%s (lacks %s): status %d, want 403 api_key_not_authorized; body: %s", row, name, row.scope, r.Status, shape.Clip(r.Body))
 			continue
 		}
 		m, err := r.JSON()
 		if r.ContentType() != shape.Problem || err != nil || m["code"] != "api_key_not_authorized" {
-			t.Errorf(row.rule, "%s with keys.%s (lacks %s): 403 is not problem+json api_key_not_authorized (Content-Type %q); body: %s", row, name, row.scope, r.Header.Get("Content-Type"), clip(r.Body))
+			t.Errorf(row.rule, "%s with keys.%s (lacks %s): 403 is not problem+json api_key_not_authorized (Content-Type %q); body: %s", row, name, row.scope, r.Header.Get("Content-Type"), shape.Clip(r.Body))
 		}
 	}
 	if !judged {
@@ -393,7 +393,7 @@ func init() {
 			t.SpendAuthFailures(4)
 			r := t.Do(u, client.Request{Method: http.MethodGet, Path: P + "/me"})
 			if r.Status != http.StatusOK {
-				t.Fatalf("SCOPE-002", "GET /me with keys.unused_scopes: status %d, want 200 (no scope needed); body: %s", r.Status, clip(r.Body))
+				t.Fatalf("SCOPE-002", "GET /me with keys.unused_scopes: status %d, want 200 (no scope needed); body: %s", r.Status, shape.Clip(r.Body))
 			}
 			for _, c := range []call{
 				{method: "GET", path: P + "/customers"},

@@ -29,7 +29,7 @@ func init() {
 			} {
 				r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
 				if r.Status != http.StatusNotFound {
-					t.Fatalf("ERR-004", "GET %s: status %d, want 404; body: %s", what, r.Status, clip(r.Body))
+					t.Fatalf("ERR-004", "GET %s: status %d, want 404; body: %s", what, r.Status, shape.Clip(r.Body))
 				}
 				shape.NotFound(t, "ERR-004", r)
 			}

@@ -37,7 +37,7 @@ func init() {
 					h := http.Header{"X-Correlation-Id": x.corr, "X-Tenant-Id": {uuid.NewString()}}
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me", Header: h})
 					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ORDER-003", "%s plus X-Tenant-Id: status %d, want 400 correlation_id_invalid; body: %s", x.what, r.Status, clip(r.Body))
+						t.Fatalf("ORDER-003", "%s plus X-Tenant-Id: status %d, want 400 correlation_id_invalid; body: %s", x.what, r.Status, shape.Clip(r.Body))
 					}
 					shape.ProblemJSON(t, "ORDER-003", r, http.StatusBadRequest, "correlation_id_invalid")
 				}
@@ -68,12 +68,12 @@ func init() {
 				me := client.Request{Method: http.MethodGet, Path: P + "/me"}
 				exhaust(t, func() *client.Response { return t.Do(c, me) })
 				if r := t.Do(c, me); r.Status != http.StatusTooManyRequests {
-					t.Fatalf("RATE-004", "request 601 of GET /me in one window: status %d, want 429; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("RATE-004", "request 601 of GET /me in one window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), me)
 				if r.Status != http.StatusUnauthorized {
-					t.Fatalf("ORDER-007", "wrong key secret while GET /me's budget is spent: status %d, want 401 (the key step comes before rate limits); body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ORDER-007", "wrong key secret while GET /me's budget is spent: status %d, want 401 (the key step comes before rate limits); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ProblemJSON(t, "ORDER-007", r, http.StatusUnauthorized, "api_key_authentication_failed")
 			},
@@ -98,13 +98,13 @@ func init() {
 				} {
 					r := post(x.c)
 					if r.Status != http.StatusUnauthorized {
-						t.Fatalf("ORDER-018", "POST /customers with %s and no Idempotency-Key: status %d, want 401 (the key step comes before the Idempotency-Key step); body: %s", x.what, r.Status, clip(r.Body))
+						t.Fatalf("ORDER-018", "POST /customers with %s and no Idempotency-Key: status %d, want 401 (the key step comes before the Idempotency-Key step); body: %s", x.what, r.Status, shape.Clip(r.Body))
 					}
 					shape.ProblemJSON(t, "ORDER-018", r, http.StatusUnauthorized, "api_key_authentication_failed")
 				}
 				r := post(t.Client("read_only"))
 				if r.Status != http.StatusForbidden {
-					t.Fatalf("ORDER-018", "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key: status %d, want 403; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ORDER-018", "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key: status %d, want 403; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ProblemJSON(t, "ORDER-018", r, http.StatusForbidden, "api_key_not_authorized")
 			},
@@ -124,11 +124,11 @@ func init() {
 				}
 				exhaust(t, func() *client.Response { return t.Do(c, patch(t.NewKey())) })
 				if r := t.Do(c, patch(t.NewKey())); r.Status != http.StatusTooManyRequests {
-					t.Fatalf("RATE-004", "request 601 of PATCH /customers/{id} in one window: status %d, want 429; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("RATE-004", "request 601 of PATCH /customers/{id} in one window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				r := t.Do(c, patch(""))
 				if r.Status != http.StatusTooManyRequests {
-					t.Fatalf("ORDER-010", "PATCH /customers/{id} without Idempotency-Key while the route budget is spent: status %d, want 429 rate_limited (rate limits come before the Idempotency-Key step); body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ORDER-010", "PATCH /customers/{id} without Idempotency-Key while the route budget is spent: status %d, want 429 rate_limited (rate limits come before the Idempotency-Key step); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ProblemJSON(t, "ERR-009", r, http.StatusTooManyRequests, "rate_limited")
 				if ra := r.Header.Get("Retry-After"); ra == "" || strings.Trim(ra, "0123456789") != "" {
@@ -149,7 +149,7 @@ func init() {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody(),
 						Header: http.Header{"Idempotency-Key": pair}})
 					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ORDER-012", "two Idempotency-Key lines, one already used with another body: status %d, want 400 idempotency_key_invalid (the key is malformed before any conflict); body: %s", r.Status, clip(r.Body))
+						t.Fatalf("ORDER-012", "two Idempotency-Key lines, one already used with another body: status %d, want 400 idempotency_key_invalid (the key is malformed before any conflict); body: %s", r.Status, shape.Clip(r.Body))
 					}
 					shape.ProblemJSON(t, "ORDER-012", r, http.StatusBadRequest, "idempotency_key_invalid")
 				}
@@ -173,7 +173,7 @@ func init() {
 				} {
 					r := t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", Body: malformedJSON, Header: x.h})
 					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ORDER-019", "POST /customers with %s and a malformed JSON body: status %d, want 400 idempotency_key_invalid; body: %s", x.what, r.Status, clip(r.Body))
+						t.Fatalf("ORDER-019", "POST /customers with %s and a malformed JSON body: status %d, want 400 idempotency_key_invalid; body: %s", x.what, r.Status, shape.Clip(r.Body))
 					}
 					shape.ProblemJSON(t, "ORDER-019", r, http.StatusBadRequest, "idempotency_key_invalid")
 				}
@@ -191,7 +191,7 @@ func init() {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", Body: malformedJSON,
 					Header: jsonHeader(), IdempotencyKey: key})
 				if r.Status != http.StatusConflict {
-					t.Fatalf("ORDER-014", "POST /customers reusing a key with a malformed body: status %d, want 409 idempotency_key_reused (the conflict step comes before binding); body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ORDER-014", "POST /customers reusing a key with a malformed body: status %d, want 409 idempotency_key_reused (the conflict step comes before binding); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ProblemJSON(t, "ORDER-014", r, http.StatusConflict, "idempotency_key_reused")
 			},
@@ -206,7 +206,7 @@ func init() {
 				// The operation alone: PATCH of a nonexistent customer is 404.
 				alone := t.Do(c, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
 				if alone.Status != http.StatusNotFound {
-					t.Fatalf("ORDER-017", "PATCH /customers/{nonexistent} {}: status %d, want 404; body: %s", alone.Status, clip(alone.Body))
+					t.Fatalf("ORDER-017", "PATCH /customers/{nonexistent} {}: status %d, want 404; body: %s", alone.Status, shape.Clip(alone.Body))
 				}
 				shape.NotFound(t, "ORDER-017", alone)
 				targets := map[string]string{"a nonexistent customer": uuid.NewString()}
@@ -216,7 +216,7 @@ func init() {
 				for what, id := range targets {
 					r := t.Do(c, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + id, Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
 					if r.Status == http.StatusNotFound {
-						t.Fatalf("ORDER-016", "PATCH %s with a malformed JSON body: 404; body binding comes before the operation; body: %s", what, clip(r.Body))
+						t.Fatalf("ORDER-016", "PATCH %s with a malformed JSON body: 404; body binding comes before the operation; body: %s", what, shape.Clip(r.Body))
 					}
 					bindingError(t, "ORDER-016", r, "PATCH "+what+" with a malformed JSON body")
 				}

@@ -28,7 +28,7 @@ func init() {
 				} {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/me", Header: http.Header{"X-Correlation-Id": v}})
 					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ERR-017", "GET /me with %s: status %d, want 400; body: %s", what, r.Status, clip(r.Body))
+						t.Fatalf("ERR-017", "GET /me with %s: status %d, want 400; body: %s", what, r.Status, shape.Clip(r.Body))
 					}
 					shape.ProblemJSON(t, "ERR-017", r, http.StatusBadRequest, "correlation_id_invalid")
 				}
@@ -58,7 +58,7 @@ func init() {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{},
 						Header: http.Header{"Idempotency-Key": v}})
 					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ERR-019", "PATCH /customers/{id} with %s: status %d, want 400; body: %s", what, r.Status, clip(r.Body))
+						t.Fatalf("ERR-019", "PATCH /customers/{id} with %s: status %d, want 400; body: %s", what, r.Status, shape.Clip(r.Body))
 					}
 					shape.ProblemJSON(t, "ERR-019", r, http.StatusBadRequest, "idempotency_key_invalid")
 				}
@@ -73,7 +73,7 @@ func init() {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: P + "/customers"})
 				if r.Status != http.StatusUnauthorized {
-					t.Fatalf("ERR-022", "GET /customers with a wrong key secret: status %d, want 401; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ERR-022", "GET /customers with a wrong key secret: status %d, want 401; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ProblemJSON(t, "ERR-022", r, http.StatusUnauthorized, "api_key_authentication_failed")
 			},
@@ -87,7 +87,7 @@ func init() {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Client("ip_restricted"), client.Request{Method: http.MethodGet, Path: P + "/customers"})
 				if r.Status != http.StatusForbidden {
-					t.Fatalf("ERR-023", "GET /customers with keys.ip_restricted: status %d, want 403; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ERR-023", "GET /customers with keys.ip_restricted: status %d, want 403; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ProblemJSON(t, "ERR-023", r, http.StatusForbidden, "api_key_not_authorized")
 			},
@@ -103,7 +103,7 @@ func init() {
 				createCustomer(t, newCustomerBody(), key)
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: key})
 				if r.Status != http.StatusConflict {
-					t.Fatalf("ERR-024", "PATCH reusing the key of an earlier POST /customers: status %d, want 409; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ERR-024", "PATCH reusing the key of an earlier POST /customers: status %d, want 409; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ProblemJSON(t, "ERR-024", r, http.StatusConflict, "idempotency_key_reused")
 			},

@@ -55,7 +55,7 @@ func withHeader(h http.Header, k string, v ...string) http.Header {
 func createCustomer(t *check.T, body map[string]any, idem string) *client.Response {
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: body, IdempotencyKey: idem})
 	if r.Status/100 != 2 {
-		t.NoVerdict(errString("setup: POST /customers with the tenant key answered " + http.StatusText(r.Status) + ": " + clip(r.Body)))
+		t.NoVerdict(errString("setup: POST /customers with the tenant key answered " + http.StatusText(r.Status) + ": " + shape.Clip(r.Body)))
 	}
 	return r
 }
@@ -64,7 +64,7 @@ func createCustomer(t *check.T, body map[string]any, idem string) *client.Respon
 // a non-empty errors object whose values are arrays of strings.
 func bindingError(t *check.T, rule string, r *client.Response, what string) {
 	if r.Status != http.StatusBadRequest {
-		t.Fatalf(rule, "%s: status %d, want 400 (body not bindable); body: %s", what, r.Status, clip(r.Body))
+		t.Fatalf(rule, "%s: status %d, want 400 (body not bindable); body: %s", what, r.Status, shape.Clip(r.Body))
 	}
 	m := shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "")
 	errs, ok := m["errors"].(map[string]any)
@@ -88,7 +88,7 @@ func bindingError(t *check.T, rule string, r *client.Response, what string) {
 // "Invalid tenant header.", no code.
 func tenantRefusal(t *check.T, rule string, r *client.Response, what string) {
 	if r.Status != http.StatusBadRequest {
-		t.Fatalf(rule, "%s: status %d, want 400 (X-Tenant-Id present); body: %s", what, r.Status, clip(r.Body))
+		t.Fatalf(rule, "%s: status %d, want 400 (X-Tenant-Id present); body: %s", what, r.Status, shape.Clip(r.Body))
 	}
 	m := shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "")
 	if m["title"] != "Invalid tenant header." {
@@ -117,10 +117,3 @@ func exhaust(t *check.T, send func() *client.Response) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
-
-func clip(b []byte) string {
-	if len(b) > 400 {
-		return string(b[:400]) + "…"
-	}
-	return string(b)
-}

@@ -30,7 +30,7 @@ func init() {
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody()})
 				if r.Status != http.StatusBadRequest {
-					t.Fatalf("ERR-001", "POST /customers without Idempotency-Key: status %d, want 400; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ERR-001", "POST /customers without Idempotency-Key: status %d, want 400; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ContentType(t, "ERR-014", r, shape.Problem)
 				shape.ProblemJSON(t, "ERR-001", r, http.StatusBadRequest, "idempotency_key_invalid")
@@ -44,7 +44,7 @@ func init() {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me"})
 				if r.Status != http.StatusUnauthorized {
-					t.Fatalf("ERR-002", "GET /me without a key: status %d, want 401; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ERR-002", "GET /me without a key: status %d, want 401; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ContentType(t, "ERR-014", r, shape.Problem)
 				shape.ProblemJSON(t, "ERR-002", r, http.StatusUnauthorized, "api_key_authentication_failed")
@@ -59,7 +59,7 @@ func init() {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
 				if r.Status != http.StatusForbidden {
-					t.Fatalf("ERR-003", "PATCH /customers/{id} with keys.read_only: status %d, want 403; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ERR-003", "PATCH /customers/{id} with keys.read_only: status %d, want 403; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ContentType(t, "ERR-014", r, shape.Problem)
 				shape.ProblemJSON(t, "ERR-003", r, http.StatusForbidden, "api_key_not_authorized")
@@ -82,7 +82,7 @@ func init() {
 					r = t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me"})
 				}
 				if r.Status != http.StatusTooManyRequests {
-					t.Fatalf("RATE-012", "21st failed authentication in a window: status %d, want 429; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("RATE-012", "21st failed authentication in a window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.ContentType(t, "ERR-014", r, shape.Problem)
 				shape.ProblemJSON(t, "ERR-009", r, http.StatusTooManyRequests, "rate_limited")
@@ -99,7 +99,7 @@ func init() {
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/customers/" + uuid.NewString()})
 				if r.Status != http.StatusNotFound {
-					t.Fatalf("ERR-004", "GET /customers/{nonexistent}: status %d, want 404; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ERR-004", "GET /customers/{nonexistent}: status %d, want 404; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.NotFound(t, "ERR-004", r)
 			},
@@ -113,7 +113,7 @@ func init() {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/onboarding/requirements",
 					Query: url.Values{"level": {"ts-no-such-level"}}})
 				if r.Status != http.StatusUnprocessableEntity {
-					t.Fatalf("ERR-006", "GET /onboarding/requirements?level=ts-no-such-level: status %d, want 422 unknown_level; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ERR-006", "GET /onboarding/requirements?level=ts-no-such-level: status %d, want 422 unknown_level; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.Refusal(t, "ERR-006", r, http.StatusUnprocessableEntity, "unknown_level")
 			},

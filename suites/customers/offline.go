@@ -40,7 +40,7 @@ func init() {
 				for _, rd := range reads {
 					r := get(t, rd.path)
 					if r.Status != http.StatusOK {
-						t.Fatalf("LIFE-012", "%s with the provider unreachable: status %d, want 200 with the stored status; body: %s", rd.what, r.Status, clipBody(r.Body))
+						t.Fatalf("LIFE-012", "%s with the provider unreachable: status %d, want 200 with the stored status; body: %s", rd.what, r.Status, shape.Clip(r.Body))
 					}
 					d := shape.Envelope(t, "LIFE-012", r, http.StatusOK)
 					if got := d[rd.field]; got != stored {
@@ -58,11 +58,4 @@ func init() {
 			},
 		},
 	)
-}
-
-func clipBody(b []byte) string {
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
 }

@@ -43,7 +43,7 @@ func Create(t *check.T, rule string, c *client.Client, body map[string]any) map[
 // Success asserts a 200 or 201 envelope and returns data.
 func Success(t *check.T, rule string, r *client.Response) map[string]any {
 	if r.Status != http.StatusOK && r.Status != http.StatusCreated {
-		t.Fatalf(rule, "%s %s: status %d, want 200 or 201; body: %s", r.Exchange.Request.Method, r.Exchange.Request.URL, r.Status, clip(r.Body))
+		t.Fatalf(rule, "%s %s: status %d, want 200 or 201; body: %s", r.Exchange.Request.Method, r.Exchange.Request.URL, r.Status, shape.Clip(r.Body))
 	}
 	return shape.Envelope(t, rule, r, r.Status)
 }
@@ -125,13 +125,6 @@ func Staff(t *check.T, id, status string) {
 	}
 }
 
-func clip(b []byte) string {
-	if len(b) > 600 {
-		return string(b[:600]) + "…"
-	}
-	return string(b)
-}
-
 // ListStatus finds a customer in GET P/customers (tenant key, pages of 500,
 // newest first) and returns its status as listed. The list never refreshes
 // verification state, so this is the stored status. It fails under rule
@@ -206,7 +199,7 @@ func Gated(t *check.T, rule string, r *client.Response) {
 		code = d["code"]
 	}
 	if code != "sub_customer_onboarding_disabled" {
-		t.Fatalf(rule, "403 code is %v, want sub_customer_onboarding_disabled; body: %s", code, clip(r.Body))
+		t.Fatalf(rule, "403 code is %v, want sub_customer_onboarding_disabled; body: %s", code, shape.Clip(r.Body))
 	}
 }
 

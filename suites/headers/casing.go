@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 const (
@@ -40,7 +41,7 @@ func snakeCase(t *check.T, sample []sampled) int {
 		badKeys(m, "", &bad)
 		sort.Strings(bad)
 		if len(bad) > 0 {
-			t.Errorf(ruleSnakeCase, "%s (%d): member names not snake_case: %s; body: %s", s.what, s.r.Status, strings.Join(bad, ", "), clip(s.r.Body))
+			t.Errorf(ruleSnakeCase, "%s (%d): member names not snake_case: %s; body: %s", s.what, s.r.Status, strings.Join(bad, ", "), shape.Clip(s.r.Body))
 		}
 	}
 	return walked

@@ -78,7 +78,7 @@ func corr(v ...string) http.Header { return http.Header{corrHeader: v} }
 // refused asserts 400 problem+json correlation_id_invalid.
 func refused(t *check.T, rule string, r *client.Response, what string) {
 	if r.Status != http.StatusBadRequest {
-		t.Fatalf(rule, "%s: status %d, want 400 correlation_id_invalid; body: %s", what, r.Status, clip(r.Body))
+		t.Fatalf(rule, "%s: status %d, want 400 correlation_id_invalid; body: %s", what, r.Status, shape.Clip(r.Body))
 	}
 	shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "correlation_id_invalid")
 }
@@ -128,7 +128,7 @@ func init() {
 					id := newCorr()
 					r := get(t, c, path, corr(id))
 					if r.Status != http.StatusOK {
-						t.Fatalf("CORR-001", "GET %s with X-Correlation-Id: status %d, want 200; body: %s", path, r.Status, clip(r.Body))
+						t.Fatalf("CORR-001", "GET %s with X-Correlation-Id: status %d, want 200; body: %s", path, r.Status, shape.Clip(r.Body))
 					}
 					echoed(t, r, id, "GET "+path)
 				}
@@ -184,7 +184,7 @@ func init() {
 				id := newCorr()
 				r := get(t, t.Anonymous(), P+"/me", corr(id))
 				if r.Status != http.StatusTooManyRequests {
-					t.Fatalf("RATE-012", "setup: the 21st failed authentication in a window answered %d, want 429; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("RATE-012", "setup: the 21st failed authentication in a window answered %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				echoed(t, r, id, "429 failed-auth budget")
 				generated(t, "CORR-007", get(t, t.Anonymous(), P+"/me", nil), "429 failed-auth budget")
@@ -201,7 +201,7 @@ func init() {
 				for rule, id := range map[string]string{"CORR-003": plain, "CORR-008": allVisible(128)} {
 					r := get(t, c, P+"/me", corr(id))
 					if r.Status != http.StatusOK {
-						t.Fatalf(rule, "GET /me with a 128-character X-Correlation-Id %q: status %d, want 200; body: %s", id, r.Status, clip(r.Body))
+						t.Fatalf(rule, "GET /me with a 128-character X-Correlation-Id %q: status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
 					}
 					echoed(t, r, id, "GET /me with a 128-character id")
 				}
@@ -266,7 +266,7 @@ func init() {
 				id := "ts-corr-a," + uuid.NewString()
 				r := get(t, t.Client("tenant"), P+"/me", corr(id))
 				if r.Status != http.StatusOK {
-					t.Fatalf("CORR-010", "GET /me with X-Correlation-Id %q (one line): status %d, want 200; body: %s", id, r.Status, clip(r.Body))
+					t.Fatalf("CORR-010", "GET /me with X-Correlation-Id %q (one line): status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
 				}
 				got := r.Header.Values(corrHeader)
 				if len(got) != 1 || got[0] != id {
@@ -282,7 +282,7 @@ func init() {
 			Run: func(t *check.T) {
 				r := get(t, t.Client("tenant"), P+"/me", corr(""))
 				if r.Status != http.StatusOK {
-					t.Fatalf("CORR-009", "GET /me with an empty X-Correlation-Id: status %d, want 200; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("CORR-009", "GET /me with an empty X-Correlation-Id: status %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if g := generated(t, "CORR-009", r, "GET /me with an empty X-Correlation-Id"); g == "" {
 					t.Errorf("CORR-009", "no generated X-Correlation-Id for an empty one")
@@ -290,11 +290,4 @@ func init() {
 			},
 		},
 	)
-}
-
-func clip(b []byte) string {
-	if len(b) > 400 {
-		return string(b[:400]) + "…"
-	}
-	return string(b)
 }

@@ -98,7 +98,7 @@ func init() {
 				for _, path := range []string{P + "/me", P + "/customers", P + "/customers/" + ap, P + "/customers/" + ap + "/onboarding/status"} {
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
 					if r.Status != http.StatusOK {
-						t.Fatalf("ENV-001", "GET %s: status %d, want 200; body: %s", path, r.Status, clip(r.Body))
+						t.Fatalf("ENV-001", "GET %s: status %d, want 200; body: %s", path, r.Status, shape.Clip(r.Body))
 					}
 					shape.Envelope(t, "ENV-001", r, http.StatusOK)
 				}
@@ -114,7 +114,7 @@ func init() {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}})
 				if r.Status/100 != 2 {
-					t.Fatalf("ENV-003", "POST /customers (tenant key, fresh email): status %d, want 2xx; body: %s", r.Status, clip(r.Body))
+					t.Fatalf("ENV-003", "POST /customers (tenant key, fresh email): status %d, want 2xx; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				shape.Envelope(t, "ENV-003", r, r.Status)
 			},

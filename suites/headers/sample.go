@@ -15,6 +15,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // sampled is one response with what produced it; v1 marks a response of
@@ -104,7 +105,7 @@ func sampleWrites(t *check.T) []sampled {
 	data := fresh.Success(t, fresh.CreateRule, r)
 	id, _ := data["id"].(string)
 	if id == "" {
-		t.NoVerdict(fmt.Errorf("POST /customers answered no data.id: %s", clip(r.Body)))
+		t.NoVerdict(fmt.Errorf("POST /customers answered no data.id: %s", shape.Clip(r.Body)))
 	}
 	add("PATCH /customers/{id}", fresh.Patch(t, id, map[string]any{"display_name": "Touchstone Casing"}))
 	kind, other := "kyc", "kyb"

@@ -19,7 +19,7 @@ const tenantTitle = "Invalid tenant header."
 
 func tenantRefused(t *check.T, rule string, r *client.Response, what string) {
 	if r.Status != http.StatusBadRequest {
-		t.Fatalf(rule, "%s: status %d, want 400 (X-Tenant-Id is refused whenever present); body: %s", what, r.Status, clip(r.Body))
+		t.Fatalf(rule, "%s: status %d, want 400 (X-Tenant-Id is refused whenever present); body: %s", what, r.Status, shape.Clip(r.Body))
 	}
 	m := shape.ProblemJSON(t, "TEN-005", r, http.StatusBadRequest, "")
 	if m["title"] != tenantTitle {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // What replay protection covers (document 1, Common rules; document 2,
@@ -31,7 +32,7 @@ func init() {
 				at := padded("DE", mib)
 				first := patch(t, c, x, k1, at)
 				if first.Status != http.StatusOK {
-					t.NoVerdict(errorf("PATCH with a %d-byte JSON body: %d %s", len(at), first.Status, clip(first.Body)))
+					t.NoVerdict(errorf("PATCH with a %d-byte JSON body: %d %s", len(at), first.Status, shape.Clip(first.Body)))
 				}
 				setJurisdiction(t, x, "FR")
 				same(t, first, patch(t, c, x, k1, at), "identical retry of a 1,048,576-byte PATCH")
@@ -42,17 +43,17 @@ func init() {
 				y, k2 := createCustomer(t), t.NewKey()
 				over := padded("DE", mib+1)
 				if r := patch(t, c, y, k2, over); r.Status != http.StatusOK {
-					t.NoVerdict(errorf("PATCH with a %d-byte JSON body: %d %s", len(over), r.Status, clip(r.Body)))
+					t.NoVerdict(errorf("PATCH with a %d-byte JSON body: %d %s", len(over), r.Status, shape.Clip(r.Body)))
 				}
 				setJurisdiction(t, y, "FR")
 				if r := patch(t, c, y, k2, over); r.Status != http.StatusOK {
-					t.Fatalf(ruleProtected, "the retry of a 1,048,577-byte PATCH answered %d, want 200 (executed again); body: %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleProtected, "the retry of a 1,048,577-byte PATCH answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if j := jurisdiction(t, y); j != "DE" {
 					t.Fatalf(ruleProtected, "the retry of a 1,048,577-byte JSON PATCH did not re-execute (jurisdiction %s, want DE): bodies over 1 MiB are not replay-protected", j)
 				}
 				if r := patch(t, c, y, k2, jsonBody("IT")); r.Status != http.StatusOK {
-					t.Fatalf(ruleProtected, "the key of an unprotected 1,048,577-byte request, reused with another body, answered %d, want 200 (nothing was stored under it); body: %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleProtected, "the key of an unprotected 1,048,577-byte request, reused with another body, answered %d, want 200 (nothing was stored under it); body: %s", r.Status, shape.Clip(r.Body))
 				}
 			},
 		},
@@ -80,13 +81,13 @@ func init() {
 				}
 				rename := patch(t, c, x, t.NewKey(), []byte(`{"display_name":"ts-renamed"}`))
 				if rename.Status != http.StatusOK {
-					t.NoVerdict(errorf("cannot rename the customer: %d %s", rename.Status, clip(rename.Body)))
+					t.NoVerdict(errorf("cannot rename the customer: %d %s", rename.Status, shape.Clip(rename.Body)))
 				}
 				if r := patch(t, c, x, key, body); r.Status != http.StatusOK {
-					t.Fatalf(ruleLargeResponse, "the identical retry answered %d, want 200 (executed again); body: %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleLargeResponse, "the identical retry answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if got, _ := readCustomer(t, x)["display_name"].(string); got != name {
-					t.Fatalf(ruleLargeResponse, "the identical retry did not re-execute (display_name is %q): a response over 1 MiB is not stored for replay", clip([]byte(got)))
+					t.Fatalf(ruleLargeResponse, "the identical retry did not re-execute (display_name is %q): a response over 1 MiB is not stored for replay", shape.Clip([]byte(got)))
 				}
 			},
 		},
@@ -102,11 +103,11 @@ func init() {
 				req := client.Request{Method: http.MethodPatch, Path: customers + "/" + x, IdempotencyKey: key, Body: jsonBody("DE"),
 					Header: http.Header{"Content-Type": {"application/json"}}, ContentLength: &chunked}
 				if r := t.Do(c, req); r.Status != http.StatusOK {
-					t.NoVerdict(errorf("chunked PATCH: %d %s", r.Status, clip(r.Body)))
+					t.NoVerdict(errorf("chunked PATCH: %d %s", r.Status, shape.Clip(r.Body)))
 				}
 				setJurisdiction(t, x, "FR")
 				if r := t.Do(c, req); r.Status != http.StatusOK {
-					t.Fatalf(ruleProtected, "the chunked retry answered %d, want 200 (executed again); body: %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleProtected, "the chunked retry answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if j := jurisdiction(t, x); j != "DE" {
 					t.Fatalf(ruleProtected, "the identical chunked retry did not re-execute (jurisdiction %s, want DE): a request without a known Content-Length is not replay-protected", j)
@@ -128,7 +129,7 @@ func init() {
 				}
 				setJurisdiction(t, x, "FR")
 				if r := t.Do(c, req); r.Status != http.StatusOK {
-					t.Fatalf(ruleJSONOnly, "the text/plain retry answered %d, want 200 (executed again); body: %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleJSONOnly, "the text/plain retry answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if j := jurisdiction(t, x); j != "DE" {
 					t.Fatalf(ruleJSONOnly, "the identical text/plain retry did not re-execute (jurisdiction %s, want DE): only JSON requests are replay-protected", j)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // The caller is part of a key's identity (document 1, Common rules): the
@@ -21,11 +22,11 @@ func init() {
 			x, key := createCustomer(t), t.NewKey()
 			first := patch(t, a, x, key, jsonBody("DE"))
 			if first.Status != http.StatusOK {
-				t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, clip(first.Body)))
+				t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, shape.Clip(first.Body)))
 			}
 			r := patch(t, b, x, key, jsonBody("FR"))
 			if r.Status != http.StatusOK {
-				t.Fatalf(ruleCaller, "another API key using the same Idempotency-Key with another body answered %d, want 200 (independent); body: %s", r.Status, clip(r.Body))
+				t.Fatalf(ruleCaller, "another API key using the same Idempotency-Key with another body answered %d, want 200 (independent); body: %s", r.Status, shape.Clip(r.Body))
 			}
 			if j := jurisdiction(t, x); j != "FR" {
 				t.Fatalf(ruleCaller, "the other API key's PATCH answered 200 but the jurisdiction is %s, want FR", j)
@@ -34,11 +35,11 @@ func init() {
 
 			y, key2 := createCustomer(t), t.NewKey()
 			if r := patch(t, a, y, key2, jsonBody("DE")); r.Status != http.StatusOK {
-				t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", r.Status, clip(r.Body)))
+				t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", r.Status, shape.Clip(r.Body)))
 			}
 			setJurisdiction(t, y, "FR")
 			if r := patch(t, b, y, key2, jsonBody("DE")); r.Status != http.StatusOK {
-				t.Fatalf(ruleCaller, "another API key sending the identical request answered %d, want 200; body: %s", r.Status, clip(r.Body))
+				t.Fatalf(ruleCaller, "another API key sending the identical request answered %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
 			}
 			if j := jurisdiction(t, y); j != "DE" {
 				t.Fatalf(ruleCaller, "another API key's identical request was replayed from the first caller's record (jurisdiction %s, want DE): it must execute", j)

@@ -121,7 +121,7 @@ func split(t *check.T, rule string, rs []*client.Response, code string) (ok, con
 			shape.ProblemJSON(t, ruleProblem409, r, http.StatusConflict, code)
 			conflicts = append(conflicts, r)
 		default:
-			t.Fatalf(rule, "concurrent request %d: status %d, want 2xx or 409 %s; body: %s", i+1, r.Status, code, clip(r.Body))
+			t.Fatalf(rule, "concurrent request %d: status %d, want 2xx or 409 %s; body: %s", i+1, r.Status, code, shape.Clip(r.Body))
 		}
 	}
 	return ok, conflicts

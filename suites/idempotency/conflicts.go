@@ -6,6 +6,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // Conflicts (document 1, Common rules; document 2, problem+json codes):
@@ -34,7 +35,7 @@ func init() {
 				id, k2 := createCustomer(t), t.NewKey()
 				first = patch(t, c, id, k2, jsonBody("DE"))
 				if first.Status != http.StatusOK {
-					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, clip(first.Body)))
+					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, shape.Clip(first.Body)))
 				}
 				conflict(t, ruleBody, patch(t, c, id, k2, jsonBody("FR")), "idempotency_key_reused", "PATCH with a used key and another body")
 				if j := jurisdiction(t, id); j != "DE" {
@@ -52,7 +53,7 @@ func init() {
 				c := t.Client("tenant")
 				x, y, key := createCustomer(t), createCustomer(t), t.NewKey()
 				if r := patch(t, c, x, key, jsonBody("DE")); r.Status != http.StatusOK {
-					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", r.Status, clip(r.Body)))
+					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", r.Status, shape.Clip(r.Body)))
 				}
 				conflict(t, rulePath, patch(t, c, y, key, jsonBody("DE")), "idempotency_key_reused", "the same key and body on another customer's path")
 				if j := jurisdiction(t, y); j != "GB" {
@@ -69,7 +70,7 @@ func init() {
 				c := t.Client("tenant")
 				x, key := createCustomer(t), t.NewKey()
 				if r := patch(t, c, x, key, jsonBody("DE")); r.Status != http.StatusOK {
-					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", r.Status, clip(r.Body)))
+					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", r.Status, shape.Clip(r.Body)))
 				}
 				setJurisdiction(t, x, "FR")
 				r := t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + x, Query: url.Values{"ts": {"1"}}, IdempotencyKey: key,
@@ -117,7 +118,7 @@ func checkMethodPair(t *check.T, p methodPair) {
 	key := t.NewKey()
 	r := t.Do(c, client.Request{Method: p.a, Path: path, IdempotencyKey: key, JSON: body})
 	if r.Status/100 != 2 {
-		t.NoVerdict(errorf("%s %s: %d %s", p.a, path, r.Status, clip(r.Body)))
+		t.NoVerdict(errorf("%s %s: %d %s", p.a, path, r.Status, shape.Clip(r.Body)))
 	}
 	r = t.Do(c, client.Request{Method: p.b, Path: path, IdempotencyKey: key, JSON: body})
 	conflict(t, ruleMethod, r, "idempotency_key_reused", p.b+" with the key, path and body of a "+p.a)
@@ -144,7 +145,7 @@ func webhookSubscription(t *check.T) (string, map[string]any, func() bool, func(
 	r := t.Do(c, client.Request{Method: http.MethodPost, Path: v2 + "/webhook-subscriptions", IdempotencyKey: t.NewKey(),
 		JSON: map[string]any{"url": u, "eventTypes": []string{"deposit.received"}, "maxAttempts": nil}})
 	if r.Status != http.StatusCreated {
-		t.Skipf("cannot register a webhook subscription to exercise PATCH and DELETE on one path: %d %s", r.Status, clip(r.Body))
+		t.Skipf("cannot register a webhook subscription to exercise PATCH and DELETE on one path: %d %s", r.Status, shape.Clip(r.Body))
 	}
 	m, err := r.JSON()
 	if err != nil {
@@ -152,7 +153,7 @@ func webhookSubscription(t *check.T) (string, map[string]any, func() bool, func(
 	}
 	id, _ := m["subscriptionId"].(string)
 	if id == "" {
-		t.NoVerdict(errorf("the 201 register response has no subscriptionId: %s", clip(r.Body)))
+		t.NoVerdict(errorf("the 201 register response has no subscriptionId: %s", shape.Clip(r.Body)))
 	}
 	path := v2 + "/webhook-subscriptions/" + id
 	unchanged := func() bool {

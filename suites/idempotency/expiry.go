@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // Keys are retained 24 hours (document 2, Limits), measured from the
@@ -22,7 +23,7 @@ func init() {
 			x, key := createCustomer(t), t.NewKey()
 			first := patch(t, c, x, key, jsonBody("DE"))
 			if first.Status != http.StatusOK {
-				t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, clip(first.Body)))
+				t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, shape.Clip(first.Body)))
 			}
 			advance(t, 24*time.Hour-time.Second)
 			conflict(t, ruleBody, patch(t, c, x, key, jsonBody("FR")), "idempotency_key_reused", "another body with the key at 24h-1s")
@@ -30,7 +31,7 @@ func init() {
 			advance(t, 2*time.Second)
 			r := patch(t, c, x, key, jsonBody("FR"))
 			if r.Status != http.StatusOK {
-				t.Fatalf(ruleExpiry, "at 24h+1s the key with another body answered %d, want 200 (the key expired); body: %s", r.Status, clip(r.Body))
+				t.Fatalf(ruleExpiry, "at 24h+1s the key with another body answered %d, want 200 (the key expired); body: %s", r.Status, shape.Clip(r.Body))
 			}
 			if j := jurisdiction(t, x); j != "FR" {
 				t.Fatalf(ruleExpiry, "at 24h+1s the PATCH answered 200 but the jurisdiction is %s, want FR", j)

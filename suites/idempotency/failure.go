@@ -5,6 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // A first attempt that returned non-2xx does not lock the key: a retry
@@ -28,7 +29,7 @@ func init() {
 				email := freshEmail()
 				r = t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + id, IdempotencyKey: key, JSON: map[string]any{"email": email}})
 				if r.Status != http.StatusOK {
-					t.Fatalf(ruleFailure, "the same key with a valid email after a refused attempt answered %d, want 200 (a failed attempt does not lock the key); body: %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleFailure, "the same key with a valid email after a refused attempt answered %d, want 200 (a failed attempt does not lock the key); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if ref := reference(t, id); ref != email {
 					t.Fatalf(ruleFailure, "the corrected PATCH answered 200 but external_reference is %s, want %s", ref, email)
@@ -46,11 +47,11 @@ func init() {
 				t.Logf("first attempt (external_reference in use): %d", r.Status)
 				r = t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + z, IdempotencyKey: t.NewKey(), JSON: map[string]any{"external_reference": freshEmail()}})
 				if r.Status != http.StatusOK {
-					t.NoVerdict(errorf("cannot move the other customer's external_reference: %d %s", r.Status, clip(r.Body)))
+					t.NoVerdict(errorf("cannot move the other customer's external_reference: %d %s", r.Status, shape.Clip(r.Body)))
 				}
 				r = t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + x, IdempotencyKey: key2, JSON: body})
 				if r.Status != http.StatusOK {
-					t.Fatalf(ruleFailure, "the identical retry of a refused PATCH answered %d, want 200 (re-executed now that the reference is free); body: %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleFailure, "the identical retry of a refused PATCH answered %d, want 200 (re-executed now that the reference is free); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if ref := reference(t, x); ref != taken {
 					t.Fatalf(ruleFailure, "the retry answered 200 but external_reference is %s, want %s", ref, taken)

@@ -58,7 +58,7 @@ func freshEmail() string { return "ts-" + uuid.NewString() + "@example.com" }
 // itself, or data.customer when the target nests it.
 func customerOf(t *check.T, rule string, r *client.Response) map[string]any {
 	if r.Status/100 != 2 {
-		t.Fatalf(rule, "status %d, want 2xx; body: %s", r.Status, clip(r.Body))
+		t.Fatalf(rule, "status %d, want 2xx; body: %s", r.Status, shape.Clip(r.Body))
 	}
 	data := shape.Envelope(t, rule, r, r.Status)
 	if inner, ok := data["customer"].(map[string]any); ok {
@@ -73,7 +73,7 @@ func createCustomer(t *check.T) string {
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: customers, IdempotencyKey: t.NewKey(),
 		JSON: map[string]any{"email": freshEmail(), "jurisdiction": "GB"}})
 	if r.Status/100 != 2 {
-		t.NoVerdict(fmt.Errorf("cannot create a customer for the check: POST /customers answered %d: %s", r.Status, clip(r.Body)))
+		t.NoVerdict(fmt.Errorf("cannot create a customer for the check: POST /customers answered %d: %s", r.Status, shape.Clip(r.Body)))
 	}
 	return shape.String(t, "CUST-022", customerOf(t, "CUST-022", r), "id")
 }
@@ -82,7 +82,7 @@ func createCustomer(t *check.T) string {
 func readCustomer(t *check.T, id string) map[string]any {
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: customers + "/" + id})
 	if r.Status != http.StatusOK {
-		t.NoVerdict(fmt.Errorf("cannot read customer %s: %d %s", id, r.Status, clip(r.Body)))
+		t.NoVerdict(fmt.Errorf("cannot read customer %s: %d %s", id, r.Status, shape.Clip(r.Body)))
 	}
 	return customerOf(t, "CUST-010", r)
 }
@@ -112,7 +112,7 @@ func patch(t *check.T, c *client.Client, id, key string, body []byte) *client.Re
 func setJurisdiction(t *check.T, id, j string) {
 	r := patch(t, t.Client("tenant"), id, t.NewKey(), jsonBody(j))
 	if r.Status != http.StatusOK {
-		t.NoVerdict(fmt.Errorf("cannot set the jurisdiction of %s to %s: %d %s", id, j, r.Status, clip(r.Body)))
+		t.NoVerdict(fmt.Errorf("cannot set the jurisdiction of %s to %s: %d %s", id, j, r.Status, shape.Clip(r.Body)))
 	}
 }
 
@@ -124,7 +124,7 @@ func countByReference(t *check.T, email string) int {
 		r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: customers,
 			Query: url.Values{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
 		if r.Status != http.StatusOK {
-			t.NoVerdict(fmt.Errorf("cannot list customers: %d %s", r.Status, clip(r.Body)))
+			t.NoVerdict(fmt.Errorf("cannot list customers: %d %s", r.Status, shape.Clip(r.Body)))
 		}
 		data := shape.Envelope(t, "CUST-009", r, http.StatusOK)
 		rows := shape.Array(t, "CUST-009", data, "customers")
@@ -143,7 +143,7 @@ func countByReference(t *check.T, email string) int {
 // invalidKey asserts the 400 problem+json idempotency_key_invalid.
 func invalidKey(t *check.T, rule string, r *client.Response, what string) {
 	if r.Status != http.StatusBadRequest {
-		t.Fatalf(rule, "%s: status %d, want 400 idempotency_key_invalid; body: %s", what, r.Status, clip(r.Body))
+		t.Fatalf(rule, "%s: status %d, want 400 idempotency_key_invalid; body: %s", what, r.Status, shape.Clip(r.Body))
 	}
 	shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "idempotency_key_invalid")
 }
@@ -151,7 +151,7 @@ func invalidKey(t *check.T, rule string, r *client.Response, what string) {
 // conflict asserts a 409 problem+json with code under rule.
 func conflict(t *check.T, rule string, r *client.Response, code, what string) {
 	if r.Status != http.StatusConflict {
-		t.Fatalf(rule, "%s: status %d, want 409 %s; body: %s", what, r.Status, code, clip(r.Body))
+		t.Fatalf(rule, "%s: status %d, want 409 %s; body: %s", what, r.Status, code, shape.Clip(r.Body))
 	}
 	shape.ProblemJSON(t, ruleProblem409, r, http.StatusConflict, code)
 }
@@ -170,13 +170,6 @@ func visibleKey(n int) string {
 		b.WriteString(base)
 	}
 	return b.String()[:n]
-}
-
-func clip(b []byte) string {
-	if len(b) > 400 {
-		return string(b[:400]) + "…"
-	}
-	return string(b)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -66,7 +66,7 @@ func init() {
 					r := patch(t, c, id, visibleKey(s.n), jsonBody(s.j))
 					if s.ok {
 						if r.Status != http.StatusOK {
-							t.Fatalf(s.rule, "a %d-character Idempotency-Key was refused: %d %s", s.n, r.Status, clip(r.Body))
+							t.Fatalf(s.rule, "a %d-character Idempotency-Key was refused: %d %s", s.n, r.Status, shape.Clip(r.Body))
 						}
 						want = s.j
 					} else {
@@ -106,7 +106,7 @@ func init() {
 				}
 				r = patch(t, c, id, string(visible), jsonBody("DE"))
 				if r.Status != http.StatusOK {
-					t.Fatalf(ruleVisible, "an Idempotency-Key of the 94 visible ASCII characters 0x21-0x7E was refused: %d %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleVisible, "an Idempotency-Key of the 94 visible ASCII characters 0x21-0x7E was refused: %d %s", r.Status, shape.Clip(r.Body))
 				}
 				if j := jurisdiction(t, id); j != "DE" {
 					t.Fatalf(ruleVisible, "PATCH with a visible-ASCII key answered 200 but the jurisdiction is %s", j)
@@ -131,7 +131,7 @@ func init() {
 					t.Fatalf(ruleOnce, "a refused PATCH with two Idempotency-Key lines changed the jurisdiction to %s", j)
 				}
 				if r := patch(t, c, id, k, jsonBody("DE")); r.Status != http.StatusOK {
-					t.Fatalf(ruleOnce, "the same key sent once was refused: %d %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleOnce, "the same key sent once was refused: %d %s", r.Status, shape.Clip(r.Body))
 				}
 			},
 		},
@@ -146,7 +146,7 @@ func init() {
 				get := func(h http.Header) map[string]any {
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: customers + "/" + id, Header: h})
 					if r.Status != http.StatusOK {
-						t.Fatalf(ruleGetIgnored, "GET /customers/{id} with Idempotency-Key %q: status %d, want 200; body: %s", h.Values("Idempotency-Key"), r.Status, clip(r.Body))
+						t.Fatalf(ruleGetIgnored, "GET /customers/{id} with Idempotency-Key %q: status %d, want 200; body: %s", h.Values("Idempotency-Key"), r.Status, shape.Clip(r.Body))
 					}
 					return customerOf(t, ruleGetIgnored, r)
 				}

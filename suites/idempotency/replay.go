@@ -5,6 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // Replay (document 1, Common rules): within 24 hours an identical retry
@@ -38,7 +39,7 @@ func init() {
 				r := t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + id, IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"external_reference": moved}})
 				if r.Status != http.StatusOK {
-					t.NoVerdict(errorf("cannot change the customer's external_reference: %d %s", r.Status, clip(r.Body)))
+					t.NoVerdict(errorf("cannot change the customer's external_reference: %d %s", r.Status, shape.Clip(r.Body)))
 				}
 				same(t, first, t.Do(c, req), "identical POST /customers retry after the customer changed")
 				if n := countByReference(t, email); n != 0 {
@@ -59,7 +60,7 @@ func init() {
 				id, key := createCustomer(t), t.NewKey()
 				first := patch(t, c, id, key, jsonBody("DE"))
 				if first.Status != http.StatusOK {
-					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, clip(first.Body)))
+					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, shape.Clip(first.Body)))
 				}
 				same(t, first, patch(t, c, id, key, jsonBody("DE")), "identical PATCH retry")
 				setJurisdiction(t, id, "FR")

@@ -62,14 +62,14 @@ func accepted(t *check.T, rule string, r *client.Response, what string) {
 		return
 	}
 	if r.Status == http.StatusUnprocessableEntity {
-		t.Skipf("%s: 422 for the harness's guessed body (bodies are not shown, V2-010): %s", what, clip(r.Body))
+		t.Skipf("%s: 422 for the harness's guessed body (bodies are not shown, V2-010): %s", what, shape.Clip(r.Body))
 	}
 	if r.Status == http.StatusBadRequest {
 		if m, err := r.JSON(); err == nil && m["errors"] != nil && m["code"] == nil {
-			t.Skipf("%s: the target cannot bind the harness's guessed body (bodies are not shown, V2-010): %s", what, clip(r.Body))
+			t.Skipf("%s: the target cannot bind the harness's guessed body (bodies are not shown, V2-010): %s", what, shape.Clip(r.Body))
 		}
 	}
-	t.Fatalf(rule, "%s: status %d, want 2xx; body: %s", what, r.Status, clip(r.Body))
+	t.Fatalf(rule, "%s: status %d, want 2xx; body: %s", what, r.Status, shape.Clip(r.Body))
 }
 
 var wholeSeconds = regexp.MustCompile(`^[0-9]+$`)
@@ -103,13 +103,6 @@ func tighterBudget(t *check.T) int {
 	}
 	t.Fatalf("RATE-014", "%d POST %s of one key in a row all passed: its policy is not tighter than the general %d per-route budget", generalRouteBudget, w.path, generalRouteBudget)
 	return 0
-}
-
-func clip(b []byte) string {
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
 }
 
 func init() {
@@ -177,7 +170,7 @@ func init() {
 					for _, w := range v2Writes {
 						r := post(t, c, w.path, w.body(), t.NewKey())
 						if r.Status != http.StatusForbidden {
-							t.Fatalf(w.scope, "POST %s with keys.%s (scope missing): status %d, want 403 api_key_not_authorized; body: %s", w.path, k, r.Status, clip(r.Body))
+							t.Fatalf(w.scope, "POST %s with keys.%s (scope missing): status %d, want 403 api_key_not_authorized; body: %s", w.path, k, r.Status, shape.Clip(r.Body))
 						}
 						shape.ProblemJSON(t, w.scope, r, http.StatusForbidden, "api_key_not_authorized")
 					}

@@ -89,7 +89,7 @@ func allPass(t *check.T, rule string, rs []*client.Response, what string) {
 	}
 	if bad > 0 {
 		r := rs[first]
-		t.Fatalf(rule, "%s: %d of %d requests were refused within the budget; the first (#%d) got %d: %s", what, bad, len(rs), first+1, r.Status, clip(r.Body))
+		t.Fatalf(rule, "%s: %d of %d requests were refused within the budget; the first (#%d) got %d: %s", what, bad, len(rs), first+1, r.Status, shape.Clip(r.Body))
 	}
 }
 
@@ -108,7 +108,7 @@ var wholeSeconds = regexp.MustCompile(`^[0-9]+$`)
 // statusRule, and returns Retry-After.
 func limited(t *check.T, statusRule string, r *client.Response, what string) int {
 	if r.Status != http.StatusTooManyRequests {
-		t.Fatalf(statusRule, "%s: status %d, want 429 rate_limited; body: %s", what, r.Status, clip(r.Body))
+		t.Fatalf(statusRule, "%s: status %d, want 429 rate_limited; body: %s", what, r.Status, shape.Clip(r.Body))
 	}
 	shape.ProblemJSON(t, ruleProblem, r, http.StatusTooManyRequests, "rate_limited")
 	vals := r.Header.Values("Retry-After")
@@ -169,11 +169,4 @@ func advanceTo(t *check.T, sec float64, nextMinute bool) time.Time {
 		t.NoVerdict(err)
 	}
 	return c.Now
-}
-
-func clip(b []byte) string {
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
 }

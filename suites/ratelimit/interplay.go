@@ -73,7 +73,7 @@ func init() {
 				for i, r := range fire(t, shots) {
 					e := refusals[i]
 					if r.Status != e.status {
-						t.NoVerdict(fmt.Errorf("%s answered %d, want %d: the refusal this check relies on did not happen; body: %s", e.what, r.Status, e.status, clip(r.Body)))
+						t.NoVerdict(fmt.Errorf("%s answered %d, want %d: the refusal this check relies on did not happen; body: %s", e.what, r.Status, e.status, shape.Clip(r.Body)))
 					}
 					shape.ProblemJSON(t, ruleConsumption, r, e.status, e.code)
 				}
@@ -97,7 +97,7 @@ func init() {
 				}
 				for i, r := range fire(t, shots) {
 					if r.Status != http.StatusNotFound {
-						t.Fatalf(ruleRouteBudget, "GET /customers/{unknown} #%d: status %d, want the flat 404 within the budget; body: %s", i+1, r.Status, clip(r.Body))
+						t.Fatalf(ruleRouteBudget, "GET /customers/{unknown} #%d: status %d, want the flat 404 within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
 					}
 				}
 				limited(t, ruleConsumption, t.Do(c, get(v1+"/customers/"+t.Customer("active_personal"))),
@@ -106,7 +106,7 @@ func init() {
 				noKey := client.Request{Method: http.MethodPost, Path: v1 + "/customers", JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}}
 				for i, r := range fire(t, repeat(c, noKey, routeBudget)) {
 					if r.Status != http.StatusBadRequest {
-						t.Fatalf(ruleRouteBudget, "POST /customers without Idempotency-Key #%d: status %d, want 400 idempotency_key_invalid within the budget; body: %s", i+1, r.Status, clip(r.Body))
+						t.Fatalf(ruleRouteBudget, "POST /customers without Idempotency-Key #%d: status %d, want 400 idempotency_key_invalid within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
 					}
 				}
 				limited(t, ruleConsumption, t.Do(c, noKey), "601st POST /customers after 600 refused with 400 idempotency_key_invalid")
@@ -130,7 +130,7 @@ func init() {
 						passed++
 					case http.StatusTooManyRequests:
 					default:
-						t.Fatalf(ruleRouteBudget, "GET /me: status %d, want 200 or 429; body: %s", r.Status, clip(r.Body))
+						t.Fatalf(ruleRouteBudget, "GET /me: status %d, want 200 or 429; body: %s", r.Status, shape.Clip(r.Body))
 					}
 				}
 				if passed != routeBudget {
@@ -154,7 +154,7 @@ func init() {
 				limited(t, ruleInterplay, t.Do(tenant, one), "GET /customers/{id} at :59 of the minute the tenant exhausted")
 				advanceTo(t, 0, true)
 				if r := t.Do(tenant, one); r.Status != http.StatusOK {
-					t.Fatalf(ruleInterplay, "GET /customers/{id} at :00 of the next clock minute is %d, want 200 (a new tenant window); body: %s", r.Status, clip(r.Body))
+					t.Fatalf(ruleInterplay, "GET /customers/{id} at :00 of the next clock minute is %d, want 200 (a new tenant window); body: %s", r.Status, shape.Clip(r.Body))
 				}
 			},
 		},

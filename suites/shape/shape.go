@@ -23,7 +23,7 @@ const (
 // Status asserts the HTTP status.
 func Status(t *check.T, rule string, r *client.Response, want int) {
 	if r.Status != want {
-		t.Fatalf(rule, "status %d, want %d; body: %s", r.Status, want, clip(r.Body))
+		t.Fatalf(rule, "status %d, want %d; body: %s", r.Status, want, Clip(r.Body))
 	}
 }
 
@@ -31,7 +31,7 @@ func Status(t *check.T, rule string, r *client.Response, want int) {
 func Object(t *check.T, rule string, r *client.Response) map[string]any {
 	m, err := r.JSON()
 	if err != nil {
-		t.Fatalf(rule, "%d response: %v; body: %s", r.Status, err, clip(r.Body))
+		t.Fatalf(rule, "%d response: %v; body: %s", r.Status, err, Clip(r.Body))
 	}
 	return m
 }
@@ -188,11 +188,12 @@ func Array(t *check.T, rule string, v any, path string) []any {
 func SameResponse(t *check.T, rule string, a, b *client.Response, what string) {
 	if a.Status != b.Status || a.Header.Get("Content-Type") != b.Header.Get("Content-Type") || string(a.Body) != string(b.Body) {
 		t.Fatalf(rule, "%s: responses differ:\n  %d %s %s\n  %d %s %s", what,
-			a.Status, a.Header.Get("Content-Type"), clip(a.Body), b.Status, b.Header.Get("Content-Type"), clip(b.Body))
+			a.Status, a.Header.Get("Content-Type"), Clip(a.Body), b.Status, b.Header.Get("Content-Type"), Clip(b.Body))
 	}
 }
 
-func clip(b []byte) string {
+// Clip shortens a body for a failure message.
+func Clip(b []byte) string {
 	if len(b) > 600 {
 		return fmt.Sprintf("%s… (%d bytes)", b[:600], len(b))
 	}
