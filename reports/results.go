@@ -26,6 +26,30 @@ type Run struct {
 	Results     []*check.Result `json:"-"`
 }
 
+// VerifiedRules are the rules named by a check that passed in this run and
+// by no check that failed: what this target was actually shown to honour.
+func (r *Run) VerifiedRules() []string {
+	passed, failed := map[string]bool{}, map[string]bool{}
+	for _, res := range r.Results {
+		for _, id := range res.Rules {
+			switch res.Status {
+			case check.Passed:
+				passed[id] = true
+			case check.Failed:
+				failed[id] = true
+			}
+		}
+	}
+	var out []string
+	for id := range passed {
+		if !failed[id] {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Counts tallies results by status.
 type Counts struct {
 	Passed  int `json:"passed"`
@@ -90,9 +114,10 @@ type runDoc struct {
 }
 
 type coverageDoc struct {
-	Covered int                      `json:"covered"`
-	Total   int                      `json:"total"`
-	Areas   []catalogue.AreaCoverage `json:"areas"`
+	Verified []string                 `json:"verified_this_run"`
+	Covered  int                      `json:"covered"`
+	Total    int                      `json:"total"`
+	Areas    []catalogue.AreaCoverage `json:"areas"`
 }
 
 // WriteJSON writes results.json into dir.
@@ -101,6 +126,7 @@ func WriteJSON(dir string, r *Run, cat *catalogue.Catalogue, red *redact.Redacto
 	doc := runDoc{Run: r, Counts: total, ByArea: byArea, Failed: map[string][]string{}}
 	if cat != nil {
 		doc.Coverage.Areas, doc.Coverage.Covered, doc.Coverage.Total = cat.Coverage()
+		doc.Coverage.Verified = r.VerifiedRules()
 	}
 	results := append([]*check.Result(nil), r.Results...)
 	sort.Slice(results, func(i, j int) bool { return results[i].ID < results[j].ID })

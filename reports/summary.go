@@ -45,7 +45,7 @@ func PrintSummary(w io.Writer, r *Run, cat *catalogue.Catalogue) Counts {
 	}
 	if cat != nil {
 		_, covered, all := cat.Coverage()
-		fmt.Fprintf(w, "\nrule coverage: %d/%d rules have a check\n", covered, all)
+		fmt.Fprintf(w, "\nrule coverage: %d/%d rules have a check; %d verified by a passing check in this run\n", covered, all, len(r.VerifiedRules()))
 	}
 	fmt.Fprintf(w, "wall time %s, %d no verdict\n", r.Duration.Round(1e6), total.Error)
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", total.Passed, total.Failed, total.Skipped)
