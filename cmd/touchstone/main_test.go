@@ -142,7 +142,7 @@ func TestRunWritesRedactedEvidence(t *testing.T) {
 	secrets := secretsOfSeed(1)
 	console := stdout + stderr
 	files := map[string]string{"console": console}
-	for _, name := range []string{"junit.xml", "results.json"} {
+	for _, name := range []string{"junit.xml", "results.json", "ginkgo.log"} {
 		raw, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
 			t.Fatalf("%s not written: %v", name, err)

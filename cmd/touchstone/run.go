@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
@@ -111,7 +113,19 @@ func execute(f runFlags, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	report, _ := runGinkgo(tgt, collect, f)
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "touchstone run: --out: %v\n", err)
+		return exitUsage
+	}
+	logFile, err := os.Create(filepath.Join(f.out, "ginkgo.log"))
+	if err != nil {
+		fmt.Fprintf(stderr, "touchstone run: %v\n", err)
+		return exitUsage
+	}
+	ginkgoLog := red.Writer(logFile)
+	report, _ := runGinkgo(tgt, collect, f, ginkgoLog)
+	ginkgoLog.Close()
+	logFile.Close()
 
 	run := &reports.Run{Target: tgt.Profile.BaseURL, Started: started.UTC(), Duration: time.Since(started), LabelFilter: f.labelFilter, Focus: f.focus, Results: results}
 	cat := catalogue.MustLoad()
@@ -123,7 +137,7 @@ func execute(f runFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone run: write junit.xml: %v\n", err)
 		return exitNoVerdict
 	}
-	fmt.Fprintf(console, "\nreports: %s/junit.xml, %s/results.json\n", f.out, f.out)
+	fmt.Fprintf(console, "\nreports: %s/junit.xml, %s/results.json, %s/ginkgo.log\n", f.out, f.out, f.out)
 	counts := reports.PrintSummary(console, run, cat)
 	switch {
 	case counts.Failed > 0:
@@ -143,7 +157,9 @@ var ginkgoOnce sync.Once
 
 // runGinkgo declares every check as a spec and runs them once; Ginkgo's
 // RunSpecs can run only once per process.
-func runGinkgo(tgt *check.Target, collect func(*check.Result), f runFlags) (types.Report, bool) {
+// Ginkgo's own reporter writes, verbose and redacted, to log; the console
+// shows Touchstone's one line per check.
+func runGinkgo(tgt *check.Target, collect func(*check.Result), f runFlags, log io.Writer) (types.Report, bool) {
 	var report types.Report
 	ok := false
 	ginkgoOnce.Do(func() {
@@ -156,16 +172,13 @@ func runGinkgo(tgt *check.Target, collect func(*check.Result), f runFlags) (type
 			sc.FocusStrings = []string{f.focus}
 		}
 		sc.Timeout = 30 * time.Minute
-		rc.Succinct = true
-		rc.NoColor = !isTerminal(os.Stdout)
+		rc.Verbose = true
+		rc.SilenceSkips = true
+		rc.NoColor = true
+		formatter.ColorableStdOut = log
 		ok = ginkgo.RunSpecs(&harnessT{}, "Touchstone conformance", sc, rc)
 	})
 	return report, ok
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
