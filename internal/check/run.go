@@ -94,6 +94,12 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 		res.Status, res.Error = Error, "control API: "+err.Error()
 		return res
 	}
+	if !target.VirtualClock() {
+		if err := target.ensureAuthHeadroom(ctx); err != nil {
+			res.Status, res.Error = Error, err.Error()
+			return res
+		}
+	}
 	status, errText := execute(t, c)
 	t.mu.Lock()
 	defer t.mu.Unlock()

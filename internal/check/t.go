@@ -201,6 +201,9 @@ func (t *T) fail(rule, msg string) {
 }
 
 func (t *T) record(ex *client.Exchange) {
+	if r := ex.Response; r != nil && (r.Status == 401 || (r.Status == 403 && strings.Contains(string(r.Body), "api_key_not_authorized"))) {
+		t.target.observeAuthFailure()
+	}
 	t.mu.Lock()
 	t.exchanges = append(t.exchanges, ex)
 	t.mu.Unlock()
