@@ -171,24 +171,45 @@ func secretsOfSeed(seed int64) []string {
 	return secrets
 }
 
-func TestSandboxServesWritesProfileAndStopsOnSignal(t *testing.T) {
-	dir := t.TempDir()
-	profilePath := filepath.Join(dir, "p.json")
-	cmd := exec.Command(binary, "sandbox", "--addr", "127.0.0.1:0", "--profile-out", profilePath, "--clock", "virtual", "--seed", "7")
+// serveSandbox starts `touchstone sandbox` and waits for its profile.
+func serveSandbox(t *testing.T, args ...string) (*profile.Profile, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	profilePath := filepath.Join(t.TempDir(), "p.json")
+	cmd := exec.Command(binary, append([]string{"sandbox", "--addr", "127.0.0.1:0", "--profile-out", profilePath}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var p *profile.Profile
-	for i := 0; i < 100 && p == nil; i++ {
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for i := 0; i < 100; i++ {
 		time.Sleep(50 * time.Millisecond)
-		p, _ = profile.Load(profilePath)
+		if p, err := profile.Load(profilePath); err == nil {
+			return p, cmd, &out
+		}
 	}
-	if p == nil {
-		cmd.Process.Kill()
-		t.Fatalf("no profile written; output:\n%s", out.String())
+	t.Fatalf("no profile written; output:\n%s", out.String())
+	return nil, nil, nil
+}
+
+// TestTwoRunsAgainstOneSandbox: a target outlives runs, so every check must
+// leave state a second run can live with.
+func TestTwoRunsAgainstOneSandbox(t *testing.T) {
+	p, _, _ := serveSandbox(t, "--clock", "virtual", "--seed", "3")
+	path := writeProfile(t, p)
+	// The second run leaves out the checks that move the virtual clock by
+	// hours (which would expire the first run's idempotency records and
+	// hide a collision).
+	for i, filter := range []string{"!slow", "!slow && !needs-control"} {
+		stdout, stderr, code := touchstone(t, "run", "--target", path, "--label-filter", filter, "--out", t.TempDir())
+		if code != exitOK {
+			t.Fatalf("run %d against one long-lived sandbox: exit %d\n%s\n%s", i+1, code, stdout, stderr)
+		}
 	}
+}
+
+func TestSandboxServesWritesProfileAndStopsOnSignal(t *testing.T) {
+	p, cmd, out := serveSandbox(t, "--clock", "virtual", "--seed", "7")
 	req, _ := http.NewRequest("GET", p.BaseURL+"/api/v1/partner/me", nil)
 	req.Header.Set("X-Api-Key", p.Keys.Tenant)
 	resp, err := http.DefaultClient.Do(req)
