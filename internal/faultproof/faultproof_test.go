@@ -2,6 +2,7 @@ package faultproof_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
@@ -25,9 +26,14 @@ func TestFaithfulSandboxPasses(t *testing.T) {
 }
 
 // TestEveryFaultIsCaught: for every fault mode, the checks that name its
-// rule fail against the faulted sandbox, naming that rule.
+// rule fail against the faulted sandbox, naming that rule. Then every check
+// must be able to fail: caught a fault, or fail against a server that
+// honours nothing.
 func TestEveryFaultIsCaught(t *testing.T) {
 	cat := catalogue.MustLoad()
+	var mu sync.Mutex
+	caughtBy := map[string]bool{}
+	proved := 0
 	for _, f := range sandbox.Faults() {
 		t.Run(f.Name, func(t *testing.T) {
 			if f.Rule != "" && cat.Rule(f.Rule) == nil {
@@ -37,6 +43,34 @@ func TestEveryFaultIsCaught(t *testing.T) {
 			if !o.Caught {
 				t.Errorf("fault %s (%s) breaks %s but no check caught it: %s (checks run: %v)", f.Name, f.Description, f.Rule, o.Note, o.Checks)
 			}
+			mu.Lock()
+			proved++
+			for _, id := range o.CaughtBy {
+				caughtBy[id] = true
+			}
+			mu.Unlock()
 		})
 	}
+	t.Run("every-check-can-fail", func(t *testing.T) {
+		if proved != len(sandbox.Faults()) {
+			t.Skip("only some faults ran (-run filter); the proof needs all of them")
+		}
+		baseline, err := faultproof.Baseline(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		runsHere := map[string]bool{} // checks the faithful sandbox does not skip
+		for _, r := range baseline {
+			runsHere[r.ID] = r.Status == check.Passed
+		}
+		results, err := faultproof.AgainstWrongServer(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range results {
+			if runsHere[r.ID] && r.Status != check.Failed && !caughtBy[r.ID] {
+				t.Errorf("check %s cannot be shown to fail: no fault mode catches it and against a server that honours nothing it ended %s %s", r.ID, r.Status, r.SkipReason+r.Error)
+			}
+		}
+	})
 }
