@@ -6,7 +6,9 @@ package check
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -32,6 +34,11 @@ type Check struct {
 	// "customers.child"); a target lacking one skips the check with the reason.
 	Needs []string
 	Run   func(t *T)
+	// File and Line are where Register was called (set by Register; for
+	// checks built from a table, the Register call inside the loop), so
+	// `touchstone rules --rule ID` can point at the code.
+	File string `json:"-"`
+	Line int    `json:"-"`
 }
 
 // Area is the part of the id before the slash.
@@ -57,6 +64,8 @@ var (
 // Register adds checks to the registry. It panics on a malformed or
 // duplicate id: that is a programming error found by any test run.
 func Register(cs ...Check) {
+	_, file, line, _ := runtime.Caller(1)
+	file = SourcePath(file)
 	mu.Lock()
 	defer mu.Unlock()
 	for i := range cs {
@@ -78,6 +87,7 @@ func Register(cs ...Check) {
 		if c.Run == nil || c.Title == "" {
 			panic(fmt.Sprintf("check %s: needs a title and a Run", c.ID))
 		}
+		c.File, c.Line = file, line
 		registry[c.ID] = &c
 	}
 }
@@ -113,4 +123,27 @@ func ForRule(rule string) []*Check {
 		}
 	}
 	return out
+}
+
+// modulePath is the module's import path, which file names carry when
+// built with -trimpath.
+const modulePath = "github.com/touchstone-harness/touchstone/"
+
+// repoRoot is the checkout this package was compiled from.
+var repoRoot = func() string {
+	_, self, _, _ := runtime.Caller(0) // <root>/internal/check/check.go
+	return filepath.ToSlash(filepath.Dir(filepath.Dir(filepath.Dir(self)))) + "/"
+}()
+
+// SourcePath turns a compiled file name into a repository-relative path
+// ("suites/idempotency/conflicts.go").
+func SourcePath(file string) string {
+	file = filepath.ToSlash(file)
+	if rel, ok := strings.CutPrefix(file, repoRoot); ok {
+		return rel
+	}
+	if i := strings.Index(file, modulePath); i >= 0 {
+		return file[i+len(modulePath):]
+	}
+	return file
 }

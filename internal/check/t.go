@@ -35,7 +35,8 @@ type T struct {
 type Failure struct {
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
-	// Exchange is the last exchange before the failure.
+	// Exchange is the evidence: the exchange the failure is about (ErrorAt,
+	// FatalAt, the shape assertions), else the last one before it.
 	Exchange *client.Exchange `json:"-"`
 }
 
@@ -144,7 +145,7 @@ func (t *T) NewKey() string { return "ts-" + uuid.NewString() }
 // and stops the check.
 func (t *T) Rule(rule string) gomega.Gomega {
 	return gomega.NewGomega(func(message string, _ ...int) {
-		t.fail(rule, message)
+		t.fail(rule, nil, message)
 		panic(stopSignal{})
 	})
 }
@@ -154,15 +155,38 @@ func (t *T) Expect(actual any, extra ...any) types.Assertion {
 	return t.Rule(t.check.Rules[0]).Expect(actual, extra...)
 }
 
-// Errorf records a violation of rule and lets the check go on.
+// Errorf records a violation of rule and lets the check go on. The
+// evidence is the last exchange the check sent; when the failure is about
+// one response, use ErrorAt.
 func (t *T) Errorf(rule, format string, args ...any) {
-	t.fail(rule, fmt.Sprintf(format, args...))
+	t.fail(rule, nil, fmt.Sprintf(format, args...))
 }
 
-// Fatalf records a violation of rule and stops the check.
+// Fatalf records a violation of rule and stops the check (evidence as
+// Errorf).
 func (t *T) Fatalf(rule, format string, args ...any) {
-	t.fail(rule, fmt.Sprintf(format, args...))
+	t.fail(rule, nil, fmt.Sprintf(format, args...))
 	panic(stopSignal{})
+}
+
+// ErrorAt records a violation of rule about response r, whose exchange is
+// the failure's evidence (not whatever the check sent last), and lets the
+// check go on.
+func (t *T) ErrorAt(r *client.Response, rule, format string, args ...any) {
+	t.fail(rule, exchangeOf(r), fmt.Sprintf(format, args...))
+}
+
+// FatalAt is ErrorAt that stops the check.
+func (t *T) FatalAt(r *client.Response, rule, format string, args ...any) {
+	t.fail(rule, exchangeOf(r), fmt.Sprintf(format, args...))
+	panic(stopSignal{})
+}
+
+func exchangeOf(r *client.Response) *client.Exchange {
+	if r == nil {
+		return nil
+	}
+	return r.Exchange
 }
 
 // Skipf stops the check as skipped with a reason.
@@ -190,14 +214,15 @@ func (t *T) Failed() bool {
 	return len(t.failures) > 0
 }
 
-func (t *T) fail(rule, msg string) {
+// fail records a failure; ex is its evidence, or nil for the last
+// exchange the check sent.
+func (t *T) fail(rule string, ex *client.Exchange, msg string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var last *client.Exchange
-	if n := len(t.exchanges); n > 0 {
-		last = t.exchanges[n-1]
+	if n := len(t.exchanges); ex == nil && n > 0 {
+		ex = t.exchanges[n-1]
 	}
-	t.failures = append(t.failures, Failure{Rule: rule, Message: strings.TrimSpace(msg), Exchange: last})
+	t.failures = append(t.failures, Failure{Rule: rule, Message: strings.TrimSpace(msg), Exchange: ex})
 }
 
 func (t *T) record(ex *client.Exchange) {

@@ -23,7 +23,7 @@ const (
 // Status asserts the HTTP status.
 func Status(t *check.T, rule string, r *client.Response, want int) {
 	if r.Status != want {
-		t.Fatalf(rule, "status %d, want %d; body: %s", r.Status, want, Clip(r.Body))
+		t.FatalAt(r, rule, "status %d, want %d; body: %s", r.Status, want, Clip(r.Body))
 	}
 }
 
@@ -31,7 +31,7 @@ func Status(t *check.T, rule string, r *client.Response, want int) {
 func Object(t *check.T, rule string, r *client.Response) map[string]any {
 	m, err := r.JSON()
 	if err != nil {
-		t.Fatalf(rule, "%d response: %v; body: %s", r.Status, err, Clip(r.Body))
+		t.FatalAt(r, rule, "%d response: %v; body: %s", r.Status, err, Clip(r.Body))
 	}
 	return m
 }
@@ -39,7 +39,7 @@ func Object(t *check.T, rule string, r *client.Response) map[string]any {
 // ContentType asserts the media type (parameters ignored, case-insensitive).
 func ContentType(t *check.T, rule string, r *client.Response, want string) {
 	if got := r.ContentType(); got != want {
-		t.Fatalf(rule, "Content-Type %q, want %s", r.Header.Get("Content-Type"), want)
+		t.FatalAt(r, rule, "Content-Type %q, want %s", r.Header.Get("Content-Type"), want)
 	}
 }
 
@@ -52,18 +52,18 @@ func ProblemJSON(t *check.T, rule string, r *client.Response, status int, code s
 	m := Object(t, rule, r)
 	for _, k := range []string{"type", "title", "detail"} {
 		if _, ok := m[k].(string); !ok {
-			t.Fatalf(rule, "problem member %q is %v, want a string", k, m[k])
+			t.FatalAt(r, rule, "problem member %q is %v, want a string", k, m[k])
 		}
 	}
 	if n, ok := m["status"].(json.Number); !ok || n.String() != strconv.Itoa(status) {
-		t.Fatalf(rule, "problem status member is %v, want %d", m["status"], status)
+		t.FatalAt(r, rule, "problem status member is %v, want %d", m["status"], status)
 	}
 	got, present := m["code"]
 	switch {
 	case code == "" && present && got != nil:
-		t.Fatalf(rule, "problem code is %v, want none", got)
+		t.FatalAt(r, rule, "problem code is %v, want none", got)
 	case code != "" && got != code:
-		t.Fatalf(rule, "problem code is %v, want %q", got, code)
+		t.FatalAt(r, rule, "problem code is %v, want %q", got, code)
 	}
 	return m
 }
@@ -76,17 +76,17 @@ func Envelope(t *check.T, rule string, r *client.Response, status int) map[strin
 	m := Object(t, rule, r)
 	wantSuccess := status < 300
 	if s, ok := m["success"].(bool); !ok || s != wantSuccess {
-		t.Fatalf(rule, "envelope success is %v, want %v", m["success"], wantSuccess)
+		t.FatalAt(r, rule, "envelope success is %v, want %v", m["success"], wantSuccess)
 	}
 	if n, ok := m["status_code"].(json.Number); !ok || n.String() != strconv.Itoa(status) {
-		t.Fatalf(rule, "envelope status_code is %v, want %d", m["status_code"], status)
+		t.FatalAt(r, rule, "envelope status_code is %v, want %d", m["status_code"], status)
 	}
 	if _, ok := m["message"].(string); !ok {
-		t.Fatalf(rule, "envelope message is %v, want a string", m["message"])
+		t.FatalAt(r, rule, "envelope message is %v, want a string", m["message"])
 	}
 	data, ok := m["data"].(map[string]any)
 	if !ok {
-		t.Fatalf(rule, "envelope data is %v, want an object", m["data"])
+		t.FatalAt(r, rule, "envelope data is %v, want an object", m["data"])
 	}
 	return data
 }
@@ -96,10 +96,10 @@ func Envelope(t *check.T, rule string, r *client.Response, status int) map[strin
 func Refusal(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
 	data := Envelope(t, rule, r, status)
 	if data["code"] != code {
-		t.Fatalf(rule, "data.code is %v, want %q", data["code"], code)
+		t.FatalAt(r, rule, "data.code is %v, want %q", data["code"], code)
 	}
 	if _, ok := data["detail"]; !ok {
-		t.Fatalf(rule, "data.detail is missing")
+		t.FatalAt(r, rule, "data.detail is missing")
 	}
 	return data
 }
@@ -112,18 +112,18 @@ func Flat(t *check.T, rule string, r *client.Response, status int, code string) 
 	m := Object(t, rule, r)
 	for _, k := range []string{"title", "detail"} {
 		if _, ok := m[k].(string); !ok {
-			t.Fatalf(rule, "flat error member %q is %v, want a string", k, m[k])
+			t.FatalAt(r, rule, "flat error member %q is %v, want a string", k, m[k])
 		}
 	}
 	if n, ok := m["status"].(json.Number); !ok || n.String() != strconv.Itoa(status) {
-		t.Fatalf(rule, "flat error status is %v, want %d", m["status"], status)
+		t.FatalAt(r, rule, "flat error status is %v, want %d", m["status"], status)
 	}
 	got, present := m["code"]
 	switch {
 	case code == "" && (!present || got != nil):
-		t.Fatalf(rule, "flat error code is %v (present %v), want null", got, present)
+		t.FatalAt(r, rule, "flat error code is %v (present %v), want null", got, present)
 	case code != "" && got != code:
-		t.Fatalf(rule, "flat error code is %v, want %q", got, code)
+		t.FatalAt(r, rule, "flat error code is %v, want %q", got, code)
 	}
 	return m
 }
@@ -187,7 +187,7 @@ func Array(t *check.T, rule string, v any, path string) []any {
 // requests: Date and X-Correlation-Id differ per response).
 func SameResponse(t *check.T, rule string, a, b *client.Response, what string) {
 	if a.Status != b.Status || a.Header.Get("Content-Type") != b.Header.Get("Content-Type") || string(a.Body) != string(b.Body) {
-		t.Fatalf(rule, "%s: responses differ:\n  %d %s %s\n  %d %s %s", what,
+		t.FatalAt(b, rule, "%s: responses differ:\n  %d %s %s\n  %d %s %s", what,
 			a.Status, a.Header.Get("Content-Type"), Clip(a.Body), b.Status, b.Header.Get("Content-Type"), Clip(b.Body))
 	}
 }
