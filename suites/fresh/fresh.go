@@ -18,9 +18,8 @@ import (
 // Prefix is the v1 partner prefix P.
 const Prefix = "/api/v1/partner"
 
-// CreateRule is the rule a failed creation is recorded under: POST
+// "CUST-022" is the rule a failed creation is recorded under: POST
 // P/customers creates a new customer for a new email.
-const CreateRule = "CUST-022"
 
 // Email returns a unique address in a reserved domain.
 func Email() string { return "ts-" + uuid.NewString() + "@example.com" }
@@ -29,8 +28,8 @@ func Email() string { return "ts-" + uuid.NewString() + "@example.com" }
 // not gated by the end-customer programme) and returns its id and email.
 func Customer(t *check.T) (id, email string) {
 	email = Email()
-	data := Create(t, CreateRule, t.Client("tenant"), map[string]any{"email": email, "jurisdiction": "GB"})
-	return shape.String(t, CreateRule, data, "id"), email
+	data := Create(t, "CUST-022", t.Client("tenant"), map[string]any{"email": email, "jurisdiction": "GB"})
+	return shape.String(t, "CUST-022", data, "id"), email
 }
 
 // Create posts a customer body with c and asserts a success envelope

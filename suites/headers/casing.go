@@ -14,12 +14,6 @@ import (
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
-const (
-	ruleSnakeCase    = "ENV-008"
-	ruleSnakeScope   = "ENV-010"
-	ruleNoDeprecated = "VER-002"
-)
-
 // snakeCase asserts every member name of every v1 JSON body in the sample
 // is snake_case; it returns how many bodies it walked.
 func snakeCase(t *check.T, sample []sampled) int {
@@ -41,7 +35,7 @@ func snakeCase(t *check.T, sample []sampled) int {
 		badKeys(m, "", &bad)
 		sort.Strings(bad)
 		if len(bad) > 0 {
-			t.Errorf(ruleSnakeCase, "%s (%d): member names not snake_case: %s; body: %s", s.what, s.r.Status, strings.Join(bad, ", "), shape.Clip(s.r.Body))
+			t.Errorf("ENV-008", "%s (%d): member names not snake_case: %s; body: %s", s.what, s.r.Status, strings.Join(bad, ", "), shape.Clip(s.r.Body))
 		}
 	}
 	return walked
@@ -57,7 +51,7 @@ func noDeprecation(t *check.T, sample []sampled) {
 	for _, s := range sample {
 		for _, h := range deprecatedHeaderNames {
 			if vs := s.r.Header.Values(h); len(vs) > 0 {
-				t.Errorf(ruleNoDeprecated, "%s (%d) carries %s: %q; no deprecation or sunset header exists", s.what, s.r.Status, h, vs)
+				t.Errorf("VER-002", "%s (%d) carries %s: %q; no deprecation or sunset header exists", s.what, s.r.Status, h, vs)
 			}
 		}
 	}
@@ -68,18 +62,18 @@ func init() {
 		check.Check{
 			ID:    "headers/v1-keys-snake-case",
 			Title: "every member name of v1 JSON bodies (reads and utility paths, and 400, 401, 403, 404 and 422 refusals) is snake_case",
-			Rules: []string{ruleSnakeCase, ruleSnakeScope},
+			Rules: []string{"ENV-008", "ENV-010"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				if n := snakeCase(t, sampleReads(t)); n < 10 {
-					t.Fatalf(ruleSnakeCase, "only %d v1 JSON bodies in the sample; the check needs its reads and refusals answered", n)
+					t.Fatalf("ENV-008", "only %d v1 JSON bodies in the sample; the check needs its reads and refusals answered", n)
 				}
 			},
 		},
 		check.Check{
 			ID:     "headers/v1-keys-snake-case-writes",
 			Title:  "every member name of v1 write responses (create, PATCH, initiate, token, a 422 refusal) is snake_case, and none carries a deprecation header",
-			Rules:  []string{ruleSnakeCase, ruleSnakeScope, ruleNoDeprecated},
+			Rules:  []string{"ENV-008", "ENV-010", "VER-002"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -91,7 +85,7 @@ func init() {
 		check.Check{
 			ID:    "headers/no-deprecation-headers",
 			Title: "no Deprecation, Deprecated or Sunset header on any response: v1 and v2 reads, utility paths, 400/401/403/404/422 refusals, OpenAPI documents, CORS preflights",
-			Rules: []string{ruleNoDeprecated},
+			Rules: []string{"VER-002"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				sample := sampleReads(t)

@@ -102,7 +102,7 @@ func sampleWrites(t *check.T) []sampled {
 	email := fresh.Email()
 	r := t.Do(tk, client.Request{Method: http.MethodPost, Path: P + "/customers", IdempotencyKey: t.NewKey(), JSON: map[string]any{"email": email, "jurisdiction": "GB"}})
 	add("POST /customers", r)
-	data := fresh.Success(t, fresh.CreateRule, r)
+	data := fresh.Success(t, "CUST-022", r)
 	id, _ := data["id"].(string)
 	if id == "" {
 		t.NoVerdict(fmt.Errorf("POST /customers answered no data.id: %s", shape.Clip(r.Body)))

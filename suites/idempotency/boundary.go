@@ -24,7 +24,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/size-limit-1mib",
 			Title:  "a JSON body of exactly 1,048,576 bytes is replay-protected; 1,048,577 bytes is not (the retry re-executes, the key is not held)",
-			Rules:  []string{ruleProtected, ruleJSONOnly, "IDEM-024"},
+			Rules:  []string{"IDEM-014", "IDEM-018", "IDEM-024"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -37,7 +37,7 @@ func init() {
 				setJurisdiction(t, x, "FR")
 				same(t, first, patch(t, c, x, k1, at), "identical retry of a 1,048,576-byte PATCH")
 				if j := jurisdiction(t, x); j != "FR" {
-					t.Fatalf(ruleProtected, "the identical retry of a 1,048,576-byte JSON PATCH re-executed (jurisdiction %s, want FR): bodies up to 1 MiB are replay-protected", j)
+					t.Fatalf("IDEM-014", "the identical retry of a 1,048,576-byte JSON PATCH re-executed (jurisdiction %s, want FR): bodies up to 1 MiB are replay-protected", j)
 				}
 
 				y, k2 := createCustomer(t), t.NewKey()
@@ -47,20 +47,20 @@ func init() {
 				}
 				setJurisdiction(t, y, "FR")
 				if r := patch(t, c, y, k2, over); r.Status != http.StatusOK {
-					t.Fatalf(ruleProtected, "the retry of a 1,048,577-byte PATCH answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("IDEM-014", "the retry of a 1,048,577-byte PATCH answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if j := jurisdiction(t, y); j != "DE" {
-					t.Fatalf(ruleProtected, "the retry of a 1,048,577-byte JSON PATCH did not re-execute (jurisdiction %s, want DE): bodies over 1 MiB are not replay-protected", j)
+					t.Fatalf("IDEM-014", "the retry of a 1,048,577-byte JSON PATCH did not re-execute (jurisdiction %s, want DE): bodies over 1 MiB are not replay-protected", j)
 				}
 				if r := patch(t, c, y, k2, jsonBody("IT")); r.Status != http.StatusOK {
-					t.Fatalf(ruleProtected, "the key of an unprotected 1,048,577-byte request, reused with another body, answered %d, want 200 (nothing was stored under it); body: %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("IDEM-014", "the key of an unprotected 1,048,577-byte request, reused with another body, answered %d, want 200 (nothing was stored under it); body: %s", r.Status, shape.Clip(r.Body))
 				}
 			},
 		},
 		check.Check{
 			ID:     "idempotency/large-response-not-stored",
 			Title:  "a protected request whose 2xx response exceeds 1 MiB is not stored: the identical retry re-executes",
-			Rules:  []string{ruleLargeResponse, "IDEM-024"},
+			Rules:  []string{"IDEM-015", "IDEM-024"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -84,17 +84,17 @@ func init() {
 					t.NoVerdict(errorf("cannot rename the customer: %d %s", rename.Status, shape.Clip(rename.Body)))
 				}
 				if r := patch(t, c, x, key, body); r.Status != http.StatusOK {
-					t.Fatalf(ruleLargeResponse, "the identical retry answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("IDEM-015", "the identical retry answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if got, _ := readCustomer(t, x)["display_name"].(string); got != name {
-					t.Fatalf(ruleLargeResponse, "the identical retry did not re-execute (display_name is %q): a response over 1 MiB is not stored for replay", shape.Clip([]byte(got)))
+					t.Fatalf("IDEM-015", "the identical retry did not re-execute (display_name is %q): a response over 1 MiB is not stored for replay", shape.Clip([]byte(got)))
 				}
 			},
 		},
 		check.Check{
 			ID:     "idempotency/chunked-not-protected",
 			Title:  "a chunked JSON request (no Content-Length) is not replay-protected: the identical retry re-executes",
-			Rules:  []string{ruleProtected, ruleJSONOnly},
+			Rules:  []string{"IDEM-014", "IDEM-018"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -107,17 +107,17 @@ func init() {
 				}
 				setJurisdiction(t, x, "FR")
 				if r := t.Do(c, req); r.Status != http.StatusOK {
-					t.Fatalf(ruleProtected, "the chunked retry answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("IDEM-014", "the chunked retry answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if j := jurisdiction(t, x); j != "DE" {
-					t.Fatalf(ruleProtected, "the identical chunked retry did not re-execute (jurisdiction %s, want DE): a request without a known Content-Length is not replay-protected", j)
+					t.Fatalf("IDEM-014", "the identical chunked retry did not re-execute (jurisdiction %s, want DE): a request without a known Content-Length is not replay-protected", j)
 				}
 			},
 		},
 		check.Check{
 			ID:     "idempotency/non-json-not-protected",
 			Title:  "a request whose Content-Type is not JSON is not replay-protected: the identical retry re-executes",
-			Rules:  []string{ruleJSONOnly, ruleProtected},
+			Rules:  []string{"IDEM-018", "IDEM-014"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -129,10 +129,10 @@ func init() {
 				}
 				setJurisdiction(t, x, "FR")
 				if r := t.Do(c, req); r.Status != http.StatusOK {
-					t.Fatalf(ruleJSONOnly, "the text/plain retry answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("IDEM-018", "the text/plain retry answered %d, want 200 (executed again); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if j := jurisdiction(t, x); j != "DE" {
-					t.Fatalf(ruleJSONOnly, "the identical text/plain retry did not re-execute (jurisdiction %s, want DE): only JSON requests are replay-protected", j)
+					t.Fatalf("IDEM-018", "the identical text/plain retry did not re-execute (jurisdiction %s, want DE): only JSON requests are replay-protected", j)
 				}
 			},
 		},

@@ -15,7 +15,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "idempotency/caller-separation",
 		Title:  "the same Idempotency-Key under another API key neither conflicts nor replays: it executes",
-		Rules:  []string{ruleCaller, ruleBytes},
+		Rules:  []string{"IDEM-016", "IDEM-019"},
 		Labels: []string{check.Mutating}, Needs: []string{"keys.tenant", "keys.pascal_scopes"},
 		Run: func(t *check.T) {
 			a, b := t.Client("tenant"), t.Client("pascal_scopes")
@@ -26,10 +26,10 @@ func init() {
 			}
 			r := patch(t, b, x, key, jsonBody("FR"))
 			if r.Status != http.StatusOK {
-				t.Fatalf(ruleCaller, "another API key using the same Idempotency-Key with another body answered %d, want 200 (independent); body: %s", r.Status, shape.Clip(r.Body))
+				t.Fatalf("IDEM-016", "another API key using the same Idempotency-Key with another body answered %d, want 200 (independent); body: %s", r.Status, shape.Clip(r.Body))
 			}
 			if j := jurisdiction(t, x); j != "FR" {
-				t.Fatalf(ruleCaller, "the other API key's PATCH answered 200 but the jurisdiction is %s, want FR", j)
+				t.Fatalf("IDEM-016", "the other API key's PATCH answered 200 but the jurisdiction is %s, want FR", j)
 			}
 			same(t, first, patch(t, a, x, key, jsonBody("DE")), "the first caller's identical retry after another caller used its key")
 
@@ -39,10 +39,10 @@ func init() {
 			}
 			setJurisdiction(t, y, "FR")
 			if r := patch(t, b, y, key2, jsonBody("DE")); r.Status != http.StatusOK {
-				t.Fatalf(ruleCaller, "another API key sending the identical request answered %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
+				t.Fatalf("IDEM-016", "another API key sending the identical request answered %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
 			}
 			if j := jurisdiction(t, y); j != "DE" {
-				t.Fatalf(ruleCaller, "another API key's identical request was replayed from the first caller's record (jurisdiction %s, want DE): it must execute", j)
+				t.Fatalf("IDEM-016", "another API key's identical request was replayed from the first caller's record (jurisdiction %s, want DE): it must execute", j)
 			}
 		},
 	})

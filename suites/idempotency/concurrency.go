@@ -24,7 +24,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/in-progress",
 			Title:  "two identical concurrent POSTs: one 2xx, one 409 idempotency_key_in_progress; the retry replays the 2xx byte for byte",
-			Rules:  []string{ruleInProgress, ruleProblem409, ruleRunningCode, ruleBytes},
+			Rules:  []string{"IDEM-012", "IDEM-022", "ERR-025", "IDEM-019"},
 			Labels: ctl, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -33,20 +33,20 @@ func init() {
 				req := client.Request{Method: http.MethodPost, Path: customers, IdempotencyKey: t.NewKey(), JSON: map[string]any{"email": email, "jurisdiction": "GB"}}
 				rs := make([]*client.Response, 2)
 				t.Go(2, func(i int) { rs[i] = t.Do(c, req) })
-				ok, busy := split(t, ruleInProgress, rs, "idempotency_key_in_progress")
+				ok, busy := split(t, "IDEM-012", rs, "idempotency_key_in_progress")
 				if len(ok) != 1 || len(busy) != 1 {
-					t.Fatalf(ruleInProgress, "two identical concurrent requests gave %d 2xx and %d 409 in_progress (statuses %s), want one of each", len(ok), len(busy), statuses(rs))
+					t.Fatalf("IDEM-012", "two identical concurrent requests gave %d 2xx and %d 409 in_progress (statuses %s), want one of each", len(ok), len(busy), statuses(rs))
 				}
 				same(t, ok[0], t.Do(c, req), "retry after the in-progress answer")
 				if n := countByReference(t, email); n != 1 {
-					t.Fatalf(ruleInProgress, "%d customers have the email, want 1", n)
+					t.Fatalf("IDEM-012", "%d customers have the email, want 1", n)
 				}
 			},
 		},
 		check.Check{
 			ID:     "idempotency/in-progress-different-body",
 			Title:  "two concurrent POSTs with one key and different bodies: one 2xx, one 409 idempotency_key_reused that creates nothing",
-			Rules:  []string{ruleRunning, ruleProblem409, ruleReusedCode},
+			Rules:  []string{"IDEM-020", "IDEM-022", "ERR-024"},
 			Labels: ctl, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -57,9 +57,9 @@ func init() {
 				t.Go(2, func(i int) {
 					rs[i] = t.Do(c, client.Request{Method: http.MethodPost, Path: customers, IdempotencyKey: key, JSON: map[string]any{"email": emails[i], "jurisdiction": "GB"}})
 				})
-				ok, reused := split(t, ruleRunning, rs, "idempotency_key_reused")
+				ok, reused := split(t, "IDEM-020", rs, "idempotency_key_reused")
 				if len(ok) != 1 || len(reused) != 1 {
-					t.Fatalf(ruleRunning, "two concurrent requests with one key and different bodies gave %d 2xx and %d 409 reused (statuses %s), want one of each", len(ok), len(reused), statuses(rs))
+					t.Fatalf("IDEM-020", "two concurrent requests with one key and different bodies gave %d 2xx and %d 409 reused (statuses %s), want one of each", len(ok), len(reused), statuses(rs))
 				}
 				for i, r := range rs {
 					want := 1
@@ -67,7 +67,7 @@ func init() {
 						want = 0
 					}
 					if n := countByReference(t, emails[i]); n != want {
-						t.Fatalf(ruleRunning, "request %d answered %d but %d customers have its email, want %d", i+1, r.Status, n, want)
+						t.Fatalf("IDEM-020", "request %d answered %d but %d customers have its email, want %d", i+1, r.Status, n, want)
 					}
 				}
 			},
@@ -75,7 +75,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/concurrent-execute-once",
 			Title:  "ten identical concurrent POSTs execute once: one 2xx, nine 409 idempotency_key_in_progress, no 5xx; one customer",
-			Rules:  []string{ruleInProgress, ruleReplay, ruleRunningCode},
+			Rules:  []string{"IDEM-012", "IDEM-008", "ERR-025"},
 			Labels: ctl, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -84,13 +84,13 @@ func init() {
 				req := client.Request{Method: http.MethodPost, Path: customers, IdempotencyKey: t.NewKey(), JSON: map[string]any{"email": email, "jurisdiction": "GB"}}
 				rs := make([]*client.Response, 10)
 				t.Go(len(rs), func(i int) { rs[i] = t.Do(c, req) })
-				ok, busy := split(t, ruleInProgress, rs, "idempotency_key_in_progress")
+				ok, busy := split(t, "IDEM-012", rs, "idempotency_key_in_progress")
 				if len(ok) != 1 || len(busy) != len(rs)-1 {
-					t.Fatalf(ruleInProgress, "ten identical concurrent requests gave %d 2xx and %d 409 in_progress (statuses %s), want 1 and 9", len(ok), len(busy), statuses(rs))
+					t.Fatalf("IDEM-012", "ten identical concurrent requests gave %d 2xx and %d 409 in_progress (statuses %s), want 1 and 9", len(ok), len(busy), statuses(rs))
 				}
 				same(t, ok[0], t.Do(c, req), "retry after the concurrent burst")
 				if n := countByReference(t, email); n != 1 {
-					t.Fatalf(ruleReplay, "%d customers have the email, want 1", n)
+					t.Fatalf("IDEM-008", "%d customers have the email, want 1", n)
 				}
 			},
 		},
@@ -118,7 +118,7 @@ func split(t *check.T, rule string, rs []*client.Response, code string) (ok, con
 			if m, err := r.JSON(); err == nil && m["code"] != code {
 				t.Fatalf(rule, "concurrent request %d: 409 with code %v, want %s", i+1, m["code"], code)
 			}
-			shape.ProblemJSON(t, ruleProblem409, r, http.StatusConflict, code)
+			shape.ProblemJSON(t, "IDEM-022", r, http.StatusConflict, code)
 			conflicts = append(conflicts, r)
 		default:
 			t.Fatalf(rule, "concurrent request %d: status %d, want 2xx or 409 %s; body: %s", i+1, r.Status, code, shape.Clip(r.Body))

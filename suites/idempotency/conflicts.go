@@ -19,7 +19,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/reuse-different-body",
 			Title:  "the same key with a different body is 409 idempotency_key_reused problem+json; nothing is created or changed",
-			Rules:  []string{ruleBody, ruleProblem409, ruleReusedCode},
+			Rules:  []string{"IDEM-011", "IDEM-022", "ERR-024"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -27,9 +27,9 @@ func init() {
 				first := t.Do(c, client.Request{Method: http.MethodPost, Path: customers, IdempotencyKey: key, JSON: map[string]any{"email": e1, "jurisdiction": "GB"}})
 				idOf(t, first)
 				r := t.Do(c, client.Request{Method: http.MethodPost, Path: customers, IdempotencyKey: key, JSON: map[string]any{"email": e2, "jurisdiction": "GB"}})
-				conflict(t, ruleBody, r, "idempotency_key_reused", "POST /customers with a used key and another email")
+				conflict(t, "IDEM-011", r, "idempotency_key_reused", "POST /customers with a used key and another email")
 				if n := countByReference(t, e2); n != 0 {
-					t.Fatalf(ruleBody, "the refused request created %d customer(s) with its email", n)
+					t.Fatalf("IDEM-011", "the refused request created %d customer(s) with its email", n)
 				}
 
 				id, k2 := createCustomer(t), t.NewKey()
@@ -37,9 +37,9 @@ func init() {
 				if first.Status != http.StatusOK {
 					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, shape.Clip(first.Body)))
 				}
-				conflict(t, ruleBody, patch(t, c, id, k2, jsonBody("FR")), "idempotency_key_reused", "PATCH with a used key and another body")
+				conflict(t, "IDEM-011", patch(t, c, id, k2, jsonBody("FR")), "idempotency_key_reused", "PATCH with a used key and another body")
 				if j := jurisdiction(t, id); j != "DE" {
-					t.Fatalf(ruleBody, "the refused PATCH changed the jurisdiction to %s", j)
+					t.Fatalf("IDEM-011", "the refused PATCH changed the jurisdiction to %s", j)
 				}
 				same(t, first, patch(t, c, id, k2, jsonBody("DE")), "identical PATCH after a conflicting one")
 			},
@@ -47,7 +47,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/reuse-different-path",
 			Title:  "the same key and body on another customer's path is 409 idempotency_key_reused; that customer is unchanged",
-			Rules:  []string{rulePath, ruleProblem409, ruleReusedCode},
+			Rules:  []string{"IDEM-010", "IDEM-022", "ERR-024"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -55,16 +55,16 @@ func init() {
 				if r := patch(t, c, x, key, jsonBody("DE")); r.Status != http.StatusOK {
 					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", r.Status, shape.Clip(r.Body)))
 				}
-				conflict(t, rulePath, patch(t, c, y, key, jsonBody("DE")), "idempotency_key_reused", "the same key and body on another customer's path")
+				conflict(t, "IDEM-010", patch(t, c, y, key, jsonBody("DE")), "idempotency_key_reused", "the same key and body on another customer's path")
 				if j := jurisdiction(t, y); j != "GB" {
-					t.Fatalf(rulePath, "the refused PATCH changed the other customer's jurisdiction to %s", j)
+					t.Fatalf("IDEM-010", "the refused PATCH changed the other customer's jurisdiction to %s", j)
 				}
 			},
 		},
 		check.Check{
 			ID:     "idempotency/reuse-different-query",
 			Title:  "the same key and body with a query string added is 409 idempotency_key_reused (the path includes the query)",
-			Rules:  []string{ruleQuery, rulePath, ruleProblem409},
+			Rules:  []string{"IDEM-017", "IDEM-010", "IDEM-022"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -75,9 +75,9 @@ func init() {
 				setJurisdiction(t, x, "FR")
 				r := t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + x, Query: url.Values{"ts": {"1"}}, IdempotencyKey: key,
 					Body: jsonBody("DE"), Header: http.Header{"Content-Type": {"application/json"}}})
-				conflict(t, ruleQuery, r, "idempotency_key_reused", "the same key and body with ?ts=1")
+				conflict(t, "IDEM-017", r, "idempotency_key_reused", "the same key and body with ?ts=1")
 				if j := jurisdiction(t, x); j != "FR" {
-					t.Fatalf(ruleQuery, "the refused PATCH changed the jurisdiction to %s", j)
+					t.Fatalf("IDEM-017", "the refused PATCH changed the jurisdiction to %s", j)
 				}
 			},
 		},
@@ -87,7 +87,7 @@ func init() {
 		check.Register(check.Check{
 			ID:     "idempotency/reuse-different-method-" + p.name,
 			Title:  "the same key, path and body with another method (" + p.a + " then " + p.b + " " + p.name + ") is 409 idempotency_key_reused; nothing changes",
-			Rules:  []string{ruleMethod, ruleProblem409, ruleReusedCode},
+			Rules:  []string{"IDEM-009", "IDEM-022", "ERR-024"},
 			Labels: mut, Needs: p.needs,
 			Run: func(t *check.T) { checkMethodPair(t, p) },
 		})
@@ -121,9 +121,9 @@ func checkMethodPair(t *check.T, p methodPair) {
 		t.NoVerdict(errorf("%s %s: %d %s", p.a, path, r.Status, shape.Clip(r.Body)))
 	}
 	r = t.Do(c, client.Request{Method: p.b, Path: path, IdempotencyKey: key, JSON: body})
-	conflict(t, ruleMethod, r, "idempotency_key_reused", p.b+" with the key, path and body of a "+p.a)
+	conflict(t, "IDEM-009", r, "idempotency_key_reused", p.b+" with the key, path and body of a "+p.a)
 	if !unchanged() {
-		t.Fatalf(ruleMethod, "the refused %s changed the resource", p.b)
+		t.Fatalf("IDEM-009", "the refused %s changed the resource", p.b)
 	}
 }
 

@@ -15,7 +15,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "idempotency/expires-after-24h",
 		Title:  "at 24h-1s a used key still conflicts (409) and replays; at 24h+1s the same key with another body executes",
-		Rules:  []string{ruleExpiry, ruleReplay, ruleBody, ruleBytes},
+		Rules:  []string{"IDEM-021", "IDEM-008", "IDEM-011", "IDEM-019"},
 		Labels: []string{check.Mutating, check.NeedsControl}, Needs: []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			t.NeedVirtualClock()
@@ -26,15 +26,15 @@ func init() {
 				t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, shape.Clip(first.Body)))
 			}
 			advance(t, 24*time.Hour-time.Second)
-			conflict(t, ruleBody, patch(t, c, x, key, jsonBody("FR")), "idempotency_key_reused", "another body with the key at 24h-1s")
+			conflict(t, "IDEM-011", patch(t, c, x, key, jsonBody("FR")), "idempotency_key_reused", "another body with the key at 24h-1s")
 			same(t, first, patch(t, c, x, key, jsonBody("DE")), "identical retry at 24h-1s")
 			advance(t, 2*time.Second)
 			r := patch(t, c, x, key, jsonBody("FR"))
 			if r.Status != http.StatusOK {
-				t.Fatalf(ruleExpiry, "at 24h+1s the key with another body answered %d, want 200 (the key expired); body: %s", r.Status, shape.Clip(r.Body))
+				t.Fatalf("IDEM-021", "at 24h+1s the key with another body answered %d, want 200 (the key expired); body: %s", r.Status, shape.Clip(r.Body))
 			}
 			if j := jurisdiction(t, x); j != "FR" {
-				t.Fatalf(ruleExpiry, "at 24h+1s the PATCH answered 200 but the jurisdiction is %s, want FR", j)
+				t.Fatalf("IDEM-021", "at 24h+1s the PATCH answered 200 but the jurisdiction is %s, want FR", j)
 			}
 		},
 	})

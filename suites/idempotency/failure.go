@@ -16,7 +16,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/failed-attempt-does-not-lock",
 			Title:  "after a 422 the same key with a corrected body executes (200), and after a 409 refusal an identical retry re-executes once the cause is gone",
-			Rules:  []string{ruleFailure},
+			Rules:  []string{"IDEM-013"},
 			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -29,10 +29,10 @@ func init() {
 				email := freshEmail()
 				r = t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + id, IdempotencyKey: key, JSON: map[string]any{"email": email}})
 				if r.Status != http.StatusOK {
-					t.Fatalf(ruleFailure, "the same key with a valid email after a refused attempt answered %d, want 200 (a failed attempt does not lock the key); body: %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("IDEM-013", "the same key with a valid email after a refused attempt answered %d, want 200 (a failed attempt does not lock the key); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if ref := reference(t, id); ref != email {
-					t.Fatalf(ruleFailure, "the corrected PATCH answered 200 but external_reference is %s, want %s", ref, email)
+					t.Fatalf("IDEM-013", "the corrected PATCH answered 200 but external_reference is %s, want %s", ref, email)
 				}
 
 				// The identical request, refused first (409 external_reference_in_use),
@@ -51,10 +51,10 @@ func init() {
 				}
 				r = t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + x, IdempotencyKey: key2, JSON: body})
 				if r.Status != http.StatusOK {
-					t.Fatalf(ruleFailure, "the identical retry of a refused PATCH answered %d, want 200 (re-executed now that the reference is free); body: %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("IDEM-013", "the identical retry of a refused PATCH answered %d, want 200 (re-executed now that the reference is free); body: %s", r.Status, shape.Clip(r.Body))
 				}
 				if ref := reference(t, x); ref != taken {
-					t.Fatalf(ruleFailure, "the retry answered 200 but external_reference is %s, want %s", ref, taken)
+					t.Fatalf("IDEM-013", "the retry answered 200 but external_reference is %s, want %s", ref, taken)
 				}
 			},
 		},

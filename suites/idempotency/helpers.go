@@ -20,33 +20,6 @@ const (
 )
 
 // Rules of document 1, Common rules, and document 2, Errors/Limits.
-const (
-	ruleRequired      = "IDEM-001" // missing key: 400 before the operation runs
-	ruleTooShort      = "IDEM-002" // < 8 characters
-	ruleLength        = "IDEM-003" // > 256 refused; 8 and 256 accepted
-	ruleCharacters    = "IDEM-004" // visible ASCII only
-	ruleOnce          = "IDEM-005" // exactly one header
-	ruleVisible       = "IDEM-006" // interpretation: 0x21-0x7E, empty = missing
-	ruleGetIgnored    = "IDEM-007" // GET unaffected
-	ruleReplay        = "IDEM-008" // identical retry returns the stored result, no re-execution
-	ruleMethod        = "IDEM-009" // different method: 409 reused
-	rulePath          = "IDEM-010" // different path: 409 reused
-	ruleBody          = "IDEM-011" // different body: 409 reused
-	ruleInProgress    = "IDEM-012" // 409 in_progress while the first attempt runs
-	ruleFailure       = "IDEM-013" // non-2xx first attempt does not lock
-	ruleProtected     = "IDEM-014" // only JSON with known Content-Length <= 1 MiB
-	ruleLargeResponse = "IDEM-015" // a 2xx response over 1 MiB is not stored
-	ruleCaller        = "IDEM-016" // caller = API key
-	ruleQuery         = "IDEM-017" // path includes the query string
-	ruleJSONOnly      = "IDEM-018" // interpretation of "JSON with a known Content-Length"
-	ruleBytes         = "IDEM-019" // replay byte for byte
-	ruleRunning       = "IDEM-020" // in progress: identical -> in_progress, different -> reused
-	ruleExpiry        = "IDEM-021" // 24 h from completion, then re-executes
-	ruleProblem409    = "IDEM-022" // conflicts are problem+json
-	ruleInvalidCode   = "ERR-019"  // idempotency_key_invalid
-	ruleReusedCode    = "ERR-024"  // idempotency_key_reused
-	ruleRunningCode   = "ERR-025"  // idempotency_key_in_progress
-)
 
 // mib is the replay-protection size limit (document 2, Limits).
 const mib = 1 << 20
@@ -153,12 +126,12 @@ func conflict(t *check.T, rule string, r *client.Response, code, what string) {
 	if r.Status != http.StatusConflict {
 		t.Fatalf(rule, "%s: status %d, want 409 %s; body: %s", what, r.Status, code, shape.Clip(r.Body))
 	}
-	shape.ProblemJSON(t, ruleProblem409, r, http.StatusConflict, code)
+	shape.ProblemJSON(t, "IDEM-022", r, http.StatusConflict, code)
 }
 
 // same asserts a replay: status, Content-Type and body byte for byte.
 func same(t *check.T, first, again *client.Response, what string) {
-	shape.SameResponse(t, ruleBytes, first, again, what)
+	shape.SameResponse(t, "IDEM-019", first, again, what)
 }
 
 // visibleKey is a valid key of exactly n characters (n >= 8).

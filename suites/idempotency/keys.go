@@ -18,33 +18,33 @@ func init() {
 		check.Check{
 			ID:     "idempotency/key-missing",
 			Title:  "POST and PATCH without Idempotency-Key (or with an empty one) are 400 idempotency_key_invalid before the operation runs",
-			Rules:  []string{ruleRequired, ruleVisible, ruleInvalidCode},
+			Rules:  []string{"IDEM-001", "IDEM-006", "ERR-019"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				email := freshEmail()
 				r := t.Do(c, client.Request{Method: http.MethodPost, Path: customers, JSON: map[string]any{"email": email, "jurisdiction": "GB"}})
-				invalidKey(t, ruleRequired, r, "POST /customers without Idempotency-Key")
+				invalidKey(t, "IDEM-001", r, "POST /customers without Idempotency-Key")
 				if n := countByReference(t, email); n != 0 {
-					t.Fatalf(ruleRequired, "POST /customers without Idempotency-Key was refused but created %d customer(s) with %s", n, email)
+					t.Fatalf("IDEM-001", "POST /customers without Idempotency-Key was refused but created %d customer(s) with %s", n, email)
 				}
 				r = t.Do(c, client.Request{Method: http.MethodPost, Path: customers, JSON: map[string]any{"email": email, "jurisdiction": "GB"},
 					Header: http.Header{"Idempotency-Key": {""}}})
-				invalidKey(t, ruleVisible, r, "POST /customers with an empty Idempotency-Key")
+				invalidKey(t, "IDEM-006", r, "POST /customers with an empty Idempotency-Key")
 				if n := countByReference(t, email); n != 0 {
-					t.Fatalf(ruleVisible, "POST /customers with an empty Idempotency-Key was refused but created %d customer(s)", n)
+					t.Fatalf("IDEM-006", "POST /customers with an empty Idempotency-Key was refused but created %d customer(s)", n)
 				}
 				id := createCustomer(t)
-				invalidKey(t, ruleRequired, patch(t, c, id, "", jsonBody("DE")), "PATCH /customers/{id} without Idempotency-Key")
+				invalidKey(t, "IDEM-001", patch(t, c, id, "", jsonBody("DE")), "PATCH /customers/{id} without Idempotency-Key")
 				if j := jurisdiction(t, id); j != "GB" {
-					t.Fatalf(ruleRequired, "PATCH without Idempotency-Key was refused but the jurisdiction became %s", j)
+					t.Fatalf("IDEM-001", "PATCH without Idempotency-Key was refused but the jurisdiction became %s", j)
 				}
 			},
 		},
 		check.Check{
 			ID:     "idempotency/key-length",
 			Title:  "Idempotency-Key of 7 and 257 characters is 400; 8 and 256 characters are accepted",
-			Rules:  []string{ruleTooShort, ruleLength, ruleInvalidCode},
+			Rules:  []string{"IDEM-002", "IDEM-003", "ERR-019"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -55,11 +55,11 @@ func init() {
 					ok   bool
 					rule string
 				}{
-					{1, "DE", false, ruleTooShort},
-					{7, "DE", false, ruleTooShort},
-					{8, "DE", true, ruleLength},
-					{257, "FR", false, ruleLength},
-					{256, "FR", true, ruleLength},
+					{1, "DE", false, "IDEM-002"},
+					{7, "DE", false, "IDEM-002"},
+					{8, "DE", true, "IDEM-003"},
+					{257, "FR", false, "IDEM-003"},
+					{256, "FR", true, "IDEM-003"},
 				}
 				want := "GB"
 				for _, s := range steps {
@@ -81,7 +81,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/key-characters",
 			Title:  "Idempotency-Key with a space, tab, 0x7F or non-ASCII is 400; every visible ASCII character 0x21-0x7E is accepted",
-			Rules:  []string{ruleCharacters, ruleVisible, ruleInvalidCode},
+			Rules:  []string{"IDEM-004", "IDEM-006", "ERR-019"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -91,14 +91,14 @@ func init() {
 					{"ts-key\twith-tab", "a tab"},
 					{"ts-key-non-ascii-\u00e9", "a non-ASCII character (é)"},
 				} {
-					invalidKey(t, ruleCharacters, patch(t, c, id, k.key+t.NewKey(), jsonBody("DE")), "Idempotency-Key with "+k.what)
+					invalidKey(t, "IDEM-004", patch(t, c, id, k.key+t.NewKey(), jsonBody("DE")), "Idempotency-Key with "+k.what)
 				}
 				// Go's HTTP client refuses to send 0x7F: write the request by hand.
 				r := t.DoRaw(c, http.MethodPatch, customers+"/"+id,
 					[][2]string{{"Idempotency-Key", "ts-key\x7fdel-" + t.NewKey()}, {"Content-Type", "application/json"}}, jsonBody("DE"))
-				invalidKey(t, ruleVisible, r, "Idempotency-Key with 0x7F")
+				invalidKey(t, "IDEM-006", r, "Idempotency-Key with 0x7F")
 				if j := jurisdiction(t, id); j != "GB" {
-					t.Fatalf(ruleCharacters, "a refused PATCH changed the jurisdiction to %s", j)
+					t.Fatalf("IDEM-004", "a refused PATCH changed the jurisdiction to %s", j)
 				}
 				visible := make([]byte, 0, 94)
 				for b := byte(0x21); b <= 0x7e; b++ {
@@ -106,17 +106,17 @@ func init() {
 				}
 				r = patch(t, c, id, string(visible)+t.NewKey(), jsonBody("DE")) // unique per run: a target outlives runs
 				if r.Status != http.StatusOK {
-					t.Fatalf(ruleVisible, "an Idempotency-Key of the 94 visible ASCII characters 0x21-0x7E was refused: %d %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("IDEM-006", "an Idempotency-Key of the 94 visible ASCII characters 0x21-0x7E was refused: %d %s", r.Status, shape.Clip(r.Body))
 				}
 				if j := jurisdiction(t, id); j != "DE" {
-					t.Fatalf(ruleVisible, "PATCH with a visible-ASCII key answered 200 but the jurisdiction is %s", j)
+					t.Fatalf("IDEM-006", "PATCH with a visible-ASCII key answered 200 but the jurisdiction is %s", j)
 				}
 			},
 		},
 		check.Check{
 			ID:     "idempotency/key-duplicated",
 			Title:  "two Idempotency-Key header lines (same or different values) are 400 idempotency_key_invalid",
-			Rules:  []string{ruleOnce, ruleInvalidCode},
+			Rules:  []string{"IDEM-005", "ERR-019"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -125,20 +125,20 @@ func init() {
 				for _, vals := range [][]string{{k, k}, {k, t.NewKey()}} {
 					r := t.Do(c, client.Request{Method: http.MethodPatch, Path: customers + "/" + id, Body: jsonBody("DE"),
 						Header: http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": vals}})
-					invalidKey(t, ruleOnce, r, "two Idempotency-Key header lines")
+					invalidKey(t, "IDEM-005", r, "two Idempotency-Key header lines")
 				}
 				if j := jurisdiction(t, id); j != "GB" {
-					t.Fatalf(ruleOnce, "a refused PATCH with two Idempotency-Key lines changed the jurisdiction to %s", j)
+					t.Fatalf("IDEM-005", "a refused PATCH with two Idempotency-Key lines changed the jurisdiction to %s", j)
 				}
 				if r := patch(t, c, id, k, jsonBody("DE")); r.Status != http.StatusOK {
-					t.Fatalf(ruleOnce, "the same key sent once was refused: %d %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("IDEM-005", "the same key sent once was refused: %d %s", r.Status, shape.Clip(r.Body))
 				}
 			},
 		},
 		check.Check{
 			ID:     "idempotency/key-ignored-on-get",
 			Title:  "a GET with an Idempotency-Key (valid, malformed or duplicated) is processed normally, never replayed",
-			Rules:  []string{ruleGetIgnored},
+			Rules:  []string{"IDEM-007"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -146,9 +146,9 @@ func init() {
 				get := func(h http.Header) map[string]any {
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: customers + "/" + id, Header: h})
 					if r.Status != http.StatusOK {
-						t.Fatalf(ruleGetIgnored, "GET /customers/{id} with Idempotency-Key %q: status %d, want 200; body: %s", h.Values("Idempotency-Key"), r.Status, shape.Clip(r.Body))
+						t.Fatalf("IDEM-007", "GET /customers/{id} with Idempotency-Key %q: status %d, want 200; body: %s", h.Values("Idempotency-Key"), r.Status, shape.Clip(r.Body))
 					}
-					return customerOf(t, ruleGetIgnored, r)
+					return customerOf(t, "IDEM-007", r)
 				}
 				get(http.Header{"Idempotency-Key": {"bad"}})
 				get(http.Header{"Idempotency-Key": {"has a space"}})
@@ -159,10 +159,10 @@ func init() {
 				}
 				setJurisdiction(t, id, "DE")
 				if j := get(http.Header{"Idempotency-Key": {k}})["jurisdiction"]; j != "DE" {
-					t.Fatalf(ruleGetIgnored, "a second GET with the same Idempotency-Key shows jurisdiction %v, want the current DE (a GET is never replayed)", j)
+					t.Fatalf("IDEM-007", "a second GET with the same Idempotency-Key shows jurisdiction %v, want the current DE (a GET is never replayed)", j)
 				}
 				r := t.Do(c, client.Request{Method: http.MethodGet, Path: customers, Header: http.Header{"Idempotency-Key": {"x"}}})
-				shape.Envelope(t, ruleGetIgnored, r, http.StatusOK)
+				shape.Envelope(t, "IDEM-007", r, http.StatusOK)
 			},
 		},
 	)

@@ -18,7 +18,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/replay-create",
 			Title:  "an identical POST /customers retried 3x replays status, Content-Type and body byte for byte and creates one customer, even after the customer changed",
-			Rules:  []string{ruleReplay, ruleBytes},
+			Rules:  []string{"IDEM-008", "IDEM-019"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -31,7 +31,7 @@ func init() {
 					same(t, first, t.Do(c, req), "identical POST /customers retry #"+itoa(i+1))
 				}
 				if n := countByReference(t, email); n != 1 {
-					t.Fatalf(ruleReplay, "after one POST and three identical retries %d customers have %s, want 1", n, email)
+					t.Fatalf("IDEM-008", "after one POST and three identical retries %d customers have %s, want 1", n, email)
 				}
 				// Move the email away: a re-execution (find-or-create by email)
 				// would now create a second customer; a replay cannot.
@@ -43,17 +43,17 @@ func init() {
 				}
 				same(t, first, t.Do(c, req), "identical POST /customers retry after the customer changed")
 				if n := countByReference(t, email); n != 0 {
-					t.Fatalf(ruleReplay, "the retry created a customer with %s again (%d found): it re-executed instead of replaying", email, n)
+					t.Fatalf("IDEM-008", "the retry created a customer with %s again (%d found): it re-executed instead of replaying", email, n)
 				}
 				if ref := reference(t, id); ref != moved {
-					t.Fatalf(ruleReplay, "the retry changed the customer back to %s: it re-executed", ref)
+					t.Fatalf("IDEM-008", "the retry changed the customer back to %s: it re-executed", ref)
 				}
 			},
 		},
 		check.Check{
 			ID:     "idempotency/replay-does-not-re-execute",
 			Title:  "an identical PATCH retry after another change replays the first response and leaves the later change in place",
-			Rules:  []string{ruleReplay, ruleBytes},
+			Rules:  []string{"IDEM-008", "IDEM-019"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -68,7 +68,7 @@ func init() {
 					same(t, first, patch(t, c, id, key, jsonBody("DE")), "identical PATCH retry after a change, #"+itoa(i+1))
 				}
 				if j := jurisdiction(t, id); j != "FR" {
-					t.Fatalf(ruleReplay, "after identical retries the jurisdiction is %s, want FR (the retries re-executed)", j)
+					t.Fatalf("IDEM-008", "after identical retries the jurisdiction is %s, want FR (the retries re-executed)", j)
 				}
 			},
 		},

@@ -14,25 +14,6 @@ import (
 )
 
 // Rules of document 1, Pagination, as catalogued.
-const (
-	ruleDefaultLimit  = "PAGE-001" // limit defaults to 100
-	ruleLimitZero     = "PAGE-002" // limit 0 -> 1
-	ruleLimitMax      = "PAGE-003" // limit > 500 -> 500
-	ruleNonInteger    = "PAGE-026" // a non-integer limit or page takes its default (interpretation)
-	ruleLimitNegative = "PAGE-004" // negative limit -> 1, a clamp is never an error
-	rulePageDefault   = "PAGE-005" // page defaults to 1, 1-based
-	rulePageClamp     = "PAGE-006" // page 0 or negative -> 1
-	rulePastEnd       = "PAGE-007" // past the end: 200, empty, true totals
-	ruleShape         = "PAGE-008" // data.pagination members
-	ruleLastPage      = "PAGE-009" // ceil(total/per_page), never 0
-	ruleTotal         = "PAGE-010" // total is the real count over all pages
-	ruleEffective     = "PAGE-011" // per_page/current_page report effective values
-	ruleNewestFirst   = "PAGE-012" // newest first with an id tiebreak
-	ruleTiebreak      = "PAGE-013" // equal created_at: id descending
-	ruleUnpaged       = "PAGE-016" // unpaged lists
-	ruleUnpagedParams = "PAGE-017" // unpaged lists ignore page/limit, no pagination
-	ruleDatedPaging   = "VER-009"  // from 2026-09-01 real totals and page honoured
-)
 
 // maxWalk bounds a walk through pages so a list that never ends cannot
 // hang a check.
@@ -53,28 +34,28 @@ func init() {
 			})
 		}
 		reg("defaults", "without limit and page the list answers page 1 of 100 rows with the four pagination members",
-			[]string{ruleDefaultLimit, rulePageDefault, ruleShape}, nil, nil, checkDefaults)
+			[]string{"PAGE-001", "PAGE-005", "PAGE-008"}, nil, nil, checkDefaults)
 		reg("limit-clamped", "limit 0 and negative clamp to 1, 501 and 10000 clamp to 500, silently (200)",
-			[]string{ruleLimitZero, ruleLimitMax, ruleLimitNegative, ruleEffective}, nil, nil, checkLimitClamped)
+			[]string{"PAGE-002", "PAGE-003", "PAGE-004", "PAGE-011"}, nil, nil, checkLimitClamped)
 		reg("page-clamped", "page 0 and -3 are page 1; pages are 1-based",
-			[]string{rulePageClamp, rulePageDefault, ruleEffective, ruleDatedPaging}, nil, nil, checkPageClamped)
+			[]string{"PAGE-006", "PAGE-005", "PAGE-011", "VER-009"}, nil, nil, checkPageClamped)
 		reg("non-integer-params", "non-integer limit and page fall back to their defaults, silently (200)",
-			[]string{ruleNonInteger}, nil, nil, checkNonInteger)
+			[]string{"PAGE-026"}, nil, nil, checkNonInteger)
 		reg("past-end", "a page past the end is 200 with an empty list and the true totals",
-			[]string{rulePastEnd, ruleEffective}, nil, nil, checkPastEnd)
+			[]string{"PAGE-007", "PAGE-011"}, nil, nil, checkPastEnd)
 		reg("last-page", "last_page is ceil(total/per_page) for many limits and the last page holds the remainder",
-			[]string{ruleLastPage}, nil, nil, checkLastPage)
+			[]string{"PAGE-009"}, nil, nil, checkLastPage)
 		if l.empty != nil {
 			reg("last-page-empty", "an empty list reports total 0 and last_page 1, never 0",
-				[]string{ruleLastPage, ruleShape}, nil, l.emptyNeeds, checkLastPageEmpty)
+				[]string{"PAGE-009", "PAGE-008"}, nil, l.emptyNeeds, checkLastPageEmpty)
 		}
 		reg("total-all-pages", "total is the real count: walking every page yields total distinct rows, no gaps, no duplicates",
-			[]string{ruleTotal, ruleEffective, ruleDatedPaging}, nil, nil, checkTotals)
+			[]string{"PAGE-010", "PAGE-011", "VER-009"}, nil, nil, checkTotals)
 		reg("newest-first", "rows are newest first by created_at, ties by id descending, across page boundaries",
-			[]string{ruleNewestFirst, ruleTiebreak, ruleEffective}, nil, nil, checkNewestFirst)
+			[]string{"PAGE-012", "PAGE-013", "PAGE-011"}, nil, nil, checkNewestFirst)
 		if l.create != nil {
 			reg("id-tiebreak", "rows created at one instant (standing virtual clock) are ordered by id descending",
-				[]string{ruleTiebreak, ruleNewestFirst}, []string{check.Mutating, check.NeedsControl}, nil, checkTiebreak)
+				[]string{"PAGE-013", "PAGE-012"}, []string{check.Mutating, check.NeedsControl}, nil, checkTiebreak)
 		}
 	}
 }
@@ -88,7 +69,7 @@ func get(t *check.T, l pagedList, q url.Values) (shape.Page, []shape.Item) {
 func getWith(t *check.T, l pagedList, c *client.Client, path string, q url.Values, statusRule string) (shape.Page, []shape.Item) {
 	r := t.Do(c, client.Request{Method: http.MethodGet, Path: path, Query: q})
 	data := shape.Envelope(t, statusRule, r, http.StatusOK)
-	p := shape.Pagination(t, ruleShape, data)
+	p := shape.Pagination(t, "PAGE-008", data)
 	key := shape.ListKey(t, l.rule, data, l.items)
 	return p, shape.Items(t, l.rule, data, key, true)
 }
@@ -139,10 +120,10 @@ func walk(t *check.T, l pagedList, limit int) (pages []shape.Page, rows []shape.
 	for page := 1; page <= maxWalk; page++ {
 		p, got := get(t, l, q("limit", strconv.Itoa(limit), "page", strconv.Itoa(page)))
 		if p.CurrentPage != page || p.PerPage != limit {
-			t.Fatalf(ruleEffective, "limit=%d&page=%d reported current_page %d, per_page %d", limit, page, p.CurrentPage, p.PerPage)
+			t.Fatalf("PAGE-011", "limit=%d&page=%d reported current_page %d, per_page %d", limit, page, p.CurrentPage, p.PerPage)
 		}
 		if len(got) > limit {
-			t.Fatalf(ruleTotal, "limit=%d&page=%d returned %d rows, more than the limit", limit, page, len(got))
+			t.Fatalf("PAGE-010", "limit=%d&page=%d returned %d rows, more than the limit", limit, page, len(got))
 		}
 		pages = append(pages, p)
 		rows = append(rows, got...)
@@ -150,29 +131,29 @@ func walk(t *check.T, l pagedList, limit int) (pages []shape.Page, rows []shape.
 			return pages, rows
 		}
 	}
-	t.Fatalf(ruleTotal, "the list did not end within %d pages of %d", maxWalk, limit)
+	t.Fatalf("PAGE-010", "the list did not end within %d pages of %d", maxWalk, limit)
 	return nil, nil
 }
 
 func checkDefaults(t *check.T, l pagedList) {
 	p, rows := get(t, l, nil)
 	if p.PerPage != 100 {
-		t.Errorf(ruleDefaultLimit, "without limit per_page is %d, want 100", p.PerPage)
+		t.Errorf("PAGE-001", "without limit per_page is %d, want 100", p.PerPage)
 	}
 	if p.CurrentPage != 1 {
-		t.Errorf(rulePageDefault, "without page current_page is %d, want 1", p.CurrentPage)
+		t.Errorf("PAGE-005", "without page current_page is %d, want 1", p.CurrentPage)
 	}
 	want := min(p.Total, 100)
 	if len(rows) != want {
-		t.Errorf(ruleDefaultLimit, "without limit the page holds %d rows with total %d, want %d", len(rows), p.Total, want)
+		t.Errorf("PAGE-001", "without limit the page holds %d rows with total %d, want %d", len(rows), p.Total, want)
 	}
 	p1, rows1 := get(t, l, q("limit", "100", "page", "1"))
-	t.Rule(ruleDefaultLimit).Expect(ids(rows)).To(Equal(ids(rows1)), "default page differs from limit=100&page=1")
-	t.Rule(ruleDefaultLimit).Expect(p).To(Equal(p1), "default pagination differs from limit=100&page=1")
+	t.Rule("PAGE-001").Expect(ids(rows)).To(Equal(ids(rows1)), "default page differs from limit=100&page=1")
+	t.Rule("PAGE-001").Expect(p).To(Equal(p1), "default pagination differs from limit=100&page=1")
 	// page=1 is the first page: the same rows as page omitted with a small limit.
 	_, a := get(t, l, q("limit", "3"))
 	_, b := get(t, l, q("limit", "3", "page", "1"))
-	t.Rule(rulePageDefault).Expect(ids(a)).To(Equal(ids(b)), "limit=3 without page differs from limit=3&page=1")
+	t.Rule("PAGE-005").Expect(ids(a)).To(Equal(ids(b)), "limit=3 without page differs from limit=3&page=1")
 }
 
 func checkLimitClamped(t *check.T, l pagedList) {
@@ -181,13 +162,13 @@ func checkLimitClamped(t *check.T, l pagedList) {
 		limit, want int
 		rule        string
 	}{
-		{0, 1, ruleLimitZero},
-		{-1, 1, ruleLimitNegative},
-		{-50, 1, ruleLimitNegative},
-		{501, 500, ruleLimitMax},
-		{10000, 500, ruleLimitMax},
-		{1, 1, ruleEffective},
-		{500, 500, ruleEffective},
+		{0, 1, "PAGE-002"},
+		{-1, 1, "PAGE-004"},
+		{-50, 1, "PAGE-004"},
+		{501, 500, "PAGE-003"},
+		{10000, 500, "PAGE-003"},
+		{1, 1, "PAGE-011"},
+		{500, 500, "PAGE-011"},
 	} {
 		p, got := get(t, l, q("limit", strconv.Itoa(c.limit)))
 		if p.PerPage != c.want {
@@ -213,15 +194,15 @@ func checkPageClamped(t *check.T, l pagedList) {
 	for _, page := range []string{"0", "-3"} {
 		p, got := get(t, l, q("limit", "3", "page", page))
 		if p.CurrentPage != 1 {
-			t.Errorf(ruleEffective, "page=%s reported current_page %d, want 1", page, p.CurrentPage)
+			t.Errorf("PAGE-011", "page=%s reported current_page %d, want 1", page, p.CurrentPage)
 		}
-		t.Rule(rulePageClamp).Expect(ids(got)).To(Equal(ids(first)), "page=%s rows differ from page 1", page)
+		t.Rule("PAGE-006").Expect(ids(got)).To(Equal(ids(first)), "page=%s rows differ from page 1", page)
 	}
 	// 1-based: page 2 of 3 holds rows 4-6 of the whole list.
 	p2, second := get(t, l, q("limit", "3", "page", "2"))
-	t.Rule(rulePageDefault).Expect(p2.CurrentPage).To(Equal(2), "current_page of page=2")
-	t.Rule(rulePageDefault).Expect(ids(first)).To(Equal(ids(all[0:3])), "page 1 of 3 is not rows 1-3 of the list")
-	t.Rule(rulePageDefault).Expect(ids(second)).To(Equal(ids(all[3:6])), "page 2 of 3 is not rows 4-6 of the list")
+	t.Rule("PAGE-005").Expect(p2.CurrentPage).To(Equal(2), "current_page of page=2")
+	t.Rule("PAGE-005").Expect(ids(first)).To(Equal(ids(all[0:3])), "page 1 of 3 is not rows 1-3 of the list")
+	t.Rule("PAGE-005").Expect(ids(second)).To(Equal(ids(all[3:6])), "page 2 of 3 is not rows 4-6 of the list")
 }
 
 func checkNonInteger(t *check.T, l pagedList) {
@@ -230,13 +211,13 @@ func checkNonInteger(t *check.T, l pagedList) {
 	for _, v := range []string{"abc", "2.5", ""} {
 		p, got := get(t, l, q("limit", v))
 		if p.PerPage != 100 || len(got) != min(all.Total, 100) {
-			t.Errorf(ruleNonInteger, "limit=%q reported per_page %d with %d rows, want the default 100 (%d rows)", v, p.PerPage, len(got), min(all.Total, 100))
+			t.Errorf("PAGE-026", "limit=%q reported per_page %d with %d rows, want the default 100 (%d rows)", v, p.PerPage, len(got), min(all.Total, 100))
 		}
 		p, got = get(t, l, q("limit", "3", "page", v))
 		if p.CurrentPage != 1 {
-			t.Errorf(ruleNonInteger, "page=%q reported current_page %d, want the default 1", v, p.CurrentPage)
+			t.Errorf("PAGE-026", "page=%q reported current_page %d, want the default 1", v, p.CurrentPage)
 		}
-		t.Rule(ruleNonInteger).Expect(ids(got)).To(Equal(ids(first)), "page=%q rows differ from page 1", v)
+		t.Rule("PAGE-026").Expect(ids(got)).To(Equal(ids(first)), "page=%q rows differ from page 1", v)
 	}
 }
 
@@ -245,17 +226,17 @@ func checkPastEnd(t *check.T, l pagedList) {
 	last := expectedLastPage(all.Total, 5)
 	for _, page := range []int{last + 1, last + 100} {
 		r := t.Do(t.Client(l.key), client.Request{Method: http.MethodGet, Path: l.path(t), Query: q("limit", "5", "page", strconv.Itoa(page))})
-		data := shape.Envelope(t, rulePastEnd, r, http.StatusOK)
-		p := shape.Pagination(t, ruleShape, data)
-		rows := shape.Items(t, rulePastEnd, data, shape.ListKey(t, rulePastEnd, data, l.items), false)
+		data := shape.Envelope(t, "PAGE-007", r, http.StatusOK)
+		p := shape.Pagination(t, "PAGE-008", data)
+		rows := shape.Items(t, "PAGE-007", data, shape.ListKey(t, "PAGE-007", data, l.items), false)
 		if len(rows) != 0 {
-			t.Errorf(rulePastEnd, "page %d past the last page %d returned %d rows, want none", page, last, len(rows))
+			t.Errorf("PAGE-007", "page %d past the last page %d returned %d rows, want none", page, last, len(rows))
 		}
 		if p.Total != all.Total || p.LastPage != last || p.PerPage != 5 {
-			t.Errorf(rulePastEnd, "page %d past the end reported total %d, last_page %d, per_page %d; want the true %d, %d, 5", page, p.Total, p.LastPage, p.PerPage, all.Total, last)
+			t.Errorf("PAGE-007", "page %d past the end reported total %d, last_page %d, per_page %d; want the true %d, %d, 5", page, p.Total, p.LastPage, p.PerPage, all.Total, last)
 		}
 		if p.CurrentPage != page {
-			t.Errorf(ruleEffective, "page %d past the end reported current_page %d, want the requested page", page, p.CurrentPage)
+			t.Errorf("PAGE-011", "page %d past the end reported current_page %d, want the requested page", page, p.CurrentPage)
 		}
 	}
 }
@@ -273,13 +254,13 @@ func checkLastPage(t *check.T, l pagedList) {
 		p, _ := get(t, l, q("limit", strconv.Itoa(lim)))
 		want := expectedLastPage(n, lim)
 		if p.LastPage != want {
-			t.Errorf(ruleLastPage, "limit=%d with total %d reported last_page %d, want ceil(%d/%d) = %d", lim, n, p.LastPage, n, lim, want)
+			t.Errorf("PAGE-009", "limit=%d with total %d reported last_page %d, want ceil(%d/%d) = %d", lim, n, p.LastPage, n, lim, want)
 			continue
 		}
 		lp, rows := get(t, l, q("limit", strconv.Itoa(lim), "page", strconv.Itoa(want)))
 		wantRows := n - (want-1)*lim
 		if len(rows) != wantRows || lp.LastPage != want {
-			t.Errorf(ruleLastPage, "limit=%d: the last page %d holds %d rows (last_page %d), want %d", lim, want, len(rows), lp.LastPage, wantRows)
+			t.Errorf("PAGE-009", "limit=%d: the last page %d holds %d rows (last_page %d), want %d", lim, want, len(rows), lp.LastPage, wantRows)
 		}
 	}
 }
@@ -289,16 +270,16 @@ func checkLastPageEmpty(t *check.T, l pagedList) {
 	for _, query := range []url.Values{nil, q("limit", "5"), q("limit", "1", "page", "1")} {
 		r := t.Do(c, client.Request{Method: http.MethodGet, Path: path, Query: query})
 		data := shape.Envelope(t, l.rule, r, http.StatusOK)
-		p := shape.Pagination(t, ruleShape, data)
+		p := shape.Pagination(t, "PAGE-008", data)
 		rows := shape.Items(t, l.rule, data, shape.ListKey(t, l.rule, data, l.items), false)
 		if len(rows) != 0 || p.Total != 0 {
 			t.Skipf("the list offered as empty holds %d rows (total %d)", len(rows), p.Total)
 		}
 		if p.LastPage != 1 {
-			t.Errorf(ruleLastPage, "empty list (query %q) reported last_page %d, want 1 (never 0)", query.Encode(), p.LastPage)
+			t.Errorf("PAGE-009", "empty list (query %q) reported last_page %d, want 1 (never 0)", query.Encode(), p.LastPage)
 		}
 		if p.CurrentPage != 1 {
-			t.Errorf(ruleEffective, "empty list (query %q) reported current_page %d, want 1", query.Encode(), p.CurrentPage)
+			t.Errorf("PAGE-011", "empty list (query %q) reported current_page %d, want 1", query.Encode(), p.CurrentPage)
 		}
 	}
 }
@@ -307,12 +288,12 @@ func checkTotals(t *check.T, l pagedList) {
 	afterPagingChange(t)
 	all, rows := everything(t, l, 6)
 	if len(rows) != all.Total {
-		t.Fatalf(ruleTotal, "limit=500 returned %d rows but total is %d", len(rows), all.Total)
+		t.Fatalf("PAGE-010", "limit=500 returned %d rows but total is %d", len(rows), all.Total)
 	}
 	truth := map[string]bool{}
 	for _, r := range rows {
 		if truth[r.ID] {
-			t.Fatalf(ruleTotal, "row %s appears twice in one page", r.ID)
+			t.Fatalf("PAGE-010", "row %s appears twice in one page", r.ID)
 		}
 		truth[r.ID] = true
 	}
@@ -320,21 +301,21 @@ func checkTotals(t *check.T, l pagedList) {
 		pages, walked := walk(t, l, lim)
 		for i, p := range pages {
 			if p.Total != all.Total {
-				t.Fatalf(ruleTotal, "limit=%d&page=%d reported total %d, want the count over all pages %d", lim, i+1, p.Total, all.Total)
+				t.Fatalf("PAGE-010", "limit=%d&page=%d reported total %d, want the count over all pages %d", lim, i+1, p.Total, all.Total)
 			}
 		}
 		seen := map[string]bool{}
 		for _, r := range walked {
 			if seen[r.ID] {
-				t.Fatalf(ruleTotal, "walking limit=%d: row %s appears on two pages", lim, r.ID)
+				t.Fatalf("PAGE-010", "walking limit=%d: row %s appears on two pages", lim, r.ID)
 			}
 			seen[r.ID] = true
 			if !truth[r.ID] {
-				t.Fatalf(ruleTotal, "walking limit=%d: row %s is not in the whole list", lim, r.ID)
+				t.Fatalf("PAGE-010", "walking limit=%d: row %s is not in the whole list", lim, r.ID)
 			}
 		}
 		if len(walked) != all.Total {
-			t.Fatalf(ruleTotal, "walking limit=%d yielded %d rows over %d pages, want total %d (a gap)", lim, len(walked), len(pages), all.Total)
+			t.Fatalf("PAGE-010", "walking limit=%d yielded %d rows over %d pages, want total %d (a gap)", lim, len(walked), len(pages), all.Total)
 		}
 	}
 }
@@ -353,12 +334,12 @@ func assertOrdered(t *check.T, rows []shape.Item, what string) {
 		a, b := rows[i-1], rows[i]
 		if a.CreatedAt.Equal(b.CreatedAt) {
 			if a.ID <= b.ID {
-				t.Fatalf(ruleTiebreak, "%s: rows %d and %d share created_at %s but ids are not descending: %s then %s", what, i, i+1, a.CreatedAt.Format("2006-01-02T15:04:05.999999999Z07:00"), a.ID, b.ID)
+				t.Fatalf("PAGE-013", "%s: rows %d and %d share created_at %s but ids are not descending: %s then %s", what, i, i+1, a.CreatedAt.Format("2006-01-02T15:04:05.999999999Z07:00"), a.ID, b.ID)
 			}
 			continue
 		}
 		if !newer(a, b) {
-			t.Fatalf(ruleNewestFirst, "%s: row %d (%s, created %s) comes before row %d (%s, created %s): not newest first", what, i, a.ID, a.CreatedAt, i+1, b.ID, b.CreatedAt)
+			t.Fatalf("PAGE-012", "%s: row %d (%s, created %s) comes before row %d (%s, created %s): not newest first", what, i, a.ID, a.CreatedAt, i+1, b.ID, b.CreatedAt)
 		}
 	}
 }
@@ -368,7 +349,7 @@ func checkNewestFirst(t *check.T, l pagedList) {
 	assertOrdered(t, rows, "limit=500")
 	_, walked := walk(t, l, 4)
 	assertOrdered(t, walked, "pages of 4 concatenated")
-	t.Rule(ruleNewestFirst).Expect(ids(walked)).To(Equal(ids(rows)), "pages of 4 concatenated differ from the whole list")
+	t.Rule("PAGE-012").Expect(ids(walked)).To(Equal(ids(rows)), "pages of 4 concatenated differ from the whole list")
 }
 
 func checkTiebreak(t *check.T, l pagedList) {
@@ -393,7 +374,7 @@ func checkTiebreak(t *check.T, l pagedList) {
 	// They are the newest rows, so they lead the list, ids descending.
 	for i, r := range mine {
 		if rows[i].ID != r.ID {
-			t.Fatalf(ruleNewestFirst, "row %d is %s, want the just-created %s among the first three", i+1, rows[i].ID, r.ID)
+			t.Fatalf("PAGE-012", "row %d is %s, want the just-created %s among the first three", i+1, rows[i].ID, r.ID)
 		}
 	}
 	assertOrdered(t, rows[:3], "three rows created at one instant")

@@ -17,7 +17,7 @@ func init() {
 		check.Register(check.Check{
 			ID:    "pagination/" + l.name + "-unpaged",
 			Title: l.name + " list: one page with every row, no data.pagination, page and limit ignored",
-			Rules: append([]string{ruleUnpaged, ruleUnpagedParams}, l.rules...),
+			Rules: append([]string{"PAGE-016", "PAGE-017"}, l.rules...),
 			Needs: append([]string{"keys." + l.key}, l.needs...),
 			Run:   func(t *check.T) { checkUnpaged(t, l) },
 		})
@@ -29,7 +29,7 @@ func checkUnpaged(t *check.T, l unpagedList) {
 		r := t.Do(t.Client(l.key), client.Request{Method: http.MethodGet, Path: l.path(t), Query: query})
 		data := shape.Envelope(t, l.rules[0], r, http.StatusOK)
 		if p, ok := data["pagination"]; ok {
-			t.Fatalf(ruleUnpaged, "query %q: the unpaged list carries data.pagination %v", query.Encode(), p)
+			t.Fatalf("PAGE-016", "query %q: the unpaged list carries data.pagination %v", query.Encode(), p)
 		}
 		return ids(shape.Items(t, l.rules[0], data, l.items, false))
 	}
@@ -43,6 +43,6 @@ func checkUnpaged(t *check.T, l unpagedList) {
 		q("limit", "0"),
 		q("page", "999"),
 	} {
-		t.Rule(ruleUnpagedParams).Expect(read(query)).To(Equal(base), "query %q changed the unpaged list", query.Encode())
+		t.Rule("PAGE-017").Expect(read(query)).To(Equal(base), "query %q changed the unpaged list", query.Encode())
 	}
 }

@@ -23,21 +23,6 @@ const (
 )
 
 // Rules of document 2, Limits / Authentication / Errors, as catalogued.
-const (
-	ruleRetryAfter      = "RATE-001" // Retry-After on every 429
-	ruleNoHeaders       = "RATE-002" // no X-RateLimit-*
-	ruleProblem         = "RATE-003" // 429 problem+json rate_limited
-	ruleRouteBudget     = "RATE-004" // 600 per key+method+template per window
-	ruleTemplate        = "RATE-005" // template shares a counter
-	ruleMethods         = "RATE-006" // methods do not share
-	ruleKeys            = "RATE-007" // keys do not share
-	ruleClockWindow     = "RATE-008" // windows aligned to clock minutes
-	ruleTenant          = "RATE-010" // tenant aggregate 6,000
-	ruleRetryAfterValue = "RATE-016" // Retry-After = seconds left in the window
-	ruleRetryAfterForm  = "RATE-017" // whole seconds, never a date
-	ruleStatus429       = "ERR-009"  // 429 problem+json with Retry-After
-	ruleCode429         = "ERR-026"  // rate_limited
-)
 
 // workers bounds the concurrency of a burst: enough to send 600 loopback
 // requests in about a second, few enough for two shared cores.
@@ -110,17 +95,17 @@ func limited(t *check.T, statusRule string, r *client.Response, what string) int
 	if r.Status != http.StatusTooManyRequests {
 		t.Fatalf(statusRule, "%s: status %d, want 429 rate_limited; body: %s", what, r.Status, shape.Clip(r.Body))
 	}
-	shape.ProblemJSON(t, ruleProblem, r, http.StatusTooManyRequests, "rate_limited")
+	shape.ProblemJSON(t, "RATE-003", r, http.StatusTooManyRequests, "rate_limited")
 	vals := r.Header.Values("Retry-After")
 	if len(vals) != 1 {
-		t.Fatalf(ruleRetryAfter, "%s: 429 carries %d Retry-After headers %q, want one", what, len(vals), vals)
+		t.Fatalf("RATE-001", "%s: 429 carries %d Retry-After headers %q, want one", what, len(vals), vals)
 	}
 	if !wholeSeconds.MatchString(vals[0]) {
-		t.Fatalf(ruleRetryAfterForm, "%s: Retry-After %q is not whole seconds", what, vals[0])
+		t.Fatalf("RATE-017", "%s: Retry-After %q is not whole seconds", what, vals[0])
 	}
 	n, err := strconv.Atoi(vals[0])
 	if err != nil {
-		t.Fatalf(ruleRetryAfterForm, "%s: Retry-After %q: %v", what, vals[0], err)
+		t.Fatalf("RATE-017", "%s: Retry-After %q: %v", what, vals[0], err)
 	}
 	return n
 }
@@ -130,7 +115,7 @@ func noRateLimitHeaders(t *check.T, rs []*client.Response) {
 	for i, r := range rs {
 		for name := range r.Header {
 			if strings.HasPrefix(strings.ToLower(name), "x-ratelimit-") {
-				t.Fatalf(ruleNoHeaders, "response #%d (%d) carries %s: %q; no X-RateLimit-* headers exist", i+1, r.Status, name, r.Header.Values(name))
+				t.Fatalf("RATE-002", "response #%d (%d) carries %s: %q; no X-RateLimit-* headers exist", i+1, r.Status, name, r.Header.Values(name))
 			}
 		}
 	}

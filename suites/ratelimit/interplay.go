@@ -19,11 +19,6 @@ import (
 // them; a request the per-route budget refuses does not count toward the
 // tenant aggregate.
 
-const (
-	ruleConsumption = "RATE-009"
-	ruleInterplay   = "RATE-011"
-)
-
 // early is a request refused before the rate limits, with its documented
 // answer.
 type early struct {
@@ -39,7 +34,7 @@ func init() {
 		check.Check{
 			ID:     "ratelimit/early-refusals-consume-nothing",
 			Title:  "requests refused at check-order steps 1-3 (bad X-Correlation-Id, X-Tenant-Id, wrong secret) consume no budget: 600 valid ones on the same key, method and template then pass, the 601st is 429",
-			Rules:  []string{ruleConsumption, ruleRouteBudget},
+			Rules:  []string{"RATE-009", "RATE-004"},
 			Labels: fast, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
@@ -75,17 +70,17 @@ func init() {
 					if r.Status != e.status {
 						t.NoVerdict(fmt.Errorf("%s answered %d, want %d: the refusal this check relies on did not happen; body: %s", e.what, r.Status, e.status, shape.Clip(r.Body)))
 					}
-					shape.ProblemJSON(t, ruleConsumption, r, e.status, e.code)
+					shape.ProblemJSON(t, "RATE-009", r, e.status, e.code)
 				}
 				rs := fire(t, repeat(c, me, routeBudget))
-				allPass(t, ruleConsumption, rs, "600 valid GET /me after 110 refused at steps 1-3 on the same key, method and template")
-				limited(t, ruleRouteBudget, t.Do(c, me), "601st valid GET /me")
+				allPass(t, "RATE-009", rs, "600 valid GET /me after 110 refused at steps 1-3 on the same key, method and template")
+				limited(t, "RATE-004", t.Do(c, me), "601st valid GET /me")
 			},
 		},
 		check.Check{
 			ID:     "ratelimit/later-refusals-consume-budget",
 			Title:  "requests refused after the rate limits (400 idempotency_key_invalid at step 5, flat 404 at step 8) consume the per-route budget: the 601st is 429",
-			Rules:  []string{ruleConsumption, ruleRouteBudget},
+			Rules:  []string{"RATE-009", "RATE-004"},
 			Labels: fast, Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
@@ -97,25 +92,25 @@ func init() {
 				}
 				for i, r := range fire(t, shots) {
 					if r.Status != http.StatusNotFound {
-						t.Fatalf(ruleRouteBudget, "GET /customers/{unknown} #%d: status %d, want the flat 404 within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
+						t.Fatalf("RATE-004", "GET /customers/{unknown} #%d: status %d, want the flat 404 within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
 					}
 				}
-				limited(t, ruleConsumption, t.Do(c, get(v1+"/customers/"+t.Customer("active_personal"))),
+				limited(t, "RATE-009", t.Do(c, get(v1+"/customers/"+t.Customer("active_personal"))),
 					"GET /customers/{known} after 600 GET /customers/{unknown} answered 404")
 				// Step 5: POST /customers without an Idempotency-Key.
 				noKey := client.Request{Method: http.MethodPost, Path: v1 + "/customers", JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}}
 				for i, r := range fire(t, repeat(c, noKey, routeBudget)) {
 					if r.Status != http.StatusBadRequest {
-						t.Fatalf(ruleRouteBudget, "POST /customers without Idempotency-Key #%d: status %d, want 400 idempotency_key_invalid within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
+						t.Fatalf("RATE-004", "POST /customers without Idempotency-Key #%d: status %d, want 400 idempotency_key_invalid within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
 					}
 				}
-				limited(t, ruleConsumption, t.Do(c, noKey), "601st POST /customers after 600 refused with 400 idempotency_key_invalid")
+				limited(t, "RATE-009", t.Do(c, noKey), "601st POST /customers after 600 refused with 400 idempotency_key_invalid")
 			},
 		},
 		check.Check{
 			ID:     "ratelimit/route-refusals-not-counted-by-tenant",
 			Title:  "700 requests on one budget (600 pass, 100 refused) then 5,400 on nine others all pass; the tenant's next request is 429, in every second of the minute, and the next minute opens a fresh aggregate",
-			Rules:  []string{ruleInterplay, ruleTenant},
+			Rules:  []string{"RATE-011", "RATE-010"},
 			Labels: fast,
 			Needs:  []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject", "customers.active_personal"},
 			Run: func(t *check.T) {
@@ -130,11 +125,11 @@ func init() {
 						passed++
 					case http.StatusTooManyRequests:
 					default:
-						t.Fatalf(ruleRouteBudget, "GET /me: status %d, want 200 or 429; body: %s", r.Status, shape.Clip(r.Body))
+						t.Fatalf("RATE-004", "GET /me: status %d, want 200 or 429; body: %s", r.Status, shape.Clip(r.Body))
 					}
 				}
 				if passed != routeBudget {
-					t.Fatalf(ruleRouteBudget, "700 GET /me of one key in one window: %d passed, want 600", passed)
+					t.Fatalf("RATE-004", "700 GET /me of one key in one window: %d passed, want 600", passed)
 				}
 				list := get(v1 + "/customers")
 				list.Query = map[string][]string{"limit": {"1"}}
@@ -147,14 +142,14 @@ func init() {
 				if len(shots) != tenantBudget-routeBudget {
 					t.NoVerdict(fmt.Errorf("built %d requests, want %d", len(shots), tenantBudget-routeBudget))
 				}
-				allPass(t, ruleInterplay, fire(t, shots), "5,400 requests on nine untouched budgets after 600 passed and 100 were refused by the per-route budget (the refused 100 must not count toward the tenant's 6,000)")
+				allPass(t, "RATE-011", fire(t, shots), "5,400 requests on nine untouched budgets after 600 passed and 100 were refused by the per-route budget (the refused 100 must not count toward the tenant's 6,000)")
 				one := get(v1 + "/customers/" + t.Customer("active_personal"))
-				limited(t, ruleTenant, t.Do(tenant, one), "the tenant's 6,001st passed request (GET /customers/{id}, an untouched route budget)")
+				limited(t, "RATE-010", t.Do(tenant, one), "the tenant's 6,001st passed request (GET /customers/{id}, an untouched route budget)")
 				advanceTo(t, 59, false)
-				limited(t, ruleInterplay, t.Do(tenant, one), "GET /customers/{id} at :59 of the minute the tenant exhausted")
+				limited(t, "RATE-011", t.Do(tenant, one), "GET /customers/{id} at :59 of the minute the tenant exhausted")
 				advanceTo(t, 0, true)
 				if r := t.Do(tenant, one); r.Status != http.StatusOK {
-					t.Fatalf(ruleInterplay, "GET /customers/{id} at :00 of the next clock minute is %d, want 200 (a new tenant window); body: %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("RATE-011", "GET /customers/{id} at :00 of the next clock minute is %d, want 200 (a new tenant window); body: %s", r.Status, shape.Clip(r.Body))
 				}
 			},
 		},

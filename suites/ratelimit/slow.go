@@ -19,26 +19,26 @@ func init() {
 		check.Check{
 			ID:     "ratelimit/route-budget-real-time",
 			Title:  "real clock: 600 GET /me from :02 of a fresh minute pass; the 601st is 429 with Retry-After = seconds left (±2)",
-			Rules:  []string{ruleRouteBudget, ruleProblem, ruleRetryAfter, ruleRetryAfterForm, ruleRetryAfterValue, ruleNoHeaders},
+			Rules:  []string{"RATE-004", "RATE-003", "RATE-001", "RATE-017", "RATE-016", "RATE-002"},
 			Labels: slow, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				needRealClock(t)
 				c := t.Client("tenant")
 				offset := serverOffset(t)
 				startServerMinute(t, offset, 2*time.Second)
-				rs := exhaust(t, c, get(v1+"/me"), ruleRouteBudget)
+				rs := exhaust(t, c, get(v1+"/me"), "RATE-004")
 				r := t.Do(c, get(v1+"/me"))
 				server := r.Exchange.Time.Add(r.Exchange.Duration / 2).Add(offset)
 				if server.Second() > 57 {
 					t.NoVerdict(fmt.Errorf("the burst took until server :%02d; the window may have turned", server.Second()))
 				}
-				ra := limited(t, ruleRouteBudget, r, "601st GET /me")
+				ra := limited(t, "RATE-004", r, "601st GET /me")
 				if ra < 1 || ra > 60 {
-					t.Fatalf(ruleRetryAfterValue, "Retry-After %d is outside 1-60", ra)
+					t.Fatalf("RATE-016", "Retry-After %d is outside 1-60", ra)
 				}
 				want := secondsLeft(server)
 				if ra < want-2 || ra > want+2 {
-					t.Errorf(ruleRetryAfterValue, "Retry-After %d at server time %s, want about %d (seconds left in the minute, ±2)", ra, server.Format("15:04:05.000"), want)
+					t.Errorf("RATE-016", "Retry-After %d at server time %s, want about %d (seconds left in the minute, ±2)", ra, server.Format("15:04:05.000"), want)
 				}
 				noRateLimitHeaders(t, append(rs, r))
 			},
@@ -46,25 +46,25 @@ func init() {
 		check.Check{
 			ID:     "ratelimit/window-reopens-real-time",
 			Title:  "real clock: after a 429 with Retry-After RA, a request at RA-2 s is still 429 and one at RA+0.5 s passes",
-			Rules:  []string{ruleClockWindow, ruleRetryAfterValue, ruleRouteBudget},
+			Rules:  []string{"RATE-008", "RATE-016", "RATE-004"},
 			Labels: slow, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				needRealClock(t)
 				c := t.Client("tenant")
 				offset := serverOffset(t)
 				startServerMinute(t, offset, 2*time.Second)
-				exhaust(t, c, get(v1+"/me"), ruleRouteBudget)
+				exhaust(t, c, get(v1+"/me"), "RATE-004")
 				r := t.Do(c, get(v1+"/me"))
-				ra := limited(t, ruleRouteBudget, r, "601st GET /me")
+				ra := limited(t, "RATE-004", r, "601st GET /me")
 				if ra < 3 {
 					t.NoVerdict(fmt.Errorf("Retry-After %d is too short to probe before the window ends", ra))
 				}
 				received := r.Exchange.Time.Add(r.Exchange.Duration)
 				sleepUntil(t, received.Add(time.Duration(ra)*time.Second-2*time.Second))
-				limited(t, ruleRetryAfterValue, t.Do(c, get(v1+"/me")), "GET /me two seconds before Retry-After ends")
+				limited(t, "RATE-016", t.Do(c, get(v1+"/me")), "GET /me two seconds before Retry-After ends")
 				sleepUntil(t, received.Add(time.Duration(ra)*time.Second+500*time.Millisecond))
 				if r := t.Do(c, get(v1+"/me")); r.Status != http.StatusOK {
-					t.Fatalf(ruleClockWindow, "GET /me half a second after Retry-After ended is %d, want 200", r.Status)
+					t.Fatalf("RATE-008", "GET /me half a second after Retry-After ended is %d, want 200", r.Status)
 				}
 			},
 		},
