@@ -17,12 +17,13 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // me reads GET /me for a client and returns data.
 func me(t *check.T, rule string, c *client.Client) map[string]any {
-	r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me"})
+	r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 	return shape.Envelope(t, rule, r, http.StatusOK)
 }
 
@@ -44,7 +45,7 @@ func delegated(t *check.T, rule string, data map[string]any) []string {
 // 404 flat with code null, byte-identical.
 func sameAsNonexistent(t *check.T, c *client.Client, method, notMine, suffix, what string) {
 	req := func(id string) client.Request {
-		r := client.Request{Method: method, Path: P + "/customers/" + id + suffix}
+		r := client.Request{Method: method, Path: api.P + "/customers/" + id + suffix}
 		if method != http.MethodGet {
 			r.IdempotencyKey = t.NewKey()
 			r.JSON = map[string]any{}
@@ -67,7 +68,7 @@ func sameAsNonexistent(t *check.T, c *client.Client, method, notMine, suffix, wh
 func customerIDs(t *check.T, rule string, c *client.Client, maxPages int) (map[string]bool, bool) {
 	ids := map[string]bool{}
 	for page := 1; page <= maxPages; page++ {
-		r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/customers", Query: url.Values{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
+		r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: url.Values{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
 		data := shape.Envelope(t, rule, r, http.StatusOK)
 		list := shape.Array(t, rule, data, "customers")
 		for i, x := range list {
@@ -122,7 +123,7 @@ func init() {
 					t.Errorf("ME-003", "delegated_customer_ids of keys.subject %v lacks customers.child %s", ids, child)
 				}
 				for _, id := range append([]string{parent, child}, ids...) {
-					r := t.Do(sk, client.Request{Method: http.MethodGet, Path: P + "/customers/" + id})
+					r := t.Do(sk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
 					if r.Status != http.StatusOK {
 						t.Errorf("BIND-006", "GET /customers/%s (subject or direct child) with keys.subject: status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
 					}
@@ -181,7 +182,7 @@ func init() {
 					if id == "" {
 						continue
 					}
-					r := t.Do(tk, client.Request{Method: http.MethodGet, Path: P + "/customers/" + id})
+					r := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
 					if r.Status != http.StatusOK {
 						t.Errorf("BIND-010", "GET /customers/{%s} with keys.tenant: status %d, want 200; body: %s", name, r.Status, shape.Clip(r.Body))
 					}
@@ -219,7 +220,7 @@ func init() {
 			Run: func(t *check.T) {
 				ub := t.Client("unbound")
 				t.SpendAuthFailures(4)
-				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: P + "/me"})
+				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 				if r.Status != http.StatusOK {
 					t.Fatalf("BIND-019", "GET /me with keys.unbound: status %d, want 200 (an unbound key authenticates); body: %s", r.Status, shape.Clip(r.Body))
 				}
@@ -239,7 +240,7 @@ func init() {
 			Run: func(t *check.T) {
 				ub := t.Client("unbound")
 				t.SpendAuthFailures(2)
-				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: P + "/customers"})
+				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
 				if r.Status != http.StatusOK {
 					t.Fatalf("BIND-014", "GET /customers with keys.unbound: status %d, want 200 with an empty list; body: %s", r.Status, shape.Clip(r.Body))
 				}
@@ -251,8 +252,8 @@ func init() {
 					t.Errorf("BIND-014", "GET /customers with keys.unbound reports pagination.total %v, want 0", tot)
 				}
 				// The v2 customers list follows the binding too, when served.
-				if served(t, "/api/v2/public/customers") {
-					v := t.Do(ub, client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers"})
+				if served(t, api.V2+"/customers") {
+					v := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.V2 + "/customers"})
 					if v.Status != http.StatusOK {
 						t.Fatalf("BIND-005", "GET /api/v2/public/customers with keys.unbound: status %d, want 200 with an empty list; body: %s", v.Status, shape.Clip(v.Body))
 					}
@@ -272,16 +273,16 @@ func init() {
 			Run: func(t *check.T) {
 				ub := t.Client("unbound")
 				t.SpendAuthFailures(3)
-				r := t.Do(ub, client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody(), IdempotencyKey: t.NewKey()})
+				r := t.Do(ub, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody(), IdempotencyKey: t.NewKey()})
 				if r.Status/100 == 2 {
 					t.Errorf("BIND-015", "POST /customers with keys.unbound: status %d, want a refusal; body: %s", r.Status, shape.Clip(r.Body))
 				}
-				e := t.Do(ub, client.Request{Method: http.MethodPost, Path: P + "/customers/" + t.Customer("parent") + "/end-customers", JSON: newEndCustomerBody(), IdempotencyKey: t.NewKey()})
+				e := t.Do(ub, client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + t.Customer("parent") + "/end-customers", JSON: newEndCustomerBody(), IdempotencyKey: t.NewKey()})
 				if e.Status != http.StatusNotFound {
 					t.Fatalf("BIND-016", "POST /customers/{parent}/end-customers with keys.unbound: status %d, want 404 (the customer is unreachable); body: %s", e.Status, shape.Clip(e.Body))
 				}
 				shape.NotFound(t, "BIND-016", e)
-				k := t.Do(ub, client.Request{Method: http.MethodPost, Path: P + "/customers/" + t.Customer("active_personal") + "/onboarding/kyc/initiate", IdempotencyKey: t.NewKey()})
+				k := t.Do(ub, client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + t.Customer("active_personal") + "/onboarding/kyc/initiate", IdempotencyKey: t.NewKey()})
 				if k.Status != http.StatusNotFound {
 					t.Fatalf("BIND-016", "POST /customers/{active_personal}/onboarding/kyc/initiate with keys.unbound: status %d, want 404; body: %s", k.Status, shape.Clip(k.Body))
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -30,19 +31,19 @@ func spendBudget(t *check.T) {
 	bad := withKey(t, "unknown", unknownKey(t))
 	ro, tn := t.Client("read_only"), t.Client("tenant")
 	for i := 1; i <= 15; i++ {
-		r := t.Do(bad, client.Request{Method: http.MethodGet, Path: P + "/me"})
+		r := t.Do(bad, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 		if r.Status != http.StatusUnauthorized {
 			t.Fatalf("RATE-012", "failed attempt %d of %d (unknown key) answered %d, want 401: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, shape.Clip(r.Body))
 		}
 		if i%5 == 0 {
-			ok := t.Do(tn, client.Request{Method: http.MethodGet, Path: P + "/me"})
+			ok := t.Do(tn, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 			if ok.Status != http.StatusOK {
 				t.Fatalf("RATE-013", "a valid call after %d failures answered %d, want 200; body: %s", i, ok.Status, shape.Clip(ok.Body))
 			}
 		}
 	}
 	for i := 16; i <= failedAuthBudget; i++ {
-		r := t.Do(ro, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+		r := t.Do(ro, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
 		if r.Status != http.StatusForbidden {
 			t.Fatalf("RATE-012", "failed attempt %d of %d (missing scope) answered %d, want 403: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, shape.Clip(r.Body))
 		}
@@ -52,7 +53,7 @@ func spendBudget(t *check.T) {
 // overBudget asserts the 21st failure and what follows it in the same window.
 func overBudget(t *check.T) {
 	bad := withKey(t, "unknown", unknownKey(t))
-	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: P + "/me"})
+	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 	if r.Status != http.StatusTooManyRequests {
 		t.Fatalf("RATE-012", "failed attempt %d in one window answered %d, want 429: the budget is %d per 60 s per IP; body: %s", failedAuthBudget+1, r.Status, failedAuthBudget, shape.Clip(r.Body))
 	}
@@ -63,13 +64,13 @@ func overBudget(t *check.T) {
 	retryAfter(t, r)
 	// A request that would be 403 at the key step is 429 too.
 	ro := t.Client("read_only")
-	f := t.Do(ro, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+	f := t.Do(ro, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
 	if f.Status != http.StatusTooManyRequests {
 		t.Errorf("ORDER-008", "missing-scope request after the failed-auth budget is spent answered %d, want 429; body: %s", f.Status, shape.Clip(f.Body))
 	}
 	// Valid keys still pass.
 	for _, name := range []string{"tenant", "read_only"} {
-		ok := t.Do(t.Client(name), client.Request{Method: http.MethodGet, Path: P + "/customers"})
+		ok := t.Do(t.Client(name), client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
 		if ok.Status != http.StatusOK {
 			t.Errorf("AUTH-030", "GET /customers with keys.%s while the IP's failed-auth budget is spent: status %d, want 200; body: %s", name, ok.Status, shape.Clip(ok.Body))
 		}
@@ -93,7 +94,7 @@ func retryAfter(t *check.T, r *client.Response) {
 // credentials get a plain 401 again.
 func afterWindow(t *check.T) {
 	bad := withKey(t, "unknown", unknownKey(t))
-	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: P + "/me"})
+	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 	if r.Status != http.StatusUnauthorized {
 		t.Fatalf("AUTH-030", "unknown key in the next clock-minute window answered %d, want 401 (the new window lifts the 429); body: %s", r.Status, shape.Clip(r.Body))
 	}

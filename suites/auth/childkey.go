@@ -11,6 +11,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -35,7 +36,7 @@ func init() {
 				t.Errorf("ME-003", "GET /me with keys.child: delegated_customer_ids is %v, want empty (an end customer has no end customers of its own)", ids)
 			}
 			// Its own subject is reachable.
-			r := t.Do(ck, client.Request{Method: http.MethodGet, Path: P + "/customers/" + child})
+			r := t.Do(ck, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + child})
 			if r.Status != http.StatusOK {
 				t.Errorf("BIND-006", "GET /customers/{child} with keys.child: status %d, want 200 (its own subject); body: %s", r.Status, shape.Clip(r.Body))
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -17,7 +18,7 @@ import (
 const otherOrigin = "https://ts-not-allowlisted.example"
 
 func preflight(t *check.T, origin string) *client.Response {
-	return t.Do(t.Anonymous(), client.Request{Method: http.MethodOptions, Path: P + "/me", NoAuth: true, Header: http.Header{
+	return t.Do(t.Anonymous(), client.Request{Method: http.MethodOptions, Path: api.P + "/me", NoAuth: true, Header: http.Header{
 		"Origin":                         {origin},
 		"Access-Control-Request-Method":  {"GET"},
 		"Access-Control-Request-Headers": {"x-api-key"},
@@ -82,7 +83,7 @@ func init() {
 			Rules: []string{"CORS-004", "CORS-001"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/me", Header: http.Header{"Origin": {otherOrigin}}})
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: http.Header{"Origin": {otherOrigin}}})
 				if r.Status != http.StatusOK {
 					t.Fatalf("CORS-004", "GET /me with Origin %s and a valid key: status %d, want 200 (processed normally); body: %s", otherOrigin, r.Status, shape.Clip(r.Body))
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 )
 
 // environments are the documented environment segments.
@@ -39,7 +40,7 @@ func init() {
 				for _, env := range environments {
 					p := tenantParts(t)
 					p.env, p.hex, p.secret = env, randomHex(16), randomSecret()
-					r := t.Do(withKey(t, "unknown", p.String()), client.Request{Method: http.MethodGet, Path: P + "/me"})
+					r := t.Do(withKey(t, "unknown", p.String()), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 					expect401(t, "AUTH-012", r, false, "unknown well-formed key with environment segment "+env)
 				}
 			},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -45,7 +46,7 @@ func registerRefused(rk refusedKey) {
 			name, key := rk.key(t)
 			c := withKey(t, name, key)
 			t.SpendAuthFailures(3)
-			for _, path := range []string{P + "/me", P + "/customers", "/api/v2/public/customers"} {
+			for _, path := range []string{api.P + "/me", api.P + "/customers", api.V2 + "/customers"} {
 				r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
 				expect401(t, rk.rules[0], r, false, rk.slug+" on GET "+path)
 			}
@@ -65,7 +66,7 @@ func init() {
 		Run: func(t *check.T) {
 			c := t.Client("no_environment")
 			t.SpendAuthFailures(1)
-			r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me"})
+			r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 			if r.Status != http.StatusOK {
 				t.Fatalf("AUTH-014", "GET /me with keys.no_environment: status %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -21,7 +22,7 @@ func init() {
 			Run: func(t *check.T) {
 				key := t.Profile().Key("tenant")
 				t.SpendAuthFailures(2) // in case the Bearer form is refused
-				for _, path := range []string{P + "/me", P + "/customers"} {
+				for _, path := range []string{api.P + "/me", api.P + "/customers"} {
 					xk := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path})
 					shape.Envelope(t, "AUTH-003", xk, http.StatusOK)
 					br := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: path, NoAuth: true,
@@ -32,7 +33,7 @@ func init() {
 					shape.Envelope(t, "AUTH-003", br, http.StatusOK)
 				}
 				// The same key reaches the v2 prefix (one surface, two prefixes).
-				v2 := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers"})
+				v2 := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.V2 + "/customers"})
 				if v2.Status == http.StatusUnauthorized || v2.Status == http.StatusForbidden {
 					t.Fatalf("VER-001", "GET /api/v2/public/customers with the tenant key: status %d; the same key authenticates both prefixes; body: %s", v2.Status, shape.Clip(v2.Body))
 				}
@@ -47,7 +48,7 @@ func init() {
 				key := t.Profile().Key("tenant")
 				t.SpendAuthFailures(2)
 				for _, scheme := range []string{"bearer", "BEARER"} {
-					r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me", NoAuth: true,
+					r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me", NoAuth: true,
 						Header: http.Header{"Authorization": {scheme + " " + key}}})
 					if r.Status != http.StatusOK {
 						t.Errorf("AUTH-008", "Authorization: %s <tenant key>: status %d, want 200; body: %s", scheme, r.Status, shape.Clip(r.Body))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 )
 
 func init() {
@@ -19,7 +20,7 @@ func init() {
 		Run: func(t *check.T) {
 			c := t.Client("ip_restricted")
 			t.SpendAuthFailures(2)
-			for _, path := range []string{P + "/me", P + "/customers"} {
+			for _, path := range []string{api.P + "/me", api.P + "/customers"} {
 				r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
 				expect403(t, "AUTH-028", r, "GET "+path+" with keys.ip_restricted")
 			}

@@ -14,7 +14,6 @@ import (
 )
 
 // P is the v1 partner prefix (document 1, Endpoints / Common rules).
-const P = "/api/v1/partner"
 
 // genericDetail is the one detail every non-shape key failure carries
 // (document 2, Authentication 9).

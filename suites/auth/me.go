@@ -12,6 +12,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -68,7 +69,7 @@ func init() {
 					t.Errorf("ME-007", "GET /me with keys.subject: customer_id is %v, want customers.parent %s", data["customer_id"], parent)
 				}
 				// Direct children: the parent's own end-customer list.
-				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: P + "/customers/" + parent + "/end-customers"})
+				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + parent + "/end-customers"})
 				list := shape.Array(t, "ME-003", shape.Envelope(t, "ME-003", r, http.StatusOK), "end_customers")
 				children := map[string]bool{}
 				for _, x := range list {
@@ -141,7 +142,7 @@ func init() {
 			Needs: []string{"keys.umbrella"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
-				r := t.Do(t.Client("umbrella"), client.Request{Method: http.MethodGet, Path: P + "/me"})
+				r := t.Do(t.Client("umbrella"), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 				shape.Envelope(t, "SCOPE-001", r, http.StatusOK)
 				body := strings.ToLower(string(r.Body))
 				for _, name := range []string{"transactions:read", "transactions:write", "transactionsread", "transactionswrite"} {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -34,7 +35,7 @@ func rotatedPair(t *check.T) (old, succ *client.Client) {
 
 // meOK reads GET /me with a key that must authenticate and returns data.
 func meOK(t *check.T, rule string, c *client.Client, what string) map[string]any {
-	r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me"})
+	r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 	if r.Status != http.StatusOK {
 		t.Fatalf(rule, "GET /me with keys.%s (%s): status %d, want 200; body: %s", c.KeyName, what, r.Status, shape.Clip(r.Body))
 	}
@@ -61,22 +62,22 @@ type probe struct {
 func reachProbes(parent string) []probe {
 	return []probe{
 		{"GET /customers (onboarding:read)", func(*check.T) client.Request {
-			return client.Request{Method: http.MethodGet, Path: P + "/customers"}
+			return client.Request{Method: http.MethodGet, Path: api.P + "/customers"}
 		}},
 		{"PATCH /customers/{nonexistent} (onboarding:write)", func(t *check.T) client.Request {
-			return client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()}
+			return client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()}
 		}},
 		{"GET /customers/{parent}/end-customers (end-customers:read)", func(*check.T) client.Request {
-			return client.Request{Method: http.MethodGet, Path: P + "/customers/" + parent + "/end-customers"}
+			return client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + parent + "/end-customers"}
 		}},
 		{"POST /customers/{nonexistent}/end-customers (end-customers:write)", func(t *check.T) client.Request {
-			return client.Request{Method: http.MethodPost, Path: P + "/customers/" + uuid.NewString() + "/end-customers", JSON: []any{}, IdempotencyKey: t.NewKey()}
+			return client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + uuid.NewString() + "/end-customers", JSON: []any{}, IdempotencyKey: t.NewKey()}
 		}},
 		{"GET V2/customers (onboarding:read)", func(*check.T) client.Request {
-			return client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers"}
+			return client.Request{Method: http.MethodGet, Path: api.V2 + "/customers"}
 		}},
 		{"POST V2/crm/leads with an unbindable body (crm-leads:write)", func(t *check.T) client.Request {
-			return client.Request{Method: http.MethodPost, Path: "/api/v2/public/crm/leads", JSON: []any{}, IdempotencyKey: t.NewKey()}
+			return client.Request{Method: http.MethodPost, Path: api.V2 + "/crm/leads", JSON: []any{}, IdempotencyKey: t.NewKey()}
 		}},
 	}
 }
@@ -123,7 +124,7 @@ func init() {
 				}
 				t.SpendAuthFailures(len(crossed))
 				for _, x := range crossed {
-					r := t.Do(withKey(t, x.name, x.key), client.Request{Method: http.MethodGet, Path: P + "/me"})
+					r := t.Do(withKey(t, x.name, x.key), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 					if r.Status == http.StatusOK {
 						t.Fatalf("AUTH-032", "GET /me with %s authenticates: the rotation did not mint a new secret", x.what)
 					}
@@ -211,7 +212,7 @@ func init() {
 				// One second after it ends: a plain 401 on every route.
 				advance(2 * time.Second)
 				t.SpendAuthFailures(2)
-				for _, path := range []string{P + "/me", P + "/customers"} {
+				for _, path := range []string{api.P + "/me", api.P + "/customers"} {
 					r := t.Do(old, client.Request{Method: http.MethodGet, Path: path})
 					if r.Status == http.StatusOK {
 						t.Fatalf("AUTH-024", "GET %s with the old key 24h0m1s after a rotation with the default overlap: 200, want 401 (the overlap is 24 hours)", path)
@@ -219,7 +220,7 @@ func init() {
 					expect401(t, "AUTH-024", r, false, "GET "+path+" with the old key past its overlap")
 				}
 				meOK(t, "AUTH-032", succ, "the successor, after the old key's overlap ended")
-				n := t.Do(succ, client.Request{Method: http.MethodGet, Path: P + "/customers"})
+				n := t.Do(succ, client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
 				if n.Status != http.StatusOK {
 					t.Errorf("AUTH-032", "GET /customers with the successor after the old key's overlap ended: status %d, want 200; body: %s", n.Status, shape.Clip(n.Body))
 				}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -72,11 +73,11 @@ func init() {
 				ro := t.Client("read_only")
 				ap, parent := t.Customer("active_personal"), t.Customer("parent")
 				t.SpendAuthFailures(5)
-				allowed(t, "SCOPE-002", ro, call{method: "GET", path: P + "/me"}, 200)
-				allowed(t, "SCOPE-003", ro, call{method: "GET", path: P + "/customers"}, 200)
-				allowed(t, "SCOPE-004", ro, call{method: "GET", path: P + "/customers/" + ap}, 200)
-				allowed(t, "SCOPE-011", ro, call{method: "GET", path: P + "/customers/" + ap + "/onboarding/status"}, 200)
-				allowed(t, "SCOPE-017", ro, call{method: "GET", path: P + "/customers/" + parent + "/end-customers"}, 200)
+				allowed(t, "SCOPE-002", ro, call{method: "GET", path: api.P + "/me"}, 200)
+				allowed(t, "SCOPE-003", ro, call{method: "GET", path: api.P + "/customers"}, 200)
+				allowed(t, "SCOPE-004", ro, call{method: "GET", path: api.P + "/customers/" + ap}, 200)
+				allowed(t, "SCOPE-011", ro, call{method: "GET", path: api.P + "/customers/" + ap + "/onboarding/status"}, 200)
+				allowed(t, "SCOPE-017", ro, call{method: "GET", path: api.P + "/customers/" + parent + "/end-customers"}, 200)
 			},
 		},
 		check.Check{
@@ -92,10 +93,10 @@ func init() {
 					rule string
 					c    call
 				}{
-					{"SCOPE-006", call{method: "POST", path: P + "/customers", json: newCustomerBody(), write: true}},
-					{"SCOPE-005", call{method: "PATCH", path: P + "/customers/" + ap, json: map[string]any{}, write: true}},
-					{"SCOPE-007", call{method: "POST", path: P + "/customers/" + ap + "/onboarding/kyc/initiate", write: true}},
-					{"SCOPE-016", call{method: "POST", path: P + "/customers/" + parent + "/end-customers", json: newEndCustomerBody(), write: true}},
+					{"SCOPE-006", call{method: "POST", path: api.P + "/customers", json: newCustomerBody(), write: true}},
+					{"SCOPE-005", call{method: "PATCH", path: api.P + "/customers/" + ap, json: map[string]any{}, write: true}},
+					{"SCOPE-007", call{method: "POST", path: api.P + "/customers/" + ap + "/onboarding/kyc/initiate", write: true}},
+					{"SCOPE-016", call{method: "POST", path: api.P + "/customers/" + parent + "/end-customers", json: newEndCustomerBody(), write: true}},
 				}
 				t.SpendAuthFailures(len(calls))
 				for _, x := range calls {
@@ -112,12 +113,12 @@ func init() {
 				pk := t.Client("pascal_scopes")
 				parent := t.Customer("parent")
 				t.SpendAuthFailures(4)
-				allowed(t, "SCOPE-074", pk, call{method: "GET", path: P + "/customers"}, 200)
-				allowed(t, "SCOPE-074", pk, call{method: "GET", path: P + "/customers/" + parent}, 200)
-				allowed(t, "SCOPE-074", pk, call{method: "GET", path: P + "/customers/" + parent + "/end-customers"}, 200)
+				allowed(t, "SCOPE-074", pk, call{method: "GET", path: api.P + "/customers"}, 200)
+				allowed(t, "SCOPE-074", pk, call{method: "GET", path: api.P + "/customers/" + parent}, 200)
+				allowed(t, "SCOPE-074", pk, call{method: "GET", path: api.P + "/customers/" + parent + "/end-customers"}, 200)
 				// OnboardingWrite: the request passes the key step and reaches
 				// the operation, which answers 404 for a nonexistent customer.
-				allowed(t, "SCOPE-074", pk, call{method: "PATCH", path: P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true}, 404)
+				allowed(t, "SCOPE-074", pk, call{method: "PATCH", path: api.P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true}, 404)
 			},
 		},
 		check.Check{
@@ -131,20 +132,20 @@ func init() {
 				ap, parent := t.Customer("active_personal"), t.Customer("parent")
 				t.SpendAuthFailures(9)
 				// onboarding:read was granted directly.
-				allowed(t, "SCOPE-076", um, call{method: "GET", path: P + "/customers"}, 200)
-				allowed(t, "SCOPE-076", um, call{method: "GET", path: P + "/customers/" + ap}, 200)
+				allowed(t, "SCOPE-076", um, call{method: "GET", path: api.P + "/customers"}, 200)
+				allowed(t, "SCOPE-076", um, call{method: "GET", path: api.P + "/customers/" + ap}, 200)
 				// Reads the umbrella expands to.
-				for _, path := range []string{P + "/customers/" + ap + "/banking/accounts", P + "/customers/" + ap + "/banking/balance", P + "/customers/" + ap + "/banking/withdrawals"} {
+				for _, path := range []string{api.P + "/customers/" + ap + "/banking/accounts", api.P + "/customers/" + ap + "/banking/balance", api.P + "/customers/" + ap + "/banking/withdrawals"} {
 					if served(t, path) {
 						allowed(t, "SCOPE-078", um, call{method: "GET", path: path}, 200)
 					}
 				}
 				// Not granted: onboarding:write, end-customers:*.
 				refused := []call{
-					{method: "POST", path: P + "/customers", json: newCustomerBody(), write: true},
-					{method: "PATCH", path: P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true},
-					{method: "POST", path: P + "/customers/" + ap + "/onboarding/kyc/initiate", write: true},
-					{method: "GET", path: P + "/customers/" + parent + "/end-customers"},
+					{method: "POST", path: api.P + "/customers", json: newCustomerBody(), write: true},
+					{method: "PATCH", path: api.P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true},
+					{method: "POST", path: api.P + "/customers/" + ap + "/onboarding/kyc/initiate", write: true},
+					{method: "GET", path: api.P + "/customers/" + parent + "/end-customers"},
 				}
 				for _, c := range refused {
 					expect403(t, "SCOPE-078", c.send(t, um), c.String()+" with keys.umbrella")
@@ -159,7 +160,7 @@ func init() {
 			Needs:  []string{"keys.umbrella", "keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				ap := t.Customer("active_personal")
-				path := P + "/customers/" + ap + "/payout-batches"
+				path := api.P + "/customers/" + ap + "/payout-batches"
 				// Probe with the tenant key and an empty batch (refused by the
 				// operation, nothing stored) whether the route is served.
 				probe := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey(),
@@ -184,7 +185,7 @@ func init() {
 			Needs: []string{"keys.read_only", "keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				ap := t.Customer("active_personal")
-				path := P + "/customers/" + ap + "/ts-unlisted-" + randomHex(8)
+				path := api.P + "/customers/" + ap + "/ts-unlisted-" + randomHex(8)
 				ro, tn := t.Client("read_only"), t.Client("tenant")
 				t.SpendAuthFailures(2)
 				// GET: onboarding:read suffices; the path then matches nothing.
@@ -210,7 +211,7 @@ func init() {
 			Rules: []string{"SCOPE-082", "SCOPE-083"},
 			Needs: []string{"keys.read_only", "keys.tenant"},
 			Run: func(t *check.T) {
-				path := P + "/ts-unlisted-" + randomHex(8)
+				path := api.P + "/ts-unlisted-" + randomHex(8)
 				t.SpendAuthFailures(3)
 				for _, x := range []struct {
 					key, method string
@@ -221,7 +222,7 @@ func init() {
 					}
 					resp := t.Do(t.Client(x.key), r)
 					if resp.Status != http.StatusNotFound {
-						t.Fatalf("SCOPE-082", "%s unlisted top-level %s/ts-unlisted-… with keys.%s: status %d, want 404; body: %s", x.method, P, x.key, resp.Status, shape.Clip(resp.Body))
+						t.Fatalf("SCOPE-082", "%s unlisted top-level %s/ts-unlisted-… with keys.%s: status %d, want 404; body: %s", x.method, api.P, x.key, resp.Status, shape.Clip(resp.Body))
 					}
 					shape.NotFound(t, "SCOPE-083", resp)
 				}

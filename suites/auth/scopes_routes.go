@@ -24,6 +24,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -94,20 +95,18 @@ type routeTable struct {
 	rows        func(f fixtures) []routeRow
 }
 
-const v2 = "/api/v2/public"
-
 var routeTables = []routeTable{
 	{"identity-customers", "identity and customers (document 1)", func(f fixtures) []routeRow {
-		c := P + "/customers/" + f.customer
+		c := api.P + "/customers/" + f.customer
 		return []routeRow{
-			{rule: "SCOPE-003", method: "GET", path: P + "/customers", scope: "onboarding:read"},
+			{rule: "SCOPE-003", method: "GET", path: api.P + "/customers", scope: "onboarding:read"},
 			{rule: "SCOPE-004", method: "GET", path: c, scope: "onboarding:read"},
 			{rule: "SCOPE-005", method: "PATCH", path: c, scope: "onboarding:write", body: unbindable},
-			{rule: "SCOPE-006", method: "POST", path: P + "/customers", scope: "onboarding:write", body: unbindable},
+			{rule: "SCOPE-006", method: "POST", path: api.P + "/customers", scope: "onboarding:write", body: unbindable},
 		}
 	}},
 	{"onboarding", "onboarding (document 1)", func(f fixtures) []routeRow {
-		c := P + "/customers/" + f.customer
+		c := api.P + "/customers/" + f.customer
 		return []routeRow{
 			{rule: "SCOPE-007", method: "POST", path: c + "/onboarding/kyc/initiate", scope: "onboarding:write"},
 			{rule: "SCOPE-008", method: "POST", path: c + "/onboarding/kyb/initiate", scope: "onboarding:write"},
@@ -116,13 +115,13 @@ var routeTables = []routeTable{
 			{rule: "SCOPE-011", method: "GET", path: c + "/onboarding/status", scope: "onboarding:read"},
 			{rule: "SCOPE-012", method: "GET", path: c + "/onboarding/kyc/status", scope: "onboarding:read"},
 			{rule: "SCOPE-013", method: "GET", path: c + "/onboarding/kyb/status", scope: "onboarding:read"},
-			{rule: "SCOPE-014", method: "GET", path: P + "/onboarding/requirements", query: url.Values{"type": {"kyc"}}, scope: "onboarding:read"},
-			{rule: "SCOPE-015", method: "POST", path: P + "/onboarding/kyc", scope: "onboarding:write", body: unbindable},
-			{rule: "SCOPE-015", method: "POST", path: P + "/onboarding/kyb", scope: "onboarding:write", body: unbindable},
+			{rule: "SCOPE-014", method: "GET", path: api.P + "/onboarding/requirements", query: url.Values{"type": {"kyc"}}, scope: "onboarding:read"},
+			{rule: "SCOPE-015", method: "POST", path: api.P + "/onboarding/kyc", scope: "onboarding:write", body: unbindable},
+			{rule: "SCOPE-015", method: "POST", path: api.P + "/onboarding/kyb", scope: "onboarding:write", body: unbindable},
 		}
 	}},
 	{"end-customers", "sub-customers (document 1)", func(f fixtures) []routeRow {
-		pc := P + "/customers/" + f.parent + "/end-customers"
+		pc := api.P + "/customers/" + f.parent + "/end-customers"
 		ec := pc + "/" + f.child
 		// Money-moving child writes name a nonexistent child.
 		ecMoney := pc + "/" + uuid.NewString()
@@ -145,37 +144,37 @@ var routeTables = []routeTable{
 		}
 	}},
 	{"exchange", "exchange (document 1)", func(f fixtures) []routeRow {
-		cr := P + "/customers/" + f.customer + "/banking/conversion-requests"
+		cr := api.P + "/customers/" + f.customer + "/banking/conversion-requests"
 		return []routeRow{
 			// The id-less exchange reads are probed through the customer's
 			// conversion-request list (same family).
-			{rule: "SCOPE-029", method: "GET", path: P + "/transfer/allowed-destinations", scope: "exchanges:read", probe: get(cr)},
-			{rule: "SCOPE-030", method: "GET", path: P + "/transfer/price", query: url.Values{"pair": {"GBP/EUR"}}, scope: "exchanges:read", probe: get(cr)},
+			{rule: "SCOPE-029", method: "GET", path: api.P + "/transfer/allowed-destinations", scope: "exchanges:read", probe: get(cr)},
+			{rule: "SCOPE-030", method: "GET", path: api.P + "/transfer/price", query: url.Values{"pair": {"GBP/EUR"}}, scope: "exchanges:read", probe: get(cr)},
 			{rule: "SCOPE-031", method: "GET", path: cr, scope: "exchanges:read"},
 			{rule: "SCOPE-032", method: "GET", path: cr + "/" + uuid.NewString(), scope: "exchanges:read", probe: get(cr)},
-			{rule: "SCOPE-033", method: "POST", path: P + "/customers/" + f.money + "/banking/conversion-requests", scope: "exchanges:write", body: unbindable},
+			{rule: "SCOPE-033", method: "POST", path: api.P + "/customers/" + f.money + "/banking/conversion-requests", scope: "exchanges:write", body: unbindable},
 		}
 	}},
 	{"accounts", "fiat accounts, beneficiaries, balances (document 1)", func(f fixtures) []routeRow {
-		b := P + "/customers/" + f.customer + "/banking"
+		b := api.P + "/customers/" + f.customer + "/banking"
 		return []routeRow{
 			{rule: "SCOPE-034", method: "GET", path: b + "/accounts", scope: "accounts:read"},
 			{rule: "SCOPE-035", method: "GET", path: b + "/accounts/" + uuid.NewString(), scope: "accounts:read", probe: get(b + "/accounts")},
 			{rule: "SCOPE-036", method: "GET", path: b + "/accounts/form-schema", scope: "accounts:read"},
 			{rule: "SCOPE-037", method: "GET", path: b + "/accounts/" + uuid.NewString() + "/transactions", scope: "accounts:read", probe: get(b + "/accounts")},
-			{rule: "SCOPE-038", method: "POST", path: P + "/customers/" + f.money + "/banking/accounts", scope: "accounts:write", body: unbindable},
+			{rule: "SCOPE-038", method: "POST", path: api.P + "/customers/" + f.money + "/banking/accounts", scope: "accounts:write", body: unbindable},
 			{rule: "SCOPE-039", method: "GET", path: b + "/beneficiaries", scope: "accounts:read"},
 			{rule: "SCOPE-039", method: "GET", path: b + "/beneficiaries/" + uuid.NewString(), scope: "accounts:read", probe: get(b + "/beneficiaries")},
 			{rule: "SCOPE-040", method: "POST", path: b + "/beneficiaries", scope: "accounts:write", body: unbindable},
 			{rule: "SCOPE-041", method: "PATCH", path: b + "/beneficiaries/" + uuid.NewString(), scope: "accounts:write", body: unbindable, probe: get(b + "/beneficiaries")},
 			{rule: "SCOPE-042", method: "DELETE", path: b + "/beneficiaries/" + uuid.NewString(), scope: "accounts:write", probe: get(b + "/beneficiaries")},
 			{rule: "SCOPE-043", method: "GET", path: b + "/balance", scope: "balances:read"},
-			{rule: "SCOPE-044", method: "GET", path: P + "/customers/" + f.customer + "/crypto/wallets/BTC/balance", scope: "balances:read"},
+			{rule: "SCOPE-044", method: "GET", path: api.P + "/customers/" + f.customer + "/crypto/wallets/BTC/balance", scope: "balances:read"},
 		}
 	}},
 	{"deposits-withdrawals", "deposits and withdrawals (document 1)", func(f fixtures) []routeRow {
-		c := P + "/customers/" + f.customer
-		m := P + "/customers/" + f.money
+		c := api.P + "/customers/" + f.customer
+		m := api.P + "/customers/" + f.money
 		return []routeRow{
 			{rule: "SCOPE-045", method: "GET", path: c + "/banking/deposits", scope: "deposits:read"},
 			{rule: "SCOPE-045", method: "GET", path: c + "/banking/deposits/" + uuid.NewString(), scope: "deposits:read", probe: get(c + "/banking/deposits")},
@@ -192,29 +191,29 @@ var routeTables = []routeTable{
 		}
 	}},
 	{"fees", "fees (document 1)", func(f fixtures) []routeRow {
-		fees := P + "/customers/" + f.customer + "/fees"
+		fees := api.P + "/customers/" + f.customer + "/fees"
 		return []routeRow{
-			{rule: "SCOPE-056", method: "GET", path: P + "/commercial-config", scope: "fees:read", probe: get(fees)},
+			{rule: "SCOPE-056", method: "GET", path: api.P + "/commercial-config", scope: "fees:read", probe: get(fees)},
 			{rule: "SCOPE-057", method: "GET", path: fees, scope: "fees:read"},
 		}
 	}},
 	{"payout-batches", "payout batches (document 1)", func(f fixtures) []routeRow {
-		pb := P + "/customers/" + f.customer + "/payout-batches"
+		pb := api.P + "/customers/" + f.customer + "/payout-batches"
 		return []routeRow{
-			{rule: "SCOPE-058", method: "POST", path: P + "/customers/" + f.money + "/payout-batches", scope: "payout-batches:write", body: unbindable},
+			{rule: "SCOPE-058", method: "POST", path: api.P + "/customers/" + f.money + "/payout-batches", scope: "payout-batches:write", body: unbindable},
 			{rule: "SCOPE-059", method: "GET", path: pb, scope: "payout-batches:read"},
 			{rule: "SCOPE-060", method: "GET", path: pb + "/" + uuid.NewString(), scope: "payout-batches:read", probe: get(pb)},
 		}
 	}},
 	{"other-paths", "other paths (document 1)", func(fixtures) []routeRow {
 		return []routeRow{
-			{rule: "OTHER-001", method: "GET", path: P + "/test", scope: "onboarding:read"},
+			{rule: "OTHER-001", method: "GET", path: api.P + "/test", scope: "onboarding:read"},
 			{rule: "OTHER-002", method: "GET", path: "/api/public/partner/config", scope: "onboarding:read"},
-			{rule: "OTHER-003", method: "GET", path: "/api/v1/verification/callback", scope: "onboarding:write"},
+			{rule: "OTHER-003", method: "GET", path: api.Callback, scope: "onboarding:write"},
 		}
 	}},
 	{"webhooks", "webhook management (document 2)", func(fixtures) []routeRow {
-		ws := v2 + "/webhook-subscriptions"
+		ws := api.V2 + "/webhook-subscriptions"
 		id := ws + "/" + uuid.NewString()
 		// The family is probed with a PATCH of a nonexistent subscription
 		// and an unbindable body: a served route binds the body (400)
@@ -228,18 +227,18 @@ var routeTables = []routeTable{
 			{rule: "SCOPE-066", method: "DELETE", path: id, scope: "webhooks:write", probe: pr},
 			{rule: "SCOPE-067", method: "POST", path: id + "/secret-rotations", scope: "webhooks:write", body: unbindable, probe: pr},
 			{rule: "SCOPE-068", method: "GET", path: id + "/delivery-attempts", scope: "webhooks:read", probe: pr},
-			{rule: "SCOPE-069", method: "GET", path: v2 + "/webhook-spec", scope: "webhooks:read", probe: pr},
+			{rule: "SCOPE-069", method: "GET", path: api.V2 + "/webhook-spec", scope: "webhooks:read", probe: pr},
 		}
 	}},
 	{"v2-other", "v2 customers, access requests, CRM leads, fiat accounts (document 2)", func(f fixtures) []routeRow {
 		// v2 fiat accounts are probed through the v1 account list.
-		accounts := get(P + "/customers/" + f.customer + "/banking/accounts")
+		accounts := get(api.P + "/customers/" + f.customer + "/banking/accounts")
 		return []routeRow{
-			{rule: "SCOPE-070", method: "GET", path: v2 + "/customers", scope: "onboarding:read"},
-			{rule: "SCOPE-071", method: "POST", path: v2 + "/access-requests", scope: "onboarding:write", body: unbindable},
-			{rule: "SCOPE-072", method: "POST", path: v2 + "/crm/leads", scope: "crm-leads:write", body: unbindable},
-			{rule: "SCOPE-073", method: "GET", path: v2 + "/fiat/accounts", scope: "accounts:read", probe: accounts},
-			{rule: "SCOPE-073", method: "GET", path: v2 + "/fiat/accounts/" + uuid.NewString(), scope: "accounts:read", probe: accounts},
+			{rule: "SCOPE-070", method: "GET", path: api.V2 + "/customers", scope: "onboarding:read"},
+			{rule: "SCOPE-071", method: "POST", path: api.V2 + "/access-requests", scope: "onboarding:write", body: unbindable},
+			{rule: "SCOPE-072", method: "POST", path: api.V2 + "/crm/leads", scope: "crm-leads:write", body: unbindable},
+			{rule: "SCOPE-073", method: "GET", path: api.V2 + "/fiat/accounts", scope: "accounts:read", probe: accounts},
+			{rule: "SCOPE-073", method: "GET", path: api.V2 + "/fiat/accounts/" + uuid.NewString(), scope: "accounts:read", probe: accounts},
 		}
 	}},
 }
@@ -391,14 +390,14 @@ func init() {
 			u := t.Client("unused_scopes")
 			ap := t.Customer("active_personal")
 			t.SpendAuthFailures(4)
-			r := t.Do(u, client.Request{Method: http.MethodGet, Path: P + "/me"})
+			r := t.Do(u, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 			if r.Status != http.StatusOK {
 				t.Fatalf("SCOPE-002", "GET /me with keys.unused_scopes: status %d, want 200 (no scope needed); body: %s", r.Status, shape.Clip(r.Body))
 			}
 			for _, c := range []call{
-				{method: "GET", path: P + "/customers"},
-				{method: "GET", path: P + "/customers/" + ap},
-				{method: "GET", path: v2 + "/customers"},
+				{method: "GET", path: api.P + "/customers"},
+				{method: "GET", path: api.P + "/customers/" + ap},
+				{method: "GET", path: api.V2 + "/customers"},
 			} {
 				expect403(t, "SCOPE-080", c.send(t, u), c.String()+" with keys.unused_scopes")
 			}

@@ -7,6 +7,7 @@ package auth
 
 import (
 	"encoding/base64"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"strings"
 
@@ -89,7 +90,7 @@ func init() {
 				key := t.Profile().Key("tenant")
 				h := m.header(t, key)
 				t.SpendAuthFailures(2)
-				for _, path := range []string{P + "/me", P + "/customers"} {
+				for _, path := range []string{api.P + "/me", api.P + "/customers"} {
 					r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: path, NoAuth: true, Header: h})
 					expect401(t, m.rule, r, true, m.slug+" on GET "+path)
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 )
 
 func init() {
@@ -20,9 +21,9 @@ func init() {
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
-			malformed := t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
+			malformed := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
 			bindingError(t, "ERR-015", malformed, "POST /customers with malformed JSON")
-			wrongType := t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", IdempotencyKey: t.NewKey(),
+			wrongType := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(),
 				JSON: map[string]any{"email": 12345, "jurisdiction": "GB"}})
 			bindingError(t, "ERR-020", wrongType, "POST /customers with email a number")
 		},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -23,9 +24,9 @@ func init() {
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
 			for what, path := range map[string]string{
-				"an unknown v1 route":                   P + "/ts-no-such-route",
-				"an unknown customer":                   P + "/customers/" + uuid.NewString(),
-				"a sub-resource of an unknown customer": P + "/customers/" + uuid.NewString() + "/onboarding/status",
+				"an unknown v1 route":                   api.P + "/ts-no-such-route",
+				"an unknown customer":                   api.P + "/customers/" + uuid.NewString(),
+				"a sub-resource of an unknown customer": api.P + "/customers/" + uuid.NewString() + "/onboarding/status",
 			} {
 				r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
 				if r.Status != http.StatusNotFound {

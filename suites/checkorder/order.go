@@ -15,6 +15,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -35,7 +36,7 @@ func init() {
 					{"two X-Correlation-Id lines", []string{"ts-corr-a", "ts-corr-b"}},
 				} {
 					h := http.Header{"X-Correlation-Id": x.corr, "X-Tenant-Id": {uuid.NewString()}}
-					r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me", Header: h})
+					r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
 					if r.Status != http.StatusBadRequest {
 						t.Fatalf("ORDER-003", "%s plus X-Tenant-Id: status %d, want 400 correlation_id_invalid; body: %s", x.what, r.Status, shape.Clip(r.Body))
 					}
@@ -51,9 +52,9 @@ func init() {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(2) // counted only by a target that checks the key first
 				h := http.Header{"X-Tenant-Id": {uuid.NewString()}}
-				none := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me", NoAuth: true, Header: h})
+				none := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me", NoAuth: true, Header: h})
 				tenantRefusal(t, "ORDER-005", none, "X-Tenant-Id without an API key")
-				wrong := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: P + "/me", Header: h})
+				wrong := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
 				tenantRefusal(t, "ORDER-005", wrong, "X-Tenant-Id with a wrong API key secret")
 			},
 		},
@@ -65,7 +66,7 @@ func init() {
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
-				me := client.Request{Method: http.MethodGet, Path: P + "/me"}
+				me := client.Request{Method: http.MethodGet, Path: api.P + "/me"}
 				exhaust(t, func() *client.Response { return t.Do(c, me) })
 				if r := t.Do(c, me); r.Status != http.StatusTooManyRequests {
 					t.Fatalf("RATE-004", "request 601 of GET /me in one window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
@@ -87,7 +88,7 @@ func init() {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(3)
 				post := func(c *client.Client) *client.Response {
-					return t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody()})
+					return t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody()})
 				}
 				for _, x := range []struct {
 					what string
@@ -120,7 +121,7 @@ func init() {
 				// PATCH of a nonexistent customer: passes steps 1-7 and is
 				// refused by the operation (404), changing nothing.
 				patch := func(idem string) client.Request {
-					return client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: idem}
+					return client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: idem}
 				}
 				exhaust(t, func() *client.Response { return t.Do(c, patch(t.NewKey())) })
 				if r := t.Do(c, patch(t.NewKey())); r.Status != http.StatusTooManyRequests {
@@ -146,7 +147,7 @@ func init() {
 				used := t.NewKey()
 				createCustomer(t, newCustomerBody(), used)
 				for _, pair := range [][]string{{used, t.NewKey()}, {t.NewKey(), used}} {
-					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody(),
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody(),
 						Header: http.Header{"Idempotency-Key": pair}})
 					if r.Status != http.StatusBadRequest {
 						t.Fatalf("ORDER-012", "two Idempotency-Key lines, one already used with another body: status %d, want 400 idempotency_key_invalid (the key is malformed before any conflict); body: %s", r.Status, shape.Clip(r.Body))
@@ -171,7 +172,7 @@ func init() {
 					{"an Idempotency-Key containing spaces", withHeader(jsonHeader(), "Idempotency-Key", "ts key with spaces")},
 					{"a 7-character Idempotency-Key", withHeader(jsonHeader(), "Idempotency-Key", "ts-1234")},
 				} {
-					r := t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", Body: malformedJSON, Header: x.h})
+					r := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: x.h})
 					if r.Status != http.StatusBadRequest {
 						t.Fatalf("ORDER-019", "POST /customers with %s and a malformed JSON body: status %d, want 400 idempotency_key_invalid; body: %s", x.what, r.Status, shape.Clip(r.Body))
 					}
@@ -188,7 +189,7 @@ func init() {
 			Run: func(t *check.T) {
 				key := t.NewKey()
 				createCustomer(t, newCustomerBody(), key)
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", Body: malformedJSON,
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON,
 					Header: jsonHeader(), IdempotencyKey: key})
 				if r.Status != http.StatusConflict {
 					t.Fatalf("ORDER-014", "POST /customers reusing a key with a malformed body: status %d, want 409 idempotency_key_reused (the conflict step comes before binding); body: %s", r.Status, shape.Clip(r.Body))
@@ -204,7 +205,7 @@ func init() {
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				// The operation alone: PATCH of a nonexistent customer is 404.
-				alone := t.Do(c, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+				alone := t.Do(c, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
 				if alone.Status != http.StatusNotFound {
 					t.Fatalf("ORDER-017", "PATCH /customers/{nonexistent} {}: status %d, want 404; body: %s", alone.Status, shape.Clip(alone.Body))
 				}
@@ -214,7 +215,7 @@ func init() {
 					targets["another tenant's customer"] = other
 				}
 				for what, id := range targets {
-					r := t.Do(c, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + id, Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
+					r := t.Do(c, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + id, Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
 					if r.Status == http.StatusNotFound {
 						t.Fatalf("ORDER-016", "PATCH %s with a malformed JSON body: 404; body binding comes before the operation; body: %s", what, shape.Clip(r.Body))
 					}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -26,7 +27,7 @@ func init() {
 					"two X-Correlation-Id lines":       {"ts-corr-1", "ts-corr-2"},
 					"a 129-character X-Correlation-Id": {tooLongCorrelation},
 				} {
-					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/me", Header: http.Header{"X-Correlation-Id": v}})
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: http.Header{"X-Correlation-Id": v}})
 					if r.Status != http.StatusBadRequest {
 						t.Fatalf("ERR-017", "GET /me with %s: status %d, want 400; body: %s", what, r.Status, shape.Clip(r.Body))
 					}
@@ -40,7 +41,7 @@ func init() {
 			Rules: []string{"ERR-018", "TEN-004", "TEN-005"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/customers", Header: http.Header{"X-Tenant-Id": {uuid.NewString()}}})
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Header: http.Header{"X-Tenant-Id": {uuid.NewString()}}})
 				tenantRefusal(t, "ERR-018", r, "GET /customers with X-Tenant-Id")
 			},
 		},
@@ -55,7 +56,7 @@ func init() {
 					"a 257-character Idempotency-Key":    {"ts-" + strings.Repeat("k", 254)},
 					"an Idempotency-Key holding a space": {"ts-key with-space"},
 				} {
-					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{},
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{},
 						Header: http.Header{"Idempotency-Key": v}})
 					if r.Status != http.StatusBadRequest {
 						t.Fatalf("ERR-019", "PATCH /customers/{id} with %s: status %d, want 400; body: %s", what, r.Status, shape.Clip(r.Body))
@@ -71,7 +72,7 @@ func init() {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
-				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: P + "/customers"})
+				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
 				if r.Status != http.StatusUnauthorized {
 					t.Fatalf("ERR-022", "GET /customers with a wrong key secret: status %d, want 401; body: %s", r.Status, shape.Clip(r.Body))
 				}
@@ -85,7 +86,7 @@ func init() {
 			Needs: []string{"keys.ip_restricted"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
-				r := t.Do(t.Client("ip_restricted"), client.Request{Method: http.MethodGet, Path: P + "/customers"})
+				r := t.Do(t.Client("ip_restricted"), client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
 				if r.Status != http.StatusForbidden {
 					t.Fatalf("ERR-023", "GET /customers with keys.ip_restricted: status %d, want 403; body: %s", r.Status, shape.Clip(r.Body))
 				}
@@ -101,7 +102,7 @@ func init() {
 			Run: func(t *check.T) {
 				key := t.NewKey()
 				createCustomer(t, newCustomerBody(), key)
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: key})
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: key})
 				if r.Status != http.StatusConflict {
 					t.Fatalf("ERR-024", "PATCH reusing the key of an earlier POST /customers: status %d, want 409; body: %s", r.Status, shape.Clip(r.Body))
 				}

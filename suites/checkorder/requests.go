@@ -11,11 +11,11 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // P is the v1 partner prefix.
-const P = "/api/v1/partner"
 
 // malformedJSON is a body no JSON parser binds.
 var malformedJSON = []byte(`{"email": "ts-malformed@example.com", "jurisdiction": `)
@@ -53,7 +53,7 @@ func withHeader(h http.Header, k string, v ...string) http.Header {
 // createCustomer POSTs a fresh customer with key idem and returns the
 // response, which must be a 2xx.
 func createCustomer(t *check.T, body map[string]any, idem string) *client.Response {
-	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: body, IdempotencyKey: idem})
+	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: body, IdempotencyKey: idem})
 	if r.Status/100 != 2 {
 		t.NoVerdict(errString("setup: POST /customers with the tenant key answered " + http.StatusText(r.Status) + ": " + shape.Clip(r.Body)))
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -28,7 +29,7 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", JSON: newCustomerBody()})
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody()})
 				if r.Status != http.StatusBadRequest {
 					t.Fatalf("ERR-001", "POST /customers without Idempotency-Key: status %d, want 400; body: %s", r.Status, shape.Clip(r.Body))
 				}
@@ -42,7 +43,7 @@ func init() {
 			Rules: []string{"ERR-002", "ERR-014", "ERR-016"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
-				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me"})
+				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 				if r.Status != http.StatusUnauthorized {
 					t.Fatalf("ERR-002", "GET /me without a key: status %d, want 401; body: %s", r.Status, shape.Clip(r.Body))
 				}
@@ -57,7 +58,7 @@ func init() {
 			Needs: []string{"keys.read_only"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
-				r := t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+				r := t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
 				if r.Status != http.StatusForbidden {
 					t.Fatalf("ERR-003", "PATCH /customers/{id} with keys.read_only: status %d, want 403; body: %s", r.Status, shape.Clip(r.Body))
 				}
@@ -79,7 +80,7 @@ func init() {
 				}
 				var r *client.Response
 				for i := 0; i < 21; i++ {
-					r = t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me"})
+					r = t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 				}
 				if r.Status != http.StatusTooManyRequests {
 					t.Fatalf("RATE-012", "21st failed authentication in a window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
@@ -97,7 +98,7 @@ func init() {
 			Rules: []string{"ERR-004", "ERR-013", "ERR-037", "ERR-016"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/customers/" + uuid.NewString()})
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + uuid.NewString()})
 				if r.Status != http.StatusNotFound {
 					t.Fatalf("ERR-004", "GET /customers/{nonexistent}: status %d, want 404; body: %s", r.Status, shape.Clip(r.Body))
 				}
@@ -110,7 +111,7 @@ func init() {
 			Rules: []string{"ERR-006", "ERR-012", "ERR-016", "ERR-007"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/onboarding/requirements",
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/onboarding/requirements",
 					Query: url.Values{"level": {"ts-no-such-level"}}})
 				if r.Status != http.StatusUnprocessableEntity {
 					t.Fatalf("ERR-006", "GET /onboarding/requirements?level=ts-no-such-level: status %d, want 422 unknown_level; body: %s", r.Status, shape.Clip(r.Body))

@@ -2,6 +2,7 @@ package customers
 
 import (
 	"fmt"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -11,7 +12,7 @@ import (
 )
 
 func post(t *check.T, c *client.Client, body map[string]any) *client.Response {
-	return t.Do(c, client.Request{Method: http.MethodPost, Path: fresh.Prefix + "/customers", JSON: body, IdempotencyKey: t.NewKey()})
+	return t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: body, IdempotencyKey: t.NewKey()})
 }
 
 // refusedValidation asserts a validation refusal whose code the spec does
@@ -157,7 +158,7 @@ func init() {
 				// the route it gates (creating a child).
 				subject := t.Client("subject")
 				parent := t.Customer("parent")
-				probe := t.Do(subject, client.Request{Method: http.MethodPost, Path: fresh.Prefix + "/customers/" + parent + "/end-customers", IdempotencyKey: t.NewKey(),
+				probe := t.Do(subject, client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + parent + "/end-customers", IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"subject_type": "Personal", "external_reference": "ts-probe-" + t.NewKey(), "display_name": "Touchstone probe", "country_code": "GB"}})
 				r := post(t, subject, map[string]any{"email": fresh.Email(), "jurisdiction": "GB"})
 				switch {

@@ -5,12 +5,13 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 func get(t *check.T, path string) *client.Response {
-	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: fresh.Prefix + path})
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + path})
 }
 
 func init() {

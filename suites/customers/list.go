@@ -5,6 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
@@ -17,7 +18,7 @@ func init() {
 			Rules: []string{"CUST-009", "PAGE-018", "ENV-005", "CUST-001", "CUST-006", "CUST-007"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: fresh.Prefix + "/customers", Query: map[string][]string{"limit": {"500"}}})
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: map[string][]string{"limit": {"500"}}})
 				data := shape.Envelope(t, "CUST-009", r, http.StatusOK)
 				items := shape.Array(t, "CUST-009", data, "customers")
 				if _, ok := data["pagination"].(map[string]any); !ok {

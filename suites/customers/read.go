@@ -5,6 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
@@ -19,7 +20,7 @@ func init() {
 			Run: func(t *check.T) {
 				for _, name := range []string{"active_personal", "active_business"} {
 					id := t.Customer(name)
-					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: fresh.Prefix + "/customers/" + id})
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
 					c := shape.Envelope(t, "CUST-010", r, http.StatusOK)
 					if c["id"] != id {
 						t.Fatalf("CUST-010", "GET customers/%s returned id %v", id, c["id"])

@@ -12,11 +12,11 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // Prefix is the v1 partner prefix P.
-const Prefix = "/api/v1/partner"
 
 // "CUST-022" is the rule a failed creation is recorded under: POST
 // P/customers creates a new customer for a new email.
@@ -35,7 +35,7 @@ func Customer(t *check.T) (id, email string) {
 // Create posts a customer body with c and asserts a success envelope
 // (200 or 201); it returns data, the customer.
 func Create(t *check.T, rule string, c *client.Client, body map[string]any) map[string]any {
-	r := t.Do(c, client.Request{Method: http.MethodPost, Path: Prefix + "/customers", JSON: body, IdempotencyKey: t.NewKey()})
+	r := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: body, IdempotencyKey: t.NewKey()})
 	return Success(t, rule, r)
 }
 
@@ -50,7 +50,7 @@ func Success(t *check.T, rule string, r *client.Response) map[string]any {
 // Read is GET P/customers/{id} with the tenant key (a refreshing read); it
 // returns data, the customer.
 func Read(t *check.T, rule, id string) map[string]any {
-	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: Prefix + "/customers/" + id})
+	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
 	return shape.Envelope(t, rule, r, http.StatusOK)
 }
 
@@ -61,7 +61,7 @@ func Status(t *check.T, rule, id string) string {
 
 // Patch sends PATCH P/customers/{id} with the tenant key.
 func Patch(t *check.T, id string, body map[string]any) *client.Response {
-	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: Prefix + "/customers/" + id, JSON: body, IdempotencyKey: t.NewKey()})
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + id, JSON: body, IdempotencyKey: t.NewKey()})
 }
 
 // SetStatus PATCHes an accepted status (Suspended, Blocked, Closed) and
@@ -91,12 +91,12 @@ func Kind(t *check.T, rule string, customer map[string]any) string {
 // Initiate opens a verification session of kind (kyc or kyb) with the
 // tenant key.
 func Initiate(t *check.T, id, kind string) *client.Response {
-	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: Prefix + "/customers/" + id + "/onboarding/" + kind + "/initiate", IdempotencyKey: t.NewKey()})
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + id + "/onboarding/" + kind + "/initiate", IdempotencyKey: t.NewKey()})
 }
 
 // Token asks for a fresh SDK token of kind with the tenant key.
 func Token(t *check.T, id, kind string) *client.Response {
-	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: Prefix + "/customers/" + id + "/onboarding/" + kind + "/token", IdempotencyKey: t.NewKey()})
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + id + "/onboarding/" + kind + "/token", IdempotencyKey: t.NewKey()})
 }
 
 // Started creates a customer, opens its verification session (Draft →
@@ -131,7 +131,7 @@ func Staff(t *check.T, id, status string) {
 func ListStatus(t *check.T, rule, id string) string {
 	c := t.Client("tenant")
 	for page := 1; page <= 50; page++ {
-		r := t.Do(c, client.Request{Method: http.MethodGet, Path: Prefix + "/customers", Query: map[string][]string{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
+		r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: map[string][]string{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
 		data := shape.Envelope(t, rule, r, http.StatusOK)
 		items := shape.Array(t, rule, data, "customers")
 		for _, it := range items {

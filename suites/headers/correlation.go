@@ -15,11 +15,11 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // P is the v1 partner prefix.
-const P = "/api/v1/partner"
 
 const corrHeader = "X-Correlation-Id"
 
@@ -93,24 +93,24 @@ type errorCase struct {
 func errorCases() []errorCase {
 	return []errorCase{
 		{"PATCH without Idempotency-Key", 400, func(t *check.T, h http.Header) *client.Response {
-			return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, Header: h})
+			return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, Header: h})
 		}},
 		{"GET with X-Tenant-Id", 400, func(t *check.T, h http.Header) *client.Response {
 			h = h.Clone()
 			h.Set("X-Tenant-Id", uuid.NewString())
-			return get(t, t.Client("tenant"), P+"/me", h)
+			return get(t, t.Client("tenant"), api.P+"/me", h)
 		}},
 		{"GET without a key", 401, func(t *check.T, h http.Header) *client.Response {
-			return get(t, t.Anonymous(), P+"/me", h)
+			return get(t, t.Anonymous(), api.P+"/me", h)
 		}},
 		{"PATCH with a read-only key", 403, func(t *check.T, h http.Header) *client.Response {
-			return t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey(), Header: h})
+			return t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey(), Header: h})
 		}},
 		{"GET of an unknown customer", 404, func(t *check.T, h http.Header) *client.Response {
-			return get(t, t.Client("tenant"), P+"/customers/"+uuid.NewString(), h)
+			return get(t, t.Client("tenant"), api.P+"/customers/"+uuid.NewString(), h)
 		}},
 		{"GET requirements of an unknown level", 422, func(t *check.T, h http.Header) *client.Response {
-			return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/onboarding/requirements", Query: url.Values{"level": {"ts-no-such-level"}}, Header: h})
+			return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/onboarding/requirements", Query: url.Values{"level": {"ts-no-such-level"}}, Header: h})
 		}},
 	}
 }
@@ -124,7 +124,7 @@ func init() {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
-				for _, path := range []string{P + "/me", P + "/customers"} {
+				for _, path := range []string{api.P + "/me", api.P + "/customers"} {
 					id := newCorr()
 					r := get(t, c, path, corr(id))
 					if r.Status != http.StatusOK {
@@ -141,8 +141,8 @@ func init() {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
-				a := generated(t, "CORR-006", get(t, c, P+"/me", nil), "GET /me")
-				b := generated(t, "CORR-006", get(t, c, P+"/me", nil), "GET /me again")
+				a := generated(t, "CORR-006", get(t, c, api.P+"/me", nil), "GET /me")
+				b := generated(t, "CORR-006", get(t, c, api.P+"/me", nil), "GET /me again")
 				if a != "" && a == b {
 					t.Errorf("CORR-012", "two responses carry the same generated X-Correlation-Id %q", a)
 				}
@@ -179,15 +179,15 @@ func init() {
 				}
 				// Spend the source IP's failed-auth budget (20 per clock minute).
 				for i := 0; i < 20; i++ {
-					get(t, t.Anonymous(), P+"/me", nil)
+					get(t, t.Anonymous(), api.P+"/me", nil)
 				}
 				id := newCorr()
-				r := get(t, t.Anonymous(), P+"/me", corr(id))
+				r := get(t, t.Anonymous(), api.P+"/me", corr(id))
 				if r.Status != http.StatusTooManyRequests {
 					t.Fatalf("RATE-012", "setup: the 21st failed authentication in a window answered %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				echoed(t, r, id, "429 failed-auth budget")
-				generated(t, "CORR-007", get(t, t.Anonymous(), P+"/me", nil), "429 failed-auth budget")
+				generated(t, "CORR-007", get(t, t.Anonymous(), api.P+"/me", nil), "429 failed-auth budget")
 			},
 		},
 		check.Check{
@@ -199,7 +199,7 @@ func init() {
 				c := t.Client("tenant")
 				plain := "ts-" + strings.Repeat("0123456789abcdef", 8)[:125]
 				for rule, id := range map[string]string{"CORR-003": plain, "CORR-008": allVisible(128)} {
-					r := get(t, c, P+"/me", corr(id))
+					r := get(t, c, api.P+"/me", corr(id))
 					if r.Status != http.StatusOK {
 						t.Fatalf(rule, "GET /me with a 128-character X-Correlation-Id %q: status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
 					}
@@ -214,7 +214,7 @@ func init() {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				id := "ts-" + strings.Repeat("0123456789abcdef", 9)[:126]
-				r := get(t, t.Client("tenant"), P+"/me", corr(id))
+				r := get(t, t.Client("tenant"), api.P+"/me", corr(id))
 				refused(t, "CORR-003", r, "GET /me with a 129-character X-Correlation-Id")
 				if got := generated(t, "CORR-007", r, "400 correlation_id_invalid"); got == id {
 					t.Errorf("CORR-011", "the 400 echoes the invalid X-Correlation-Id; it carries a newly generated one")
@@ -233,13 +233,13 @@ func init() {
 					"a tab":            "ts-corr\twith-tab",
 					"a non-ASCII byte": "ts-corr-\u00e9",
 				} {
-					refused(t, "CORR-004", get(t, c, P+"/me", corr(id)), "GET /me with an X-Correlation-Id holding "+what)
+					refused(t, "CORR-004", get(t, c, api.P+"/me", corr(id)), "GET /me with an X-Correlation-Id holding "+what)
 				}
 				// Go's client will not send DEL in a header; send it raw. The
 				// spec fixes only "else 400" for this case (the codes table names
 				// correlation_id_invalid for duplicated or over-long ids), and an
 				// HTTP server may refuse the control character before the API.
-				raw := t.DoRaw(c, http.MethodGet, P+"/me", [][2]string{{corrHeader, "ts-corr-\x7f-del"}}, nil)
+				raw := t.DoRaw(c, http.MethodGet, api.P+"/me", [][2]string{{corrHeader, "ts-corr-\x7f-del"}}, nil)
 				if raw.Status != http.StatusBadRequest {
 					t.Errorf("CORR-004", "GET /me with an X-Correlation-Id holding DEL (0x7F): status %d, want 400", raw.Status)
 				}
@@ -253,8 +253,8 @@ func init() {
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				same := newCorr()
-				refused(t, "CORR-002", get(t, c, P+"/me", corr(newCorr(), newCorr())), "GET /me with two different X-Correlation-Id lines")
-				refused(t, "CORR-002", get(t, c, P+"/me", corr(same, same)), "GET /me with two equal X-Correlation-Id lines")
+				refused(t, "CORR-002", get(t, c, api.P+"/me", corr(newCorr(), newCorr())), "GET /me with two different X-Correlation-Id lines")
+				refused(t, "CORR-002", get(t, c, api.P+"/me", corr(same, same)), "GET /me with two equal X-Correlation-Id lines")
 			},
 		},
 		check.Check{
@@ -264,7 +264,7 @@ func init() {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				id := "ts-corr-a," + uuid.NewString()
-				r := get(t, t.Client("tenant"), P+"/me", corr(id))
+				r := get(t, t.Client("tenant"), api.P+"/me", corr(id))
 				if r.Status != http.StatusOK {
 					t.Fatalf("CORR-010", "GET /me with X-Correlation-Id %q (one line): status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
 				}
@@ -280,7 +280,7 @@ func init() {
 			Rules: []string{"CORR-009"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				r := get(t, t.Client("tenant"), P+"/me", corr(""))
+				r := get(t, t.Client("tenant"), api.P+"/me", corr(""))
 				if r.Status != http.StatusOK {
 					t.Fatalf("CORR-009", "GET /me with an empty X-Correlation-Id: status %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -95,7 +96,7 @@ func init() {
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				ap := t.Customer("active_personal")
-				for _, path := range []string{P + "/me", P + "/customers", P + "/customers/" + ap, P + "/customers/" + ap + "/onboarding/status"} {
+				for _, path := range []string{api.P + "/me", api.P + "/customers", api.P + "/customers/" + ap, api.P + "/customers/" + ap + "/onboarding/status"} {
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
 					if r.Status != http.StatusOK {
 						t.Fatalf("ENV-001", "GET %s: status %d, want 200; body: %s", path, r.Status, shape.Clip(r.Body))
@@ -111,7 +112,7 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: P + "/customers", IdempotencyKey: t.NewKey(),
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}})
 				if r.Status/100 != 2 {
 					t.Fatalf("ENV-003", "POST /customers (tenant key, fresh email): status %d, want 2xx; body: %s", r.Status, shape.Clip(r.Body))
@@ -129,15 +130,15 @@ func init() {
 				n := 0
 				// /me of a subject key carries customer_id and delegated ids.
 				if t.Profile().Key("subject") != "" {
-					r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: P + "/me"})
+					r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 					walkIDs(t, shape.Envelope(t, "ENV-006", r, http.StatusOK), "data", &n)
 				}
-				r := t.Do(tk, client.Request{Method: http.MethodGet, Path: P + "/customers/" + t.Customer("active_personal")})
+				r := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + t.Customer("active_personal")})
 				data := shape.Envelope(t, "ENV-006", r, http.StatusOK)
 				walkIDs(t, data, "data", &n)
 				cust, at := customerIn(data)
 				customerTimestamps(t, cust, at)
-				l := t.Do(tk, client.Request{Method: http.MethodGet, Path: P + "/customers", Query: url.Values{"limit": {"20"}}})
+				l := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: url.Values{"limit": {"20"}}})
 				ldata := shape.Envelope(t, "ENV-006", l, http.StatusOK)
 				walkIDs(t, ldata, "data", &n)
 				for i, x := range shape.Array(t, "ENV-006", ldata, "customers") {

@@ -5,6 +5,7 @@ package headers
 
 import (
 	"fmt"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -41,44 +42,44 @@ func sampleReads(t *check.T) []sampled {
 		return client.Request{Method: http.MethodGet, Path: path, Query: q}
 	}
 	ap := t.Customer("active_personal")
-	cust := P + "/customers/" + ap
+	cust := api.P + "/customers/" + ap
 
-	add("GET /me", true, tk, getReq(P+"/me", nil))
+	add("GET /me", true, tk, getReq(api.P+"/me", nil))
 	if t.Profile().Key("subject") != "" {
-		add("GET /me (subject key)", true, t.Client("subject"), getReq(P+"/me", nil))
+		add("GET /me (subject key)", true, t.Client("subject"), getReq(api.P+"/me", nil))
 	}
-	add("GET /customers", true, tk, getReq(P+"/customers", url.Values{"limit": {"5"}}))
+	add("GET /customers", true, tk, getReq(api.P+"/customers", url.Values{"limit": {"5"}}))
 	add("GET /customers/{id}", true, tk, getReq(cust, nil))
 	add("GET onboarding/status", true, tk, getReq(cust+"/onboarding/status", nil))
 	add("GET onboarding/kyc/status", true, tk, getReq(cust+"/onboarding/kyc/status", nil))
 	add("GET onboarding/kyb/status of a person", true, tk, getReq(cust+"/onboarding/kyb/status", nil))
-	add("GET onboarding/requirements", true, tk, getReq(P+"/onboarding/requirements", nil))
-	add("GET onboarding/requirements?type=kyb", true, tk, getReq(P+"/onboarding/requirements", url.Values{"type": {"kyb"}}))
+	add("GET onboarding/requirements", true, tk, getReq(api.P+"/onboarding/requirements", nil))
+	add("GET onboarding/requirements?type=kyb", true, tk, getReq(api.P+"/onboarding/requirements", url.Values{"type": {"kyb"}}))
 	if parent := t.Profile().CustomerMap()["parent"]; parent != "" {
-		add("GET end-customers", true, tk, getReq(P+"/customers/"+parent+"/end-customers", nil))
+		add("GET end-customers", true, tk, getReq(api.P+"/customers/"+parent+"/end-customers", nil))
 		if child := t.Profile().CustomerMap()["child"]; child != "" {
-			add("GET end-customers/{id}", true, tk, getReq(P+"/customers/"+parent+"/end-customers/"+child, nil))
+			add("GET end-customers/{id}", true, tk, getReq(api.P+"/customers/"+parent+"/end-customers/"+child, nil))
 		}
 	}
-	add("GET P/test", true, tk, getReq(P+"/test", nil))
+	add("GET P/test", true, tk, getReq(api.P+"/test", nil))
 	add("GET /api/public/partner/config", true, tk, getReq("/api/public/partner/config", nil))
-	add("GET /api/v1/verification/callback", true, tk, getReq("/api/v1/verification/callback", nil))
+	add("GET /api/v1/verification/callback", true, tk, getReq(api.Callback, nil))
 
 	// Refusals.
-	add("GET requirements of an unknown level (422)", true, tk, getReq(P+"/onboarding/requirements", url.Values{"level": {"ts-no-such-level"}}))
-	add("GET an unknown customer (404)", true, tk, getReq(P+"/customers/"+uuid.NewString(), nil))
-	add("GET /me with X-Tenant-Id (400)", true, tk, client.Request{Method: http.MethodGet, Path: P + "/me", Header: http.Header{"X-Tenant-Id": {uuid.NewString()}}})
-	add("PATCH without Idempotency-Key (400)", true, tk, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), JSON: map[string]any{}})
-	add("POST /customers with a body that does not bind (400)", true, tk, client.Request{Method: http.MethodPost, Path: P + "/customers", IdempotencyKey: t.NewKey(),
+	add("GET requirements of an unknown level (422)", true, tk, getReq(api.P+"/onboarding/requirements", url.Values{"level": {"ts-no-such-level"}}))
+	add("GET an unknown customer (404)", true, tk, getReq(api.P+"/customers/"+uuid.NewString(), nil))
+	add("GET /me with X-Tenant-Id (400)", true, tk, client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: http.Header{"X-Tenant-Id": {uuid.NewString()}}})
+	add("PATCH without Idempotency-Key (400)", true, tk, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}})
+	add("POST /customers with a body that does not bind (400)", true, tk, client.Request{Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(),
 		Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"email": ["not", "a", "string"], "jurisdiction": 7}`)})
-	add("GET /me without a key (401)", true, t.Anonymous(), getReq(P+"/me", nil))
+	add("GET /me without a key (401)", true, t.Anonymous(), getReq(api.P+"/me", nil))
 	if t.Profile().Key("read_only") != "" {
 		add("PATCH with a read-only key (403)", true, t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: cust, IdempotencyKey: t.NewKey(), JSON: map[string]any{}})
 	}
 
 	// Other surfaces (headers only).
-	add("GET V2/customers", false, tk, getReq("/api/v2/public/customers", url.Values{"limit": {"2"}}))
-	add("POST V2/crm/leads without Idempotency-Key (400)", false, tk, client.Request{Method: http.MethodPost, Path: "/api/v2/public/crm/leads", JSON: map[string]any{}})
+	add("GET V2/customers", false, tk, getReq(api.V2+"/customers", url.Values{"limit": {"2"}}))
+	add("POST V2/crm/leads without Idempotency-Key (400)", false, tk, client.Request{Method: http.MethodPost, Path: api.V2 + "/crm/leads", JSON: map[string]any{}})
 	add("GET /openapi/v1.json", false, t.Anonymous(), getReq("/openapi/v1.json", nil))
 	add("GET /openapi/v2public.json", false, t.Anonymous(), getReq("/openapi/v2public.json", nil))
 	origins := []string{"https://ts-not-allowed.example.com"}
@@ -86,7 +87,7 @@ func sampleReads(t *check.T) []sampled {
 		origins = append(origins, o)
 	}
 	for _, o := range origins {
-		add("CORS preflight from "+o, false, t.Anonymous(), client.Request{Method: http.MethodOptions, Path: P + "/me", NoAuth: true,
+		add("CORS preflight from "+o, false, t.Anonymous(), client.Request{Method: http.MethodOptions, Path: api.P + "/me", NoAuth: true,
 			Header: http.Header{"Origin": {o}, "Access-Control-Request-Method": {"GET"}}})
 	}
 	return out
@@ -100,7 +101,7 @@ func sampleWrites(t *check.T) []sampled {
 	var out []sampled
 	add := func(what string, r *client.Response) { out = append(out, sampled{what, r, true}) }
 	email := fresh.Email()
-	r := t.Do(tk, client.Request{Method: http.MethodPost, Path: P + "/customers", IdempotencyKey: t.NewKey(), JSON: map[string]any{"email": email, "jurisdiction": "GB"}})
+	r := t.Do(tk, client.Request{Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(), JSON: map[string]any{"email": email, "jurisdiction": "GB"}})
 	add("POST /customers", r)
 	data := fresh.Success(t, "CUST-022", r)
 	id, _ := data["id"].(string)
@@ -115,7 +116,7 @@ func sampleWrites(t *check.T) []sampled {
 	add("POST onboarding/"+kind+"/initiate", fresh.Initiate(t, id, kind))
 	add("POST onboarding/"+kind+"/token", fresh.Token(t, id, kind))
 	add("POST onboarding/"+other+"/initiate (wrong kind, 422)", fresh.Initiate(t, id, other))
-	add("GET onboarding/status after initiate", t.Do(tk, client.Request{Method: http.MethodGet, Path: P + "/customers/" + id + "/onboarding/status"}))
+	add("GET onboarding/status after initiate", t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id + "/onboarding/status"}))
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -40,7 +41,7 @@ func init() {
 				c := t.Client("tenant")
 				// A plausible tenant id and an arbitrary word: the value never matters.
 				for _, v := range []string{uuid.NewString(), "ts-tenant"} {
-					r := t.Do(c, client.Request{Method: http.MethodGet, Path: P + "/me", Header: tenantHeader(v)})
+					r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: tenantHeader(v)})
 					tenantRefused(t, "TEN-001", r, "GET /me with a valid key and X-Tenant-Id")
 				}
 			},
@@ -51,7 +52,7 @@ func init() {
 			Rules: []string{"TEN-001", "TEN-004"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: P + "/me", Header: tenantHeader("")})
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: tenantHeader("")})
 				tenantRefused(t, "TEN-001", r, "GET /me with an empty X-Tenant-Id")
 			},
 		},
@@ -61,7 +62,7 @@ func init() {
 			Rules: []string{"TEN-002"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1) // counted only by a target that checks the key first
-				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: P + "/me", Header: tenantHeader(uuid.NewString())})
+				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: tenantHeader(uuid.NewString())})
 				if r.Status == http.StatusUnauthorized {
 					t.Fatalf("TEN-002", "GET /me without a key and with X-Tenant-Id: 401; the X-Tenant-Id refusal comes before the key check")
 				}
@@ -77,12 +78,12 @@ func init() {
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				h := tenantHeader(uuid.NewString())
-				post := t.Do(c, client.Request{Method: http.MethodPost, Path: P + "/customers", IdempotencyKey: t.NewKey(), Header: h,
+				post := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(), Header: h,
 					JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}})
 				tenantRefused(t, "TEN-003", post, "POST /customers with X-Tenant-Id")
-				patch := t.Do(c, client.Request{Method: http.MethodPatch, Path: P + "/customers/" + uuid.NewString(), IdempotencyKey: t.NewKey(), Header: h, JSON: map[string]any{}})
+				patch := t.Do(c, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), IdempotencyKey: t.NewKey(), Header: h, JSON: map[string]any{}})
 				tenantRefused(t, "TEN-003", patch, "PATCH /customers/{id} with X-Tenant-Id")
-				v2 := t.Do(c, client.Request{Method: http.MethodGet, Path: "/api/v2/public/customers", Header: h})
+				v2 := t.Do(c, client.Request{Method: http.MethodGet, Path: api.V2 + "/customers", Header: h})
 				tenantRefused(t, "TEN-003", v2, "GET /api/v2/public/customers with X-Tenant-Id")
 			},
 		},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -127,8 +128,6 @@ func checkMethodPair(t *check.T, p methodPair) {
 	}
 }
 
-const v2 = "/api/v2/public"
-
 // webhookSubscription registers a fresh subscription with the subject key
 // (unique URL: the profile's webhook_url with a unique query) and disables
 // it afterwards.
@@ -142,7 +141,7 @@ func webhookSubscription(t *check.T) (string, map[string]any, func() bool, func(
 		u = parsed.String()
 	}
 	body := map[string]any{"url": u, "eventTypes": []string{"deposit.received"}, "enabled": true}
-	r := t.Do(c, client.Request{Method: http.MethodPost, Path: v2 + "/webhook-subscriptions", IdempotencyKey: t.NewKey(),
+	r := t.Do(c, client.Request{Method: http.MethodPost, Path: api.V2 + "/webhook-subscriptions", IdempotencyKey: t.NewKey(),
 		JSON: map[string]any{"url": u, "eventTypes": []string{"deposit.received"}, "maxAttempts": nil}})
 	if r.Status != http.StatusCreated {
 		t.Skipf("cannot register a webhook subscription to exercise PATCH and DELETE on one path: %d %s", r.Status, shape.Clip(r.Body))
@@ -155,7 +154,7 @@ func webhookSubscription(t *check.T) (string, map[string]any, func() bool, func(
 	if id == "" {
 		t.NoVerdict(errorf("the 201 register response has no subscriptionId: %s", shape.Clip(r.Body)))
 	}
-	path := v2 + "/webhook-subscriptions/" + id
+	path := api.V2 + "/webhook-subscriptions/" + id
 	unchanged := func() bool {
 		g := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
 		gm, err := g.JSON()

@@ -2,6 +2,7 @@ package idempotency
 
 import (
 	"fmt"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,8 +16,7 @@ import (
 )
 
 const (
-	v1        = "/api/v1/partner"
-	customers = v1 + "/customers"
+	customers = api.P + "/customers"
 )
 
 // Rules of document 1, Common rules, and document 2, Errors/Limits.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
@@ -25,7 +26,7 @@ func init() {
 			}
 			for _, key := range keys {
 				for _, op := range []string{"initiate", "token"} {
-					r := t.Do(t.Client(key), client.Request{Method: http.MethodPost, Path: fresh.Prefix + "/customers/" + child + "/onboarding/" + kind + "/" + op, IdempotencyKey: t.NewKey()})
+					r := t.Do(t.Client(key), client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + child + "/onboarding/" + kind + "/" + op, IdempotencyKey: t.NewKey()})
 					shape.Refusal(t, "SUB-017", r, http.StatusConflict, "sub_customer_dedicated_route_required")
 				}
 			}

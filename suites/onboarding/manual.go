@@ -3,6 +3,7 @@ package onboarding
 import (
 	"encoding/base64"
 	"encoding/json"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -103,7 +104,7 @@ func submit(t *check.T, kind string, body map[string]any) *client.Response {
 }
 
 func submitWith(t *check.T, key, kind string, body map[string]any) *client.Response {
-	return t.Do(t.Client(key), client.Request{Method: http.MethodPost, Path: fresh.Prefix + "/onboarding/" + kind, JSON: body, IdempotencyKey: t.NewKey()})
+	return t.Do(t.Client(key), client.Request{Method: http.MethodPost, Path: api.P + "/onboarding/" + kind, JSON: body, IdempotencyKey: t.NewKey()})
 }
 
 // submitted asserts the manual-submission response and returns it.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -16,7 +16,7 @@ import (
 var snakePathRe = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`)
 
 func requirementsResp(t *check.T, q url.Values) *client.Response {
-	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: fresh.Prefix + "/onboarding/requirements", Query: q})
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/onboarding/requirements", Query: q})
 }
 
 // requirements reads GET onboarding/requirements and asserts the documented

@@ -5,6 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
@@ -80,7 +81,7 @@ func init() {
 				key := t.NewKey()
 				// An empty JSON object: a body-less POST is not replay-protected
 				// (IDEM-018), a JSON one is.
-				req := client.Request{Method: http.MethodPost, Path: fresh.Prefix + "/customers/" + id + "/onboarding/" + kind + "/initiate", IdempotencyKey: key, JSON: map[string]any{}}
+				req := client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + id + "/onboarding/" + kind + "/initiate", IdempotencyKey: key, JSON: map[string]any{}}
 				first := t.Do(t.Client("tenant"), req)
 				s1 := fresh.Success(t, "ONB-016", first)
 				session(t, "ONB-012", s1)

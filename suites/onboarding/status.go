@@ -5,6 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
@@ -24,7 +25,7 @@ func other(kind string) string {
 }
 
 func getStatus(t *check.T, c *client.Client, id, route string) *client.Response {
-	return t.Do(c, client.Request{Method: http.MethodGet, Path: fresh.Prefix + "/customers/" + id + "/onboarding/" + route})
+	return t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id + "/onboarding/" + route})
 }
 
 // combined reads GET onboarding/status and asserts its documented shape

@@ -5,15 +5,14 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // The three other paths (document 1, Other paths). Their bodies are not
 // shown: an authorised key gets 200 with a JSON body (OTHER-005).
 const (
-	testPath     = "/api/v1/partner/test"
-	configPath   = "/api/public/partner/config"
-	callbackPath = "/api/v1/verification/callback"
+	testPath = api.P + "/test"
 )
 
 func getPath(t *check.T, c *client.Client, path string) *client.Response {
@@ -46,7 +45,7 @@ func init() {
 					}
 					c := t.Client(key)
 					ok(t, "OTHER-001", getPath(t, c, testPath), "GET "+testPath+" with keys."+key)
-					ok(t, "OTHER-002", getPath(t, c, configPath), "GET "+configPath+" with keys."+key)
+					ok(t, "OTHER-002", getPath(t, c, api.Config), "GET "+api.Config+" with keys."+key)
 				}
 			},
 		},
@@ -56,11 +55,11 @@ func init() {
 			Rules: []string{"OTHER-003", "OTHER-005", "SCOPE-076"},
 			Needs: []string{"keys.tenant", "keys.read_only"},
 			Run: func(t *check.T) {
-				ok(t, "OTHER-003", getPath(t, t.Client("tenant"), callbackPath), "GET "+callbackPath+" with keys.tenant")
-				shape.ProblemJSON(t, "OTHER-003", getPath(t, t.Client("read_only"), callbackPath), http.StatusForbidden, "api_key_not_authorized")
+				ok(t, "OTHER-003", getPath(t, t.Client("tenant"), api.Callback), "GET "+api.Callback+" with keys.tenant")
+				shape.ProblemJSON(t, "OTHER-003", getPath(t, t.Client("read_only"), api.Callback), http.StatusForbidden, "api_key_not_authorized")
 				if t.Profile().Key("umbrella") != "" {
 					// transactions:* and onboarding:read, no onboarding:write.
-					shape.ProblemJSON(t, "OTHER-003", getPath(t, t.Client("umbrella"), callbackPath), http.StatusForbidden, "api_key_not_authorized")
+					shape.ProblemJSON(t, "OTHER-003", getPath(t, t.Client("umbrella"), api.Callback), http.StatusForbidden, "api_key_not_authorized")
 				}
 			},
 		},
@@ -69,7 +68,7 @@ func init() {
 			Title: "The config and callback paths outside the prefixes still need an API key: 401 without one",
 			Rules: []string{"OTHER-004"},
 			Run: func(t *check.T) {
-				paths := []string{testPath, configPath, callbackPath}
+				paths := []string{testPath, api.Config, api.Callback}
 				t.SpendAuthFailures(len(paths))
 				for _, p := range paths {
 					r := getPath(t, t.Anonymous(), p)

@@ -6,10 +6,11 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
-const v2Customers = "/api/v2/public/customers"
+const v2Customers = api.V2 + "/customers"
 
 // v2List reads the v2 simple list envelope { items, count, limit }
 // (V2-008) and asserts count == len(items) <= limit and no page.
@@ -91,7 +92,7 @@ func init() {
 				if tid := ids(tenantItems); n < 500 && len(tid) > 0 && !tid[t.Customer("active_personal")] {
 					t.Fatalf("BIND-011", "the tenant key's v2 list (limit 500) lacks customers.active_personal")
 				}
-				me := shape.Envelope(t, "BIND-005", t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: "/api/v1/partner/me"}), http.StatusOK)
+				me := shape.Envelope(t, "BIND-005", t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/me"}), http.StatusOK)
 				reach := map[string]bool{parent: true}
 				for _, x := range shape.Array(t, "BIND-005", me, "delegated_customer_ids") {
 					if s, ok := x.(string); ok {

@@ -16,12 +16,13 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 const (
-	accessRequests = "/api/v2/public/access-requests"
-	crmLeads       = "/api/v2/public/crm/leads"
+	accessRequests = api.V2 + "/access-requests"
+	crmLeads       = api.V2 + "/crm/leads"
 )
 
 // generalRouteBudget is the documented per-route budget (document 2,

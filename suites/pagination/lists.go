@@ -7,10 +7,9 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
-
-const v1 = "/api/v1/partner"
 
 // pagedList is one paged list route (document 1, Pagination). Every check
 // in paged.go runs once per row of pagedLists, so a newly served list is
@@ -42,8 +41,8 @@ type pagedList struct {
 var pagedLists = []pagedList{
 	{
 		name: "customers", rule: "PAGE-018", items: "customers", key: "tenant",
-		path:       func(*check.T) string { return v1 + "/customers" },
-		empty:      func(t *check.T) (*client.Client, string) { return t.Client("unbound"), v1 + "/customers" },
+		path:       func(*check.T) string { return api.P + "/customers" },
+		empty:      func(t *check.T) (*client.Client, string) { return t.Client("unbound"), api.P + "/customers" },
 		emptyNeeds: []string{"keys.unbound"},
 		create:     createCustomer,
 	},
@@ -67,7 +66,7 @@ var unpagedLists = []unpagedList{
 	{
 		name: "end-customers", rules: []string{"SUB-007"}, items: "end_customers", key: "tenant",
 		needs: []string{"customers.parent", "customers.child"},
-		path:  func(t *check.T) string { return v1 + "/customers/" + t.Customer("parent") + "/end-customers" },
+		path:  func(t *check.T) string { return api.P + "/customers/" + t.Customer("parent") + "/end-customers" },
 	},
 }
 
@@ -76,7 +75,7 @@ var unpagedLists = []unpagedList{
 func createCustomer(t *check.T) string {
 	email := "ts-" + uuid.NewString() + "@example.com"
 	r := t.Do(t.Client("tenant"), client.Request{
-		Method: http.MethodPost, Path: v1 + "/customers", IdempotencyKey: t.NewKey(),
+		Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(),
 		JSON: map[string]any{"email": email, "jurisdiction": "GB"},
 	})
 	if r.Status != http.StatusOK && r.Status != http.StatusCreated {

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"fmt"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -24,9 +25,9 @@ func init() {
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
 				c := t.Client("tenant")
-				exhaust(t, c, get(v1+"/me"), "RATE-004")
-				limited(t, "RATE-004", t.Do(c, get(v1+"/me")), "601st GET /me")
-				limited(t, "RATE-004", t.Do(c, get(v1+"/me")), "602nd GET /me")
+				exhaust(t, c, get(api.P+"/me"), "RATE-004")
+				limited(t, "RATE-004", t.Do(c, get(api.P+"/me")), "601st GET /me")
+				limited(t, "RATE-004", t.Do(c, get(api.P+"/me")), "602nd GET /me")
 			},
 		},
 		check.Check{
@@ -37,15 +38,15 @@ func init() {
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
 				c := t.Client("tenant")
-				exhaust(t, c, get(v1+"/me"), "RATE-004")
+				exhaust(t, c, get(api.P+"/me"), "RATE-004")
 				at := now(t)
-				ra := limited(t, "RATE-004", t.Do(c, get(v1+"/me")), "601st GET /me")
+				ra := limited(t, "RATE-004", t.Do(c, get(api.P+"/me")), "601st GET /me")
 				if want := secondsLeft(at); ra != want {
 					t.Fatalf("RATE-016", "at %s Retry-After is %d, want %d (seconds left in the clock minute)", at.Format("15:04:05.000"), ra, want)
 				}
 				for _, sec := range []float64{30, 59.5} {
 					at = advanceTo(t, sec, false)
-					ra = limited(t, "RATE-008", t.Do(c, get(v1+"/me")), "GET /me later in the exhausted window")
+					ra = limited(t, "RATE-008", t.Do(c, get(api.P+"/me")), "GET /me later in the exhausted window")
 					if want := secondsLeft(at); ra != want {
 						t.Fatalf("RATE-016", "at %s Retry-After is %d, want %d (seconds left, rounded up)", at.Format("15:04:05.000"), ra, want)
 					}
@@ -60,8 +61,8 @@ func init() {
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
 				c := t.Client("tenant")
-				rs := exhaust(t, c, get(v1+"/me"), "RATE-004")
-				r := t.Do(c, get(v1+"/me"))
+				rs := exhaust(t, c, get(api.P+"/me"), "RATE-004")
+				r := t.Do(c, get(api.P+"/me"))
 				limited(t, "RATE-004", r, "601st GET /me")
 				noRateLimitHeaders(t, append(rs, r))
 			},
@@ -74,11 +75,11 @@ func init() {
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
 				c := t.Client("tenant")
-				a := get(v1 + "/customers/" + t.Customer("active_personal"))
-				b := get(v1 + "/customers/" + t.Customer("active_business"))
+				a := get(api.P + "/customers/" + t.Customer("active_personal"))
+				b := get(api.P + "/customers/" + t.Customer("active_business"))
 				shots := append(repeat(c, a, routeBudget/2), repeat(c, b, routeBudget/2)...)
 				allPass(t, "RATE-004", fire(t, shots), "300 GET /customers/{a} + 300 GET /customers/{b}")
-				limited(t, "RATE-005", t.Do(c, get(v1+"/customers/"+t.Customer("draft"))), "GET /customers/{c} after 600 on the template")
+				limited(t, "RATE-005", t.Do(c, get(api.P+"/customers/"+t.Customer("draft"))), "GET /customers/{c} after 600 on the template")
 				limited(t, "RATE-005", t.Do(c, a), "GET /customers/{a} after 600 on the template")
 			},
 		},
@@ -90,7 +91,7 @@ func init() {
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
 				c := t.Client("tenant")
-				one := v1 + "/customers/" + t.Customer("active_personal")
+				one := api.P + "/customers/" + t.Customer("active_personal")
 				exhaust(t, c, get(one), "RATE-004")
 				limited(t, "RATE-004", t.Do(c, get(one)), "601st GET /customers/{id}")
 				// No Idempotency-Key: a request past the rate limit (step 4)
@@ -101,11 +102,11 @@ func init() {
 				}
 				t.Logf("PATCH /customers/{id} without Idempotency-Key after 600 GETs: %d", r.Status)
 
-				list := get(v1 + "/customers")
+				list := get(api.P + "/customers")
 				list.Query = map[string][]string{"limit": {"1"}}
 				exhaust(t, c, list, "RATE-004")
 				limited(t, "RATE-004", t.Do(c, list), "601st GET /customers")
-				r = t.Do(c, client.Request{Method: http.MethodPost, Path: v1 + "/customers", JSON: map[string]any{}})
+				r = t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: map[string]any{}})
 				if r.Status == http.StatusTooManyRequests {
 					t.Fatalf("RATE-006", "POST /customers is 429 after 600 GETs on the same path: the methods share a budget")
 				}
@@ -120,11 +121,11 @@ func init() {
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
 				a, b := t.Client("tenant"), t.Client("pascal_scopes")
-				exhaust(t, a, get(v1+"/me"), "RATE-004")
-				limited(t, "RATE-004", t.Do(a, get(v1+"/me")), "601st GET /me with keys.tenant")
-				rs := fire(t, repeat(b, get(v1+"/me"), routeBudget))
+				exhaust(t, a, get(api.P+"/me"), "RATE-004")
+				limited(t, "RATE-004", t.Do(a, get(api.P+"/me")), "601st GET /me with keys.tenant")
+				rs := fire(t, repeat(b, get(api.P+"/me"), routeBudget))
 				allPass(t, "RATE-007", rs, "600 GET /me with keys.pascal_scopes after keys.tenant spent its budget")
-				limited(t, "RATE-004", t.Do(b, get(v1+"/me")), "601st GET /me with keys.pascal_scopes")
+				limited(t, "RATE-004", t.Do(b, get(api.P+"/me")), "601st GET /me with keys.pascal_scopes")
 			},
 		},
 		check.Check{
@@ -135,17 +136,17 @@ func init() {
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
 				c := t.Client("tenant")
-				exhaust(t, c, get(v1+"/me"), "RATE-004")
-				limited(t, "RATE-004", t.Do(c, get(v1+"/me")), "601st GET /me at :01")
+				exhaust(t, c, get(api.P+"/me"), "RATE-004")
+				limited(t, "RATE-004", t.Do(c, get(api.P+"/me")), "601st GET /me at :01")
 				advanceTo(t, 59, false)
-				limited(t, "RATE-008", t.Do(c, get(v1+"/me")), "GET /me at :59 of the exhausted minute")
+				limited(t, "RATE-008", t.Do(c, get(api.P+"/me")), "GET /me at :59 of the exhausted minute")
 				advanceTo(t, 0, true)
-				if r := t.Do(c, get(v1+"/me")); r.Status != http.StatusOK {
+				if r := t.Do(c, get(api.P+"/me")); r.Status != http.StatusOK {
 					t.Fatalf("RATE-008", "GET /me at :00 of the next clock minute is %d, want 200 (a new window)", r.Status)
 				}
-				rs := fire(t, repeat(c, get(v1+"/me"), routeBudget-1))
+				rs := fire(t, repeat(c, get(api.P+"/me"), routeBudget-1))
 				allPass(t, "RATE-008", rs, "599 more GET /me in the new minute")
-				limited(t, "RATE-004", t.Do(c, get(v1+"/me")), "601st GET /me of the new minute")
+				limited(t, "RATE-004", t.Do(c, get(api.P+"/me")), "601st GET /me of the new minute")
 			},
 		},
 		check.Check{
@@ -157,11 +158,11 @@ func init() {
 				t.NeedVirtualClock()
 				c := t.Client("tenant")
 				advanceTo(t, 58, false)
-				exhaust(t, c, get(v1+"/me"), "RATE-004")
+				exhaust(t, c, get(api.P+"/me"), "RATE-004")
 				advanceTo(t, 0, true)
-				rs := fire(t, repeat(c, get(v1+"/me"), routeBudget))
+				rs := fire(t, repeat(c, get(api.P+"/me"), routeBudget))
 				allPass(t, "RATE-008", rs, "600 GET /me at :00, two seconds after 600 at :58")
-				limited(t, "RATE-004", t.Do(c, get(v1+"/me")), "601st GET /me of the new minute")
+				limited(t, "RATE-004", t.Do(c, get(api.P+"/me")), "601st GET /me of the new minute")
 			},
 		},
 		check.Check{
@@ -172,12 +173,12 @@ func init() {
 			Needs:  []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject", "customers.active_personal"},
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
-				list := get(v1 + "/customers")
+				list := get(api.P + "/customers")
 				list.Query = map[string][]string{"limit": {"1"}}
 				var shots []shot
 				for _, k := range []string{"tenant", "read_only", "pascal_scopes", "umbrella", "subject"} {
 					c := t.Client(k)
-					shots = append(shots, repeat(c, get(v1+"/me"), routeBudget)...)
+					shots = append(shots, repeat(c, get(api.P+"/me"), routeBudget)...)
 					shots = append(shots, repeat(c, list, routeBudget)...)
 				}
 				if len(shots) != tenantBudget {
@@ -185,7 +186,7 @@ func init() {
 				}
 				allPass(t, "RATE-010", fire(t, shots), "10 budgets x 600 (GET /me and GET /customers with five keys)")
 				at := now(t)
-				ra := limited(t, "RATE-010", t.Do(t.Client("tenant"), get(v1+"/customers/"+t.Customer("active_personal"))), "the tenant's 6,001st request (GET /customers/{id}, an untouched route budget)")
+				ra := limited(t, "RATE-010", t.Do(t.Client("tenant"), get(api.P+"/customers/"+t.Customer("active_personal"))), "the tenant's 6,001st request (GET /customers/{id}, an untouched route budget)")
 				if want := secondsLeft(at); ra != want {
 					t.Errorf("RATE-016", "tenant aggregate 429 at %s: Retry-After %d, want %d", at.Format("15:04:05"), ra, want)
 				}

@@ -14,8 +14,6 @@ import (
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
-const v1 = "/api/v1/partner"
-
 // Documented limits (document 2, Limits).
 const (
 	routeBudget  = 600

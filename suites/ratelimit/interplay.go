@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"fmt"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"strings"
 
@@ -43,7 +44,7 @@ func init() {
 				// move the virtual clock into a new window mid-check.
 				t.SpendAuthFailures(wrongSecret)
 				c := t.Client("tenant")
-				me := get(v1 + "/me")
+				me := get(api.P + "/me")
 				var refusals []early
 				for i := 0; i < 50; i++ {
 					r := me
@@ -88,17 +89,17 @@ func init() {
 				// Step 8: unknown customers share the GET /customers/{id} budget.
 				shots := make([]shot, routeBudget)
 				for i := range shots {
-					shots[i] = shot{c, get(v1 + "/customers/" + uuid.NewString())}
+					shots[i] = shot{c, get(api.P + "/customers/" + uuid.NewString())}
 				}
 				for i, r := range fire(t, shots) {
 					if r.Status != http.StatusNotFound {
 						t.Fatalf("RATE-004", "GET /customers/{unknown} #%d: status %d, want the flat 404 within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
 					}
 				}
-				limited(t, "RATE-009", t.Do(c, get(v1+"/customers/"+t.Customer("active_personal"))),
+				limited(t, "RATE-009", t.Do(c, get(api.P+"/customers/"+t.Customer("active_personal"))),
 					"GET /customers/{known} after 600 GET /customers/{unknown} answered 404")
 				// Step 5: POST /customers without an Idempotency-Key.
-				noKey := client.Request{Method: http.MethodPost, Path: v1 + "/customers", JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}}
+				noKey := client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}}
 				for i, r := range fire(t, repeat(c, noKey, routeBudget)) {
 					if r.Status != http.StatusBadRequest {
 						t.Fatalf("RATE-004", "POST /customers without Idempotency-Key #%d: status %d, want 400 idempotency_key_invalid within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
@@ -116,7 +117,7 @@ func init() {
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
 				tenant := t.Client("tenant")
-				me := get(v1 + "/me")
+				me := get(api.P + "/me")
 				rs := fire(t, repeat(tenant, me, routeBudget+100))
 				passed := 0
 				for _, r := range rs {
@@ -131,7 +132,7 @@ func init() {
 				if passed != routeBudget {
 					t.Fatalf("RATE-004", "700 GET /me of one key in one window: %d passed, want 600", passed)
 				}
-				list := get(v1 + "/customers")
+				list := get(api.P + "/customers")
 				list.Query = map[string][]string{"limit": {"1"}}
 				shots := repeat(tenant, list, routeBudget)
 				for _, k := range []string{"read_only", "pascal_scopes", "umbrella", "subject"} {
@@ -143,7 +144,7 @@ func init() {
 					t.NoVerdict(fmt.Errorf("built %d requests, want %d", len(shots), tenantBudget-routeBudget))
 				}
 				allPass(t, "RATE-011", fire(t, shots), "5,400 requests on nine untouched budgets after 600 passed and 100 were refused by the per-route budget (the refused 100 must not count toward the tenant's 6,000)")
-				one := get(v1 + "/customers/" + t.Customer("active_personal"))
+				one := get(api.P + "/customers/" + t.Customer("active_personal"))
 				limited(t, "RATE-010", t.Do(tenant, one), "the tenant's 6,001st passed request (GET /customers/{id}, an untouched route budget)")
 				advanceTo(t, 59, false)
 				limited(t, "RATE-011", t.Do(tenant, one), "GET /customers/{id} at :59 of the minute the tenant exhausted")

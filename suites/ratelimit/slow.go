@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"fmt"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"time"
 
@@ -26,8 +27,8 @@ func init() {
 				c := t.Client("tenant")
 				offset := serverOffset(t)
 				startServerMinute(t, offset, 2*time.Second)
-				rs := exhaust(t, c, get(v1+"/me"), "RATE-004")
-				r := t.Do(c, get(v1+"/me"))
+				rs := exhaust(t, c, get(api.P+"/me"), "RATE-004")
+				r := t.Do(c, get(api.P+"/me"))
 				server := r.Exchange.Time.Add(r.Exchange.Duration / 2).Add(offset)
 				if server.Second() > 57 {
 					t.NoVerdict(fmt.Errorf("the burst took until server :%02d; the window may have turned", server.Second()))
@@ -53,17 +54,17 @@ func init() {
 				c := t.Client("tenant")
 				offset := serverOffset(t)
 				startServerMinute(t, offset, 2*time.Second)
-				exhaust(t, c, get(v1+"/me"), "RATE-004")
-				r := t.Do(c, get(v1+"/me"))
+				exhaust(t, c, get(api.P+"/me"), "RATE-004")
+				r := t.Do(c, get(api.P+"/me"))
 				ra := limited(t, "RATE-004", r, "601st GET /me")
 				if ra < 3 {
 					t.NoVerdict(fmt.Errorf("Retry-After %d is too short to probe before the window ends", ra))
 				}
 				received := r.Exchange.Time.Add(r.Exchange.Duration)
 				sleepUntil(t, received.Add(time.Duration(ra)*time.Second-2*time.Second))
-				limited(t, "RATE-016", t.Do(c, get(v1+"/me")), "GET /me two seconds before Retry-After ends")
+				limited(t, "RATE-016", t.Do(c, get(api.P+"/me")), "GET /me two seconds before Retry-After ends")
 				sleepUntil(t, received.Add(time.Duration(ra)*time.Second+500*time.Millisecond))
-				if r := t.Do(c, get(v1+"/me")); r.Status != http.StatusOK {
+				if r := t.Do(c, get(api.P+"/me")); r.Status != http.StatusOK {
 					t.Fatalf("RATE-008", "GET /me half a second after Retry-After ended is %d, want 200", r.Status)
 				}
 			},

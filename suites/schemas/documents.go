@@ -8,6 +8,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
+	"github.com/touchstone-harness/touchstone/suites/api"
 )
 
 func init() {
@@ -88,14 +89,14 @@ func responsesMatchDocuments(t *check.T) {
 	tenant := t.Client("tenant")
 	id := t.Customer("active_personal")
 	for _, r := range []client.Request{
-		{Method: http.MethodGet, Path: "/api/v1/partner/me"},
-		{Method: http.MethodGet, Path: "/api/v1/partner/customers", Query: map[string][]string{"limit": {"3"}}},
-		{Method: http.MethodGet, Path: "/api/v1/partner/customers/" + id},
-		{Method: http.MethodGet, Path: "/api/v1/partner/customers/" + id + "/onboarding/status"},
-		{Method: http.MethodGet, Path: "/api/v1/partner/customers/00000000-0000-4000-8000-000000000000"},
+		{Method: http.MethodGet, Path: api.P + "/me"},
+		{Method: http.MethodGet, Path: api.P + "/customers", Query: map[string][]string{"limit": {"3"}}},
+		{Method: http.MethodGet, Path: api.P + "/customers/" + id},
+		{Method: http.MethodGet, Path: api.P + "/customers/" + id + "/onboarding/status"},
+		{Method: http.MethodGet, Path: api.P + "/customers/00000000-0000-4000-8000-000000000000"},
 	} {
 		t.Do(tenant, r)
 	}
 	t.SpendAuthFailures(1)
-	t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: "/api/v1/partner/me"})
+	t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 }

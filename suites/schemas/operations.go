@@ -1,19 +1,19 @@
 package schemas
 
+import "github.com/touchstone-harness/touchstone/suites/api"
+
 // documentedOperations are the endpoint tables of both documents, written
 // from the spec (document 1, Endpoints; document 2, Endpoints).
 var documentedOperations = func() []string {
-	const p = "/api/v1/partner"
-	const c = p + "/customers/{customerId}"
+	const c = api.P + "/customers/{customerId}"
 	const ec = c + "/end-customers/{endCustomerId}"
-	const v2 = "/api/v2/public"
-	const ws = v2 + "/webhook-subscriptions"
+	const ws = api.V2 + "/webhook-subscriptions"
 	return []string{
-		"GET " + p + "/me",
-		"GET " + p + "/customers",
+		"GET " + api.P + "/me",
+		"GET " + api.P + "/customers",
 		"GET " + c,
 		"PATCH " + c,
-		"POST " + p + "/customers",
+		"POST " + api.P + "/customers",
 		"POST " + c + "/onboarding/kyc/initiate",
 		"POST " + c + "/onboarding/kyb/initiate",
 		"POST " + c + "/onboarding/kyc/token",
@@ -21,9 +21,9 @@ var documentedOperations = func() []string {
 		"GET " + c + "/onboarding/status",
 		"GET " + c + "/onboarding/kyc/status",
 		"GET " + c + "/onboarding/kyb/status",
-		"GET " + p + "/onboarding/requirements",
-		"POST " + p + "/onboarding/kyc",
-		"POST " + p + "/onboarding/kyb",
+		"GET " + api.P + "/onboarding/requirements",
+		"POST " + api.P + "/onboarding/kyc",
+		"POST " + api.P + "/onboarding/kyb",
 		"POST " + c + "/end-customers",
 		"GET " + c + "/end-customers",
 		"GET " + ec,
@@ -39,8 +39,8 @@ var documentedOperations = func() []string {
 		"GET " + ec + "/internal-transfers",
 		"GET " + ec + "/internal-transfers/{transferId}",
 		"GET " + ec + "/internal-transfers/by-client-reference/{clientReference}",
-		"GET " + p + "/transfer/allowed-destinations",
-		"GET " + p + "/transfer/price",
+		"GET " + api.P + "/transfer/allowed-destinations",
+		"GET " + api.P + "/transfer/price",
 		"GET " + c + "/banking/conversion-requests",
 		"GET " + c + "/banking/conversion-requests/{conversionRequestId}",
 		"POST " + c + "/banking/conversion-requests",
@@ -68,12 +68,12 @@ var documentedOperations = func() []string {
 		"POST " + c + "/crypto/withdrawal-addresses",
 		"GET " + c + "/crypto/wallets",
 		"POST " + c + "/crypto/wallets/{asset}/address",
-		"GET " + p + "/commercial-config",
+		"GET " + api.P + "/commercial-config",
 		"GET " + c + "/fees",
 		"POST " + c + "/payout-batches",
 		"GET " + c + "/payout-batches",
 		"GET " + c + "/payout-batches/{batchId}",
-		"GET " + p + "/test",
+		"GET " + api.P + "/test",
 		"GET /api/public/partner/config",
 		"GET /api/v1/verification/callback",
 		"POST " + ws,
@@ -83,11 +83,11 @@ var documentedOperations = func() []string {
 		"DELETE " + ws + "/{subscriptionId}",
 		"POST " + ws + "/{subscriptionId}/secret-rotations",
 		"GET " + ws + "/{subscriptionId}/delivery-attempts",
-		"GET " + v2 + "/webhook-spec",
-		"GET " + v2 + "/customers",
-		"POST " + v2 + "/access-requests",
-		"POST " + v2 + "/crm/leads",
-		"GET " + v2 + "/fiat/accounts",
-		"GET " + v2 + "/fiat/accounts/{accountId}",
+		"GET " + api.V2 + "/webhook-spec",
+		"GET " + api.V2 + "/customers",
+		"POST " + api.V2 + "/access-requests",
+		"POST " + api.V2 + "/crm/leads",
+		"GET " + api.V2 + "/fiat/accounts",
+		"GET " + api.V2 + "/fiat/accounts/{accountId}",
 	}
 }()

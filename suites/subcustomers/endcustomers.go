@@ -7,11 +7,12 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
-func base(parent string) string { return fresh.Prefix + "/customers/" + parent + "/end-customers" }
+func base(parent string) string { return api.P + "/customers/" + parent + "/end-customers" }
 
 // childBody is a create body; a business also gets legal_name and
 // registration_number (needed for its verification).

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -21,12 +21,12 @@ func init() {
 			for _, id := range []string{child, own} {
 				d := shape.Envelope(t, "BIND-006", get(t, "subject", base(parent)+"/"+id), http.StatusOK)
 				endCustomer(t, "SUB-024", d, parent)
-				c := shape.Envelope(t, "BIND-006", get(t, "subject", fresh.Prefix+"/customers/"+id), http.StatusOK)
+				c := shape.Envelope(t, "BIND-006", get(t, "subject", api.P+"/customers/"+id), http.StatusOK)
 				if c["id"] != id {
 					t.Fatalf("BIND-006", "the subject key's read of its child %s returned id %v", id, c["id"])
 				}
 				// The child's onboarding-status route acts on the child.
-				s := shape.Envelope(t, "BIND-003", get(t, "subject", fresh.Prefix+"/customers/"+id+"/onboarding/status"), http.StatusOK)
+				s := shape.Envelope(t, "BIND-003", get(t, "subject", api.P+"/customers/"+id+"/onboarding/status"), http.StatusOK)
 				if s["customer_status"] != c["status"] {
 					t.Fatalf("BIND-003", "the child's onboarding/status says customer_status %v, the child is %v", s["customer_status"], c["status"])
 				}
@@ -35,7 +35,7 @@ func init() {
 			shape.NotFound(t, "BIND-006", get(t, "subject", base(parent)+"/"+stranger))
 			// Another customer's end-customer routes: unreachable.
 			shape.NotFound(t, "BIND-006", get(t, "subject", base(stranger)))
-			shape.NotFound(t, "BIND-006", get(t, "subject", fresh.Prefix+"/customers/"+stranger))
+			shape.NotFound(t, "BIND-006", get(t, "subject", api.P+"/customers/"+stranger))
 		},
 	})
 }
