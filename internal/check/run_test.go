@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/onsi/gomega"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/profile"
@@ -28,7 +27,9 @@ func wrongServer(t *testing.T) *Target {
 func TestRunRecordsFailureUnderRule(t *testing.T) {
 	c := &Check{ID: "demo/needs-401", Title: "t", Rules: []string{"AUTH-001"}, Run: func(t *T) {
 		r := t.Do(t.Anonymous(), client.Request{Method: "GET", Path: "/api/v1/partner/me"})
-		t.Rule("AUTH-002").Expect(r.Status).To(gomega.Equal(401))
+		if r.Status != 401 {
+			t.FatalAt(r, "AUTH-002", "status %d, want 401", r.Status)
+		}
 	}}
 	res := Run(context.Background(), wrongServer(t), c)
 	if res.Status != Failed || len(res.Failures) != 1 || res.Failures[0].Rule != "AUTH-002" {
@@ -36,6 +37,27 @@ func TestRunRecordsFailureUnderRule(t *testing.T) {
 	}
 	if res.Failures[0].Exchange == nil || !strings.Contains(res.Summary(), "curl -sS -i -X GET") {
 		t.Errorf("failure carries no evidence: %s", res.Summary())
+	}
+}
+
+// A failure about one response carries that response's exchange as its
+// evidence, not the last request the check sent (a read-back).
+func TestFailureEvidenceIsTheExchangeAtFault(t *testing.T) {
+	c := &Check{ID: "demo/evidence", Title: "t", Rules: []string{"AUTH-001"}, Run: func(t *T) {
+		r := t.Do(t.Anonymous(), client.Request{Method: "GET", Path: "/api/v1/partner/me"})
+		t.Do(t.Anonymous(), client.Request{Method: "GET", Path: "/api/v1/partner/customers/read-back"})
+		t.ErrorAt(r, "AUTH-002", "status %d, want 401", r.Status)
+		t.Fatalf("AUTH-001", "a failure not about one response")
+	}}
+	res := Run(context.Background(), wrongServer(t), c)
+	if len(res.Failures) != 2 {
+		t.Fatalf("failures %+v", res.Failures)
+	}
+	if got := res.Failures[0].Exchange.Request.URL; !strings.HasSuffix(got, "/me") {
+		t.Errorf("ErrorAt evidence is %s, want the /me exchange it is about", got)
+	}
+	if got := res.Failures[1].Exchange.Request.URL; !strings.HasSuffix(got, "/read-back") {
+		t.Errorf("Fatalf evidence is %s, want the last exchange", got)
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
-	"github.com/onsi/gomega"
-	"github.com/onsi/gomega/types"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/control"
@@ -140,20 +138,6 @@ func (t *T) DoRaw(c *client.Client, method, path string, header [][2]string, bod
 
 // NewKey returns a fresh Idempotency-Key.
 func (t *T) NewKey() string { return "ts-" + uuid.NewString() }
-
-// Rule returns a Gomega whose failed assertion records a violation of rule
-// and stops the check.
-func (t *T) Rule(rule string) gomega.Gomega {
-	return gomega.NewGomega(func(message string, _ ...int) {
-		t.fail(rule, nil, message)
-		panic(stopSignal{})
-	})
-}
-
-// Expect asserts under the check's first rule.
-func (t *T) Expect(actual any, extra ...any) types.Assertion {
-	return t.Rule(t.check.Rules[0]).Expect(actual, extra...)
-}
 
 // Errorf records a violation of rule and lets the check go on. The
 // evidence is the last exchange the check sent; when the failure is about

@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"strconv"
 
-	. "github.com/onsi/gomega"
-
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/suites/shape"
@@ -148,12 +146,12 @@ func checkDefaults(t *check.T, l pagedList) {
 		t.Errorf("PAGE-001", "without limit the page holds %d rows with total %d, want %d", len(rows), p.Total, want)
 	}
 	p1, rows1 := get(t, l, q("limit", "100", "page", "1"))
-	t.Rule("PAGE-001").Expect(ids(rows)).To(Equal(ids(rows1)), "default page differs from limit=100&page=1")
-	t.Rule("PAGE-001").Expect(p).To(Equal(p1), "default pagination differs from limit=100&page=1")
+	shape.Equal(t, "PAGE-001", ids(rows), ids(rows1), "default page differs from limit=100&page=1")
+	shape.Equal(t, "PAGE-001", p, p1, "default pagination differs from limit=100&page=1")
 	// page=1 is the first page: the same rows as page omitted with a small limit.
 	_, a := get(t, l, q("limit", "3"))
 	_, b := get(t, l, q("limit", "3", "page", "1"))
-	t.Rule("PAGE-005").Expect(ids(a)).To(Equal(ids(b)), "limit=3 without page differs from limit=3&page=1")
+	shape.Equal(t, "PAGE-005", ids(a), ids(b), "limit=3 without page differs from limit=3&page=1")
 }
 
 func checkLimitClamped(t *check.T, l pagedList) {
@@ -196,13 +194,13 @@ func checkPageClamped(t *check.T, l pagedList) {
 		if p.CurrentPage != 1 {
 			t.Errorf("PAGE-011", "page=%s reported current_page %d, want 1", page, p.CurrentPage)
 		}
-		t.Rule("PAGE-006").Expect(ids(got)).To(Equal(ids(first)), "page=%s rows differ from page 1", page)
+		shape.Equal(t, "PAGE-006", ids(got), ids(first), "page=%s rows differ from page 1", page)
 	}
 	// 1-based: page 2 of 3 holds rows 4-6 of the whole list.
 	p2, second := get(t, l, q("limit", "3", "page", "2"))
-	t.Rule("PAGE-005").Expect(p2.CurrentPage).To(Equal(2), "current_page of page=2")
-	t.Rule("PAGE-005").Expect(ids(first)).To(Equal(ids(all[0:3])), "page 1 of 3 is not rows 1-3 of the list")
-	t.Rule("PAGE-005").Expect(ids(second)).To(Equal(ids(all[3:6])), "page 2 of 3 is not rows 4-6 of the list")
+	shape.Equal(t, "PAGE-005", p2.CurrentPage, 2, "current_page of page=2")
+	shape.Equal(t, "PAGE-005", ids(first), ids(all[0:3]), "page 1 of 3 is not rows 1-3 of the list")
+	shape.Equal(t, "PAGE-005", ids(second), ids(all[3:6]), "page 2 of 3 is not rows 4-6 of the list")
 }
 
 func checkNonInteger(t *check.T, l pagedList) {
@@ -217,7 +215,7 @@ func checkNonInteger(t *check.T, l pagedList) {
 		if p.CurrentPage != 1 {
 			t.Errorf("PAGE-026", "page=%q reported current_page %d, want the default 1", v, p.CurrentPage)
 		}
-		t.Rule("PAGE-026").Expect(ids(got)).To(Equal(ids(first)), "page=%q rows differ from page 1", v)
+		shape.Equal(t, "PAGE-026", ids(got), ids(first), "page=%q rows differ from page 1", v)
 	}
 }
 
@@ -349,7 +347,7 @@ func checkNewestFirst(t *check.T, l pagedList) {
 	assertOrdered(t, rows, "limit=500")
 	_, walked := walk(t, l, 4)
 	assertOrdered(t, walked, "pages of 4 concatenated")
-	t.Rule("PAGE-012").Expect(ids(walked)).To(Equal(ids(rows)), "pages of 4 concatenated differ from the whole list")
+	shape.Equal(t, "PAGE-012", ids(walked), ids(rows), "pages of 4 concatenated differ from the whole list")
 }
 
 func checkTiebreak(t *check.T, l pagedList) {

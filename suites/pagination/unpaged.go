@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"net/url"
 
-	. "github.com/onsi/gomega"
-
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/suites/shape"
@@ -43,6 +41,6 @@ func checkUnpaged(t *check.T, l unpagedList) {
 		q("limit", "0"),
 		q("page", "999"),
 	} {
-		t.Rule("PAGE-017").Expect(read(query)).To(Equal(base), "query %q changed the unpaged list", query.Encode())
+		shape.Equal(t, "PAGE-017", read(query), base, "query %q changed the unpaged list", query.Encode())
 	}
 }

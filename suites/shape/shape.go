@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -198,4 +199,12 @@ func Clip(b []byte) string {
 		return fmt.Sprintf("%s… (%d bytes)", b[:600], len(b))
 	}
 	return string(b)
+}
+
+// Equal fails under rule unless got and want are deeply equal; what names
+// the comparison in the failure message.
+func Equal(t *check.T, rule string, got, want any, what string, args ...any) {
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf(rule, "%s:\n  got  %v\n  want %v", fmt.Sprintf(what, args...), got, want)
+	}
 }
