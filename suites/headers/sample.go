@@ -127,10 +127,11 @@ var snakeKey = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // transparency object of a fiat withdrawal (camelCase by rule) and the
 // keys of a body-binding problem's errors map (they name request fields;
 // they are not member names of the response).
-func badKeys(v any, path string, out *[]string) {
+func badKeys(v any, path string, out *[]string) (names int) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
+			names++
 			p := path + "." + k
 			if !snakeKey.MatchString(k) {
 				*out = append(*out, p)
@@ -138,11 +139,12 @@ func badKeys(v any, path string, out *[]string) {
 			if k == "transparency" || (k == "errors" && path == "") {
 				continue
 			}
-			badKeys(e, p, out)
+			names += badKeys(e, p, out)
 		}
 	case []any:
 		for i, e := range x {
-			badKeys(e, path+"["+strconv.Itoa(i)+"]", out)
+			names += badKeys(e, path+"["+strconv.Itoa(i)+"]", out)
 		}
 	}
+	return names
 }

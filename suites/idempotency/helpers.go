@@ -12,6 +12,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -41,14 +42,10 @@ func customerOf(t *check.T, rule string, r *client.Response) map[string]any {
 }
 
 // createCustomer creates a fresh customer with the tenant key and returns
-// its id. Failures here are the fixture's, not the rule's: no verdict.
+// its id (setup: see fresh.Customer).
 func createCustomer(t *check.T) string {
-	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: customers, IdempotencyKey: t.NewKey(),
-		JSON: map[string]any{"email": freshEmail(), "jurisdiction": "GB"}})
-	if r.Status/100 != 2 {
-		t.NoVerdict(fmt.Errorf("cannot create a customer for the check: POST /customers answered %d: %s", r.Status, shape.Clip(r.Body)))
-	}
-	return shape.String(t, "CUST-022", customerOf(t, "CUST-022", r), "id")
+	id, _ := fresh.Customer(t)
+	return id
 }
 
 // readCustomer reads a customer with the tenant key.

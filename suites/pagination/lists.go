@@ -1,14 +1,10 @@
 package pagination
 
 import (
-	"net/http"
-
-	"github.com/google/uuid"
-
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/suites/api"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
 )
 
 // pagedList is one paged list route (document 1, Pagination). Every check
@@ -70,21 +66,8 @@ var unpagedLists = []unpagedList{
 	},
 }
 
-// createCustomer creates a fresh Draft customer with the tenant key
-// (POST P/customers, find-or-create by a never-used email) and returns its id.
+// createCustomer creates a fresh Draft customer to feed a list.
 func createCustomer(t *check.T) string {
-	email := "ts-" + uuid.NewString() + "@example.com"
-	r := t.Do(t.Client("tenant"), client.Request{
-		Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(),
-		JSON: map[string]any{"email": email, "jurisdiction": "GB"},
-	})
-	if r.Status != http.StatusOK && r.Status != http.StatusCreated {
-		t.Skipf("cannot create a customer to feed the list: POST /customers answered %d", r.Status)
-	}
-	data := shape.Envelope(t, "CUST-022", r, r.Status)
-	c := data
-	if inner, ok := data["customer"].(map[string]any); ok {
-		c = inner
-	}
-	return shape.String(t, "CUST-022", c, "id")
+	id, _ := fresh.Customer(t)
+	return id
 }
