@@ -123,7 +123,7 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 		}
 	}
 	status, errText, transport := execute(t, c)
-	st.observe(transport, t.answered())
+	st.observe(transport, t.answered(), errText)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	res.Exchanges, res.Logs = t.exchanges, t.logs
@@ -179,12 +179,13 @@ func execute(t *T, c *Check) (status Status, errText string, transport bool) {
 	return Passed, "", false
 }
 
-// answered tells whether any exchange of the check got an HTTP response.
+// answered tells whether any exchange of the check got a whole HTTP
+// response (status, headers and body read without error).
 func (t *T) answered() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, ex := range t.exchanges {
-		if ex.Response != nil {
+		if ex.Response != nil && ex.Error == "" {
 			return true
 		}
 	}
@@ -216,8 +217,10 @@ func envDuration(name string, def time.Duration) time.Duration {
 }
 
 // StallLimit is how many checks in a row may end on a transport failure
-// (timeout, reset, unreadable answer) with no HTTP answer at all before the
-// run decides the target has stopped answering and runs nothing more.
+// (timeout, reset, unreadable or oversized answer) without one whole HTTP
+// answer before the run decides the target has stopped answering and runs
+// nothing more: a stalled target costs StallLimit request timeouts, not
+// one per check.
 var StallLimit = 3
 
 type stall struct {
@@ -233,14 +236,17 @@ func stallOf(t *Target) *stall {
 	return v.(*stall)
 }
 
-func (s *stall) observe(transport, answered bool) {
+func (s *stall) observe(transport, answered bool, errText string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case transport && !answered:
 		s.consecutive++
 		if s.consecutive >= StallLimit && s.stopped == "" {
-			s.stopped = fmt.Sprintf("the target stopped answering (%d checks in a row ended on a transport failure with no HTTP answer)", s.consecutive)
+			if len(errText) > 300 {
+				errText = errText[:300] + "…"
+			}
+			s.stopped = fmt.Sprintf("the target stopped answering: %d checks in a row ended on a transport failure with no whole HTTP answer (last: %s)", s.consecutive, errText)
 		}
 	case answered:
 		s.consecutive = 0

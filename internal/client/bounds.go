@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -14,9 +16,17 @@ import (
 // MaxBody bounds every response body the harness reads (client, OpenAPI
 // documents, control API): an endless or huge body is refused with
 // ErrBodyTooLarge instead of exhausting memory.
-var MaxBody int64 = 16 << 20
+var MaxBody = maxBodyFromEnv()
 
-// ErrBodyTooLarge is returned when a body exceeds MaxBody.
+func maxBodyFromEnv() int64 {
+	if n, err := strconv.ParseInt(os.Getenv("TOUCHSTONE_MAX_BODY"), 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return 16 << 20
+}
+
+// ErrBodyTooLarge is returned when a body exceeds MaxBody
+// (TOUCHSTONE_MAX_BODY, in bytes, overrides it; tests use a small bound).
 var ErrBodyTooLarge = errors.New("response body too large")
 
 // ReadBody reads at most MaxBody bytes; a longer body returns the first
@@ -25,7 +35,7 @@ func ReadBody(r io.Reader) ([]byte, error) {
 	limit := MaxBody
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if int64(len(b)) > limit {
-		return b[:limit], fmt.Errorf("%w: more than %d bytes (the harness reads at most %d MiB)", ErrBodyTooLarge, limit, limit>>20)
+		return b[:limit], fmt.Errorf("%w: more than %d bytes (the harness reads at most %d MiB)", ErrBodyTooLarge, limit, max(limit>>20, 1))
 	}
 	return b, err
 }
