@@ -101,6 +101,7 @@ func (c *Client) DoRaw(ctx context.Context, method, path string, header [][2]str
 		return fail(err)
 	}
 	rb, err := ReadBody(resp.Body)
+	conn.Close() // before Body.Close, which would otherwise drain an endless body
 	resp.Body.Close()
 	if err != nil {
 		return fail(err)
