@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/redact"
 )
 
@@ -387,5 +388,30 @@ func TestConfigurationErrorsAreExitTwo(t *testing.T) {
 	os.WriteFile(file, nil, 0o600)
 	if line := oneLineError(t, exitUsage, "run", "--target", writeProfile(t, map[string]any{"base_url": "http://127.0.0.1:1", "keys": key}), "--out", filepath.Join(file, "sub")); !strings.Contains(line, "--out") {
 		t.Errorf("unwritable --out: %s", line)
+	}
+}
+
+// TestFaultedRunLeaksNoEncodedSecret: against a faulted sandbox (checks
+// fail and write evidence), no output holds a key secret in any form the
+// redactor knows: plain, base64 at any alignment, URL-encoded.
+func TestFaultedRunLeaksNoEncodedSecret(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, code := touchstoneWithin(t, 120*time.Second, nil, "run", "--fault", sandbox.FaultProblemAsJSON, "--label-filter", "auth || headers", "--out", out)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFailed, tail(stdout), stderr)
+	}
+	files := map[string]string{"console": stdout + stderr}
+	for _, name := range []string{"junit.xml", "results.json", "ginkgo.log"} {
+		raw, _ := os.ReadFile(filepath.Join(out, name))
+		files[name] = string(raw)
+	}
+	for _, s := range secretsOfSeed(1) {
+		for _, f := range redact.Forms(s) {
+			for name, content := range files {
+				if strings.Contains(content, f) {
+					t.Errorf("%s holds a form of a key secret (%q)", name, f)
+				}
+			}
+		}
 	}
 }
