@@ -115,7 +115,8 @@ func writableDir(dir string) error {
 }
 
 func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	started := time.Now()
 	what := "embedded sandbox"
 	if f.target != "" {
@@ -131,6 +132,7 @@ func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
 	go func() {
 		if _, ok := <-sigs; ok {
 			interrupted.Store(true)
+			cancel() // ends starting the target; Ginkgo stops the specs
 		}
 	}()
 	fmt.Fprintf(stdout, "touchstone: starting %s\n", what)
@@ -140,6 +142,10 @@ func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
 		if errors.As(err, &ce) {
 			fmt.Fprintf(stderr, "touchstone run: %v\n", err)
 			return exitUsage
+		}
+		if interrupted.Load() {
+			fmt.Fprintf(stderr, "touchstone run: interrupted before any check ran: no verdict\n")
+			return exitNoVerdict
 		}
 		fmt.Fprintf(stderr, "touchstone run: no verdict: %v\n", err)
 		return exitNoVerdict
