@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -300,7 +301,7 @@ func TestInterruptedRunIsMarked(t *testing.T) {
 	out := t.TempDir()
 	cmd := exec.Command(binary, "run", "--target", plantedProfile(t, slow.URL, true), "--out", out)
 	cmd.Env = append(os.Environ(), fastEnv...)
-	var o, e bytes.Buffer
+	var o, e lockedBuffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -414,4 +415,22 @@ func TestFaultedRunLeaksNoEncodedSecret(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lockedBuffer is read while the child process writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
