@@ -2,9 +2,11 @@ package reports
 
 import (
 	"encoding/xml"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2/reporters"
 
@@ -44,6 +46,7 @@ func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
 			case check.Skipped:
 				tc.Skipped = &reporters.JUnitSkipped{Message: "skipped - " + res.SkipReason}
 			}
+			tc.SystemErr = evidenceText(res)
 			suite.Time += res.Duration.Seconds()
 			suite.TestCases = append(suite.TestCases, tc)
 		}
@@ -79,4 +82,17 @@ func joinRules(ids []string) string {
 		out += id
 	}
 	return out
+}
+
+// evidenceText is the transcript of each failure's exchange (redacted with
+// the rest of the file).
+func evidenceText(res *check.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "case id %s\n", res.CaseID)
+	for _, f := range res.Failures {
+		if f.Exchange != nil {
+			fmt.Fprintf(&b, "[%s]\n%s\n", f.Rule, f.Exchange.Transcript())
+		}
+	}
+	return b.String()
 }
