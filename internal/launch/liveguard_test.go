@@ -89,6 +89,11 @@ func TestNoWriteLeavesOnALiveKey(t *testing.T) {
 		if res.Status == check.Error && strings.Contains(res.Error, "harness panic") {
 			t.Errorf("%s: %s", c.ID, res.Error)
 		}
+		// A refused write is a skip with the reason, never a failure or a
+		// no-verdict.
+		if res.Status != check.Skipped && strings.Contains(res.Summary(), "refused to send") {
+			t.Errorf("%s ended %s on a refused live write: %s", c.ID, res.Status, res.Summary())
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
