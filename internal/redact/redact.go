@@ -62,7 +62,7 @@ func (r *Redactor) String(s string) string {
 	if r != nil {
 		r.mu.RLock()
 		for _, sec := range r.secrets {
-			s = strings.ReplaceAll(s, sec, Mask)
+			s = maskRuns(s, sec)
 		}
 		r.mu.RUnlock()
 	}
@@ -149,4 +149,36 @@ func Forms(secret string) []string {
 		}
 	}
 	return out
+}
+
+// maskRuns replaces each occurrence of form, together with the base64
+// characters around it, by Mask: a base64 form is only the core of an
+// encoded string, whose edge characters would otherwise still carry a
+// byte of the secret.
+func maskRuns(s, form string) string {
+	if !strings.Contains(s, form) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, form)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		l, r := i, i+len(form)
+		for l > 0 && isBase64(s[l-1]) {
+			l--
+		}
+		for r < len(s) && isBase64(s[r]) {
+			r++
+		}
+		b.WriteString(s[:l])
+		b.WriteString(Mask)
+		s = s[r:]
+	}
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_' || c == '%'
 }

@@ -64,6 +64,12 @@ func TestRedactsEncodedFormsOfEverySecret(t *testing.T) {
 	if out := r.String("Authorization: Basic " + b64("someone:hunter2")); strings.Contains(out, b64("someone:hunter2")) {
 		t.Errorf("an unknown Basic credential after an Authorization header was left: %s", out)
 	}
+	for align := 0; align < 3; align++ {
+		tok := b64(strings.Repeat("z", align) + key + ":")
+		if out := r.String("x " + tok + " y"); out != "x *** y" {
+			t.Errorf("alignment %d: the whole encoded token is not masked: %q", align, out)
+		}
+	}
 	if out := r.String("see https://alice:pa55@host.test/p"); strings.Contains(out, "pa55") || !strings.Contains(out, "https://***@host.test/p") {
 		t.Errorf("userinfo: %s", out)
 	}
