@@ -1,30 +1,98 @@
 package reports
 
 import (
-	"os"
+	"encoding/xml"
+	"fmt"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2/reporters"
-	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/redact"
 )
 
-// WriteJUnit writes junit.xml into dir from a Ginkgo report, using
-// Ginkgo's own JUnit generator, then redacts the file.
-func WriteJUnit(dir string, report types.Report, red *redact.Redactor) error {
-	path := filepath.Join(dir, "junit.xml")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+// WriteJUnit writes junit.xml into dir from the run's results and tally,
+// with Ginkgo's JUnit types: one test suite per area, one test case per
+// check; a failed check is a <failure>, a check with no verdict an
+// <error>, a skipped one <skipped>. The counts are the tally's, so the file
+// agrees with results.json and the console.
+func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
+	t := r.Tally()
+	byArea := map[string][]*check.Result{}
+	for _, res := range r.Results {
+		if !res.NotRun {
+			byArea[res.Area] = append(byArea[res.Area], res)
+		}
 	}
-	if err := reporters.GenerateJUnitReportWithConfig(report, path, reporters.JunitReportConfig{
-		OmitTimelinesForSpecState: types.SpecStatePassed | types.SpecStateSkipped,
-	}); err != nil {
-		return err
+	doc := reporters.JUnitTestSuites{Time: r.Duration.Seconds()}
+	for _, area := range t.Areas {
+		c := t.ByArea[area]
+		results := byArea[area]
+		sort.Slice(results, func(i, j int) bool { return results[i].ID < results[j].ID })
+		suite := reporters.JUnitTestSuite{
+			Name: area, Package: "touchstone/" + area, Timestamp: r.Started.Format("2006-01-02T15:04:05"),
+			Tests: len(results), Failures: c.Failed, Errors: c.Error, Skipped: c.Skipped,
+		}
+		for _, res := range results {
+			tc := reporters.JUnitTestCase{Name: "[" + res.ID + "] " + res.Title, Classname: area, Status: string(res.Status), Time: res.Duration.Seconds()}
+			switch res.Status {
+			case check.Failed:
+				tc.Failure = &reporters.JUnitFailure{Message: "violated " + joinRules(res.FailedRules()), Type: "failed", Description: res.Summary()}
+			case check.Error:
+				tc.Error = &reporters.JUnitError{Message: "no verdict", Type: "no-verdict", Description: res.Summary()}
+			case check.Skipped:
+				tc.Skipped = &reporters.JUnitSkipped{Message: "skipped - " + res.SkipReason}
+			}
+			tc.SystemErr = evidenceText(res)
+			suite.Time += res.Duration.Seconds()
+			suite.TestCases = append(suite.TestCases, tc)
+		}
+		doc.TestSuites = append(doc.TestSuites, suite)
+		doc.Tests += suite.Tests
+		doc.Failures += suite.Failures
+		doc.Errors += suite.Errors
+		doc.Disabled += suite.Skipped
 	}
-	raw, err := os.ReadFile(path)
+	props := reporters.JUnitTestSuite{Name: "touchstone run", Package: "touchstone", Properties: reporters.JUnitProperties{Properties: []reporters.JUnitProperty{
+		{Name: "target", Value: r.Target},
+		{Name: "label_filter", Value: r.LabelFilter},
+		{Name: "focus", Value: r.Focus},
+		{Name: "selected", Value: strconv.Itoa(t.Selected)},
+		{Name: "not_run", Value: strconv.Itoa(t.NotRun)},
+		{Name: "interrupted", Value: strconv.FormatBool(r.Interrupted)},
+		{Name: "stopped", Value: r.Stopped},
+	}}}
+	doc.TestSuites = append(doc.TestSuites, props)
+	raw, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeRedacted(path, raw, red)
+	return writeRedacted(filepath.Join(dir, "junit.xml"), append([]byte(xml.Header), raw...), red)
+}
+
+func joinRules(ids []string) string {
+	out := ""
+	for i, id := range ids {
+		if i > 0 {
+			out += ", "
+		}
+		out += id
+	}
+	return out
+}
+
+// evidenceText is the transcript of each failure's exchange (redacted with
+// the rest of the file).
+func evidenceText(res *check.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "case id %s\n", res.CaseID)
+	for _, f := range res.Failures {
+		if f.Exchange != nil {
+			fmt.Fprintf(&b, "[%s]\n%s\n", f.Rule, f.Exchange.Transcript())
+		}
+	}
+	return b.String()
 }

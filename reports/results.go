@@ -24,69 +24,18 @@ type Run struct {
 	LabelFilter string          `json:"label_filter,omitempty"`
 	Focus       string          `json:"focus,omitempty"`
 	Results     []*check.Result `json:"-"`
+	// Selected is how many checks the filters chose (0: len(Results)).
+	Selected int `json:"-"`
+	// Interrupted: the run was stopped by a signal before its end.
+	Interrupted bool `json:"interrupted"`
+	// Stopped says why the run stopped early (the target stopped
+	// answering), or is empty.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // VerifiedRules are the rules named by a check that passed in this run and
 // by no check that failed: what this target was actually shown to honour.
-func (r *Run) VerifiedRules() []string {
-	passed, failed := map[string]bool{}, map[string]bool{}
-	for _, res := range r.Results {
-		for _, id := range res.Rules {
-			switch res.Status {
-			case check.Passed:
-				passed[id] = true
-			case check.Failed:
-				failed[id] = true
-			}
-		}
-	}
-	var out []string
-	for id := range passed {
-		if !failed[id] {
-			out = append(out, id)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Counts tallies results by status.
-type Counts struct {
-	Passed  int `json:"passed"`
-	Failed  int `json:"failed"`
-	Skipped int `json:"skipped"`
-	Error   int `json:"no_verdict"`
-}
-
-func (c *Counts) add(s check.Status) {
-	switch s {
-	case check.Passed:
-		c.Passed++
-	case check.Failed:
-		c.Failed++
-	case check.Skipped:
-		c.Skipped++
-	case check.Error:
-		c.Error++
-	}
-}
-
-// ByArea tallies results per area, sorted by area.
-func (r *Run) ByArea() (areas []string, counts map[string]*Counts, total Counts) {
-	counts = map[string]*Counts{}
-	for _, res := range r.Results {
-		c := counts[res.Area]
-		if c == nil {
-			c = &Counts{}
-			counts[res.Area] = c
-			areas = append(areas, res.Area)
-		}
-		c.add(res.Status)
-		total.add(res.Status)
-	}
-	sort.Strings(areas)
-	return areas, counts, total
-}
+func (r *Run) VerifiedRules() []string { return r.Tally().Verified }
 
 type evidence struct {
 	Rule       string            `json:"rule"`
@@ -106,27 +55,22 @@ type resultDoc struct {
 
 type runDoc struct {
 	*Run
-	Counts   Counts              `json:"counts"`
-	ByArea   map[string]*Counts  `json:"by_area"`
-	Coverage coverageDoc         `json:"rule_coverage"`
-	Results  []resultDoc         `json:"results"`
-	Failed   map[string][]string `json:"failed_rules,omitempty"`
+	Tally
+	Coverage coverageDoc `json:"rule_coverage"`
+	Results  []resultDoc `json:"results"`
 }
 
 type coverageDoc struct {
-	Verified []string                 `json:"verified_this_run"`
-	Covered  int                      `json:"covered"`
-	Total    int                      `json:"total"`
-	Areas    []catalogue.AreaCoverage `json:"areas"`
+	Covered int                      `json:"covered"`
+	Total   int                      `json:"total"`
+	Areas   []catalogue.AreaCoverage `json:"areas"`
 }
 
 // WriteJSON writes results.json into dir.
 func WriteJSON(dir string, r *Run, cat *catalogue.Catalogue, red *redact.Redactor) error {
-	_, byArea, total := r.ByArea()
-	doc := runDoc{Run: r, Counts: total, ByArea: byArea, Failed: map[string][]string{}}
+	doc := runDoc{Run: r, Tally: r.Tally()}
 	if cat != nil {
 		doc.Coverage.Areas, doc.Coverage.Covered, doc.Coverage.Total = cat.Coverage()
-		doc.Coverage.Verified = r.VerifiedRules()
 	}
 	results := append([]*check.Result(nil), r.Results...)
 	sort.Slice(results, func(i, j int) bool { return results[i].ID < results[j].ID })
@@ -144,7 +88,6 @@ func WriteJSON(dir string, r *Run, cat *catalogue.Catalogue, red *redact.Redacto
 				}
 			}
 			rd.Evidence = append(rd.Evidence, ev)
-			doc.Failed[f.Rule] = append(doc.Failed[f.Rule], res.ID)
 		}
 		doc.Results = append(doc.Results, rd)
 	}

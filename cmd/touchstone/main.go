@@ -87,7 +87,12 @@ func newFlags(name, synopsis string, stdout io.Writer) *flag.FlagSet {
 // parseFlags parses and turns errors into one line; it returns ok=false
 // with the exit code to use.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
+	// The flag package prints the usage on any parse error; only --help
+	// should: an error is one line on stderr.
+	usage := fs.Usage
+	fs.Usage = func() {}
 	err := fs.Parse(args)
+	fs.Usage = usage
 	if errors.Is(err, flag.ErrHelp) {
 		fs.Usage()
 		return exitOK, false

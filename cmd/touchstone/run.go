@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,26 +54,87 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "touchstone run: --fault applies to the embedded sandbox only; drop --target or --fault")
 		return exitUsage
 	}
-	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
+	filter, err := types.ParseLabelFilter(f.labelFilter)
+	if err != nil {
 		fmt.Fprintf(stderr, "touchstone run: --label-filter: %v\n", oneLine(err))
 		return exitUsage
 	}
+	var focus *regexp.Regexp
 	if f.focus != "" {
-		if _, err := regexp.Compile(f.focus); err != nil {
-			fmt.Fprintf(stderr, "touchstone run: --focus: %v\n", err)
+		if focus, err = regexp.Compile(f.focus); err != nil {
+			fmt.Fprintf(stderr, "touchstone run: --focus: %v\n", oneLine(err))
 			return exitUsage
 		}
 	}
-	return execute(f, stdout, stderr)
+	if selected(filter, focus) == 0 {
+		fmt.Fprintf(stderr, "touchstone run: no check matches --label-filter %q%s; nothing to run\n", f.labelFilter, focusNote(f.focus))
+		return exitUsage
+	}
+	if err := writableDir(f.out); err != nil {
+		fmt.Fprintf(stderr, "touchstone run: --out: %v\n", oneLine(err))
+		return exitUsage
+	}
+	return execute(f, selected(filter, focus), stdout, stderr)
 }
 
-func execute(f runFlags, stdout, stderr io.Writer) int {
-	ctx := context.Background()
+func focusNote(focus string) string {
+	if focus == "" {
+		return ""
+	}
+	return fmt.Sprintf(" and --focus %q", focus)
+}
+
+// selected counts the checks a label filter and focus choose, as Ginkgo
+// will: labels are the area's and the spec's, focus matches the full text.
+func selected(filter types.LabelFilter, focus *regexp.Regexp) int {
+	n := 0
+	for _, c := range check.All() {
+		if !filter(suites.SpecLabels(c)) {
+			continue
+		}
+		if focus != nil && !focus.MatchString(c.Area()+" "+suites.SpecText(c)) {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// writableDir makes dir and proves a file can be written in it, before
+// anything contacts the target.
+func writableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	fh, err := os.CreateTemp(dir, ".touchstone-probe-*")
+	if err != nil {
+		return fmt.Errorf("%s is not writable: %v", dir, err)
+	}
+	fh.Close()
+	return os.Remove(fh.Name())
+}
+
+func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	started := time.Now()
 	what := "embedded sandbox"
 	if f.target != "" {
 		what = f.target
 	}
+	// A signal marks the run interrupted; Ginkgo (which also hears it)
+	// stops the running spec and skips the rest, and the reports are
+	// still written.
+	var interrupted atomic.Bool
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; ok {
+			interrupted.Store(true)
+			cancel() // ends starting the target; Ginkgo stops the specs
+		}
+	}()
 	fmt.Fprintf(stdout, "touchstone: starting %s\n", what)
 	l, err := launch.Start(ctx, launch.Options{ProfilePath: f.target, Seed: f.seed, Fault: f.fault, AllowLive: f.allowLive})
 	if err != nil {
@@ -78,6 +142,10 @@ func execute(f runFlags, stdout, stderr io.Writer) int {
 		if errors.As(err, &ce) {
 			fmt.Fprintf(stderr, "touchstone run: %v\n", err)
 			return exitUsage
+		}
+		if interrupted.Load() {
+			fmt.Fprintf(stderr, "touchstone run: interrupted before any check ran: no verdict\n")
+			return exitNoVerdict
 		}
 		fmt.Fprintf(stderr, "touchstone run: no verdict: %v\n", err)
 		return exitNoVerdict
@@ -98,7 +166,7 @@ func execute(f runFlags, stdout, stderr io.Writer) int {
 	if f.focus != "" {
 		fmt.Fprintf(console, ", focus %q", f.focus)
 	}
-	fmt.Fprintln(console)
+	fmt.Fprintf(console, ", %d checks selected\n", nSelected)
 
 	var mu sync.Mutex
 	var results []*check.Result
@@ -106,16 +174,15 @@ func execute(f runFlags, stdout, stderr io.Writer) int {
 		mu.Lock()
 		results = append(results, r)
 		mu.Unlock()
+		if r.NotRun {
+			return
+		}
 		fmt.Fprintf(console, "  %-7s %s (%s)\n", strings.ToUpper(string(r.Status)), r.ID, r.Duration.Round(time.Millisecond))
 		if r.Status != check.Passed {
 			for _, line := range strings.Split(r.Summary(), "\n") {
 				fmt.Fprintf(console, "          %s\n", line)
 			}
 		}
-	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		fmt.Fprintf(stderr, "touchstone run: --out: %v\n", err)
-		return exitUsage
 	}
 	logFile, err := os.Create(filepath.Join(f.out, "ginkgo.log"))
 	if err != nil {
@@ -126,23 +193,38 @@ func execute(f runFlags, stdout, stderr io.Writer) int {
 	report, _ := runGinkgo(tgt, collect, f, ginkgoLog)
 	ginkgoLog.Close()
 	logFile.Close()
+	if report.PreRunStats.SpecsThatWillRun > 0 {
+		nSelected = report.PreRunStats.SpecsThatWillRun
+	}
+	for _, reason := range report.SpecialSuiteFailureReasons {
+		if strings.Contains(strings.ToLower(reason), "interrupt") {
+			interrupted.Store(true)
+		}
+	}
 
-	run := &reports.Run{Target: tgt.Profile.BaseURL, Started: started.UTC(), Duration: time.Since(started), LabelFilter: f.labelFilter, Focus: f.focus, Results: results}
+	run := &reports.Run{Target: tgt.Profile.BaseURL, Started: started.UTC(), Duration: time.Since(started), LabelFilter: f.labelFilter, Focus: f.focus,
+		Results: results, Selected: nSelected, Interrupted: interrupted.Load(), Stopped: check.Stopped(tgt)}
 	cat := catalogue.MustLoad()
 	if err := reports.WriteJSON(f.out, run, cat, red); err != nil {
 		fmt.Fprintf(stderr, "touchstone run: write results.json: %v\n", err)
 		return exitNoVerdict
 	}
-	if err := reports.WriteJUnit(f.out, report, red); err != nil {
+	if err := reports.WriteJUnit(f.out, run, red); err != nil {
 		fmt.Fprintf(stderr, "touchstone run: write junit.xml: %v\n", err)
 		return exitNoVerdict
 	}
 	fmt.Fprintf(console, "\nreports: %s/junit.xml, %s/results.json, %s/ginkgo.log\n", f.out, f.out, f.out)
-	counts := reports.PrintSummary(console, run, cat)
+	tally := reports.PrintSummary(console, run, cat)
 	switch {
-	case counts.Failed > 0:
+	case run.Interrupted:
+		fmt.Fprintf(stderr, "touchstone run: interrupted: no verdict; %d of %d selected checks not run\n", tally.NotRun, tally.Selected)
+		return exitNoVerdict
+	case run.Stopped != "":
+		fmt.Fprintf(stderr, "touchstone run: no verdict: %s; %d of %d selected checks not run\n", red.String(run.Stopped), tally.NotRun, tally.Selected)
+		return exitNoVerdict
+	case tally.Total.Failed > 0:
 		return exitFailed
-	case counts.Error > 0:
+	case tally.Total.Error > 0 || tally.NotRun > 0:
 		return exitNoVerdict
 	}
 	return exitOK
@@ -181,4 +263,9 @@ func runGinkgo(tgt *check.Target, collect func(*check.Result), f runFlags, log i
 	return report, ok
 }
 
-func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+// ansi matches terminal colour codes (Ginkgo colours its parse errors).
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(ansi.ReplaceAllString(err.Error(), "")), " ")
+}

@@ -7,9 +7,10 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/client"
 )
 
-// requestTimeout bounds every request a check sends.
-const requestTimeout = 30 * time.Second
+// RequestTimeout bounds every request a check sends, body included
+// (TOUCHSTONE_REQUEST_TIMEOUT overrides it, e.g. "2s" in tests).
+var RequestTimeout = envDuration("TOUCHSTONE_REQUEST_TIMEOUT", 30*time.Second)
 
 func httpClient(caBundle string) (*http.Client, error) {
-	return client.Transport(caBundle, requestTimeout)
+	return client.Transport(caBundle, RequestTimeout)
 }

@@ -2,9 +2,12 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -29,20 +32,23 @@ const SchemaRule = "VER-012"
 
 // Result is the outcome of one check with its evidence.
 type Result struct {
-	ID         string             `json:"id"`
-	Area       string             `json:"area"`
-	Title      string             `json:"title"`
-	Rules      []string           `json:"rules"`
-	Labels     []string           `json:"labels"`
-	Status     Status             `json:"status"`
-	SkipReason string             `json:"skip_reason,omitempty"`
-	Error      string             `json:"error,omitempty"`
-	Failures   []Failure          `json:"failures,omitempty"`
-	Logs       []string           `json:"logs,omitempty"`
-	CaseID     string             `json:"case_id"`
-	Started    time.Time          `json:"started"`
-	Duration   time.Duration      `json:"duration_ns"`
-	Exchanges  []*client.Exchange `json:"-"`
+	ID         string    `json:"id"`
+	Area       string    `json:"area"`
+	Title      string    `json:"title"`
+	Rules      []string  `json:"rules"`
+	Labels     []string  `json:"labels"`
+	Status     Status    `json:"status"`
+	SkipReason string    `json:"skip_reason,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	Failures   []Failure `json:"failures,omitempty"`
+	Logs       []string  `json:"logs,omitempty"`
+	// NotRun marks a check the run never started (the target had stopped
+	// answering, or the run was interrupted); its Status is Error.
+	NotRun    bool               `json:"not_run,omitempty"`
+	CaseID    string             `json:"case_id"`
+	Started   time.Time          `json:"started"`
+	Duration  time.Duration      `json:"duration_ns"`
+	Exchanges []*client.Exchange `json:"-"`
 }
 
 // FailedRules lists the distinct rule ids of the failures.
@@ -86,6 +92,22 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 	res.CaseID = t.caseID
 	defer func() { res.Duration = time.Since(res.Started) }()
 
+	// The client's guard refuses writes on live keys unless the target
+	// opted in (--allow-live).
+	client.AllowLive(target.HTTP, target.AllowLive)
+	st := stallOf(target)
+	if msg := st.stoppedReason(); msg != "" {
+		res.Status, res.Error, res.NotRun = Error, "not run: "+msg, true
+		return res
+	}
+	if err := ctx.Err(); err != nil {
+		res.Status, res.Error, res.NotRun = Error, "not run: "+err.Error(), true
+		return res
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout(c))
+	defer cancel()
+	t.ctx = ctx
+
 	if reason := preflight(target, c); reason != "" {
 		res.Status, res.SkipReason = Skipped, reason
 		return res
@@ -100,7 +122,8 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 			return res
 		}
 	}
-	status, errText := execute(t, c)
+	status, errText, transport := execute(t, c)
+	st.observe(transport, t.answered(), errText)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	res.Exchanges, res.Logs = t.exchanges, t.logs
@@ -121,7 +144,7 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 	return res
 }
 
-func execute(t *T, c *Check) (status Status, errText string) {
+func execute(t *T, c *Check) (status Status, errText string, transport bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			switch v := r.(type) {
@@ -130,15 +153,114 @@ func execute(t *T, c *Check) (status Status, errText string) {
 			case skipSignal:
 				status = Skipped
 			case noVerdict:
-				status, errText = Error, v.err.Error()
+				var lw *client.LiveWriteError
+				var te *client.TransportError
+				switch {
+				case errors.As(v.err, &lw):
+					// The client refused a write on a live key: not a
+					// finding and not a harness failure.
+					status = Skipped
+					t.mu.Lock()
+					t.skip = "refused: " + lw.Error()
+					t.mu.Unlock()
+				default:
+					status, errText = Error, v.err.Error()
+					transport = errors.As(v.err, &te)
+					if transport && t.ctx.Err() == context.DeadlineExceeded {
+						errText = fmt.Sprintf("check exceeded its deadline (%s): %s", checkTimeout(c), errText)
+					}
+				}
 			default:
 				status, errText = Error, fmt.Sprintf("harness panic: %v\n%s", r, debug.Stack())
 			}
 		}
 	}()
 	c.Run(t)
-	return Passed, ""
+	return Passed, "", false
 }
+
+// answered tells whether any exchange of the check got a whole HTTP
+// response (status, headers and body read without error).
+func (t *T) answered() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ex := range t.exchanges {
+		if ex.Response != nil && ex.Error == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckTimeout bounds one check, SlowCheckTimeout one labelled slow
+// (TOUCHSTONE_CHECK_TIMEOUT overrides both). A check past its deadline ends
+// without a verdict.
+var (
+	CheckTimeout     = envDuration("TOUCHSTONE_CHECK_TIMEOUT", 3*time.Minute)
+	SlowCheckTimeout = envDuration("TOUCHSTONE_CHECK_TIMEOUT", 15*time.Minute)
+)
+
+func checkTimeout(c *Check) time.Duration {
+	if c.HasLabel(Slow) {
+		return SlowCheckTimeout
+	}
+	return CheckTimeout
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v := os.Getenv(name); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+	}
+	return def
+}
+
+// StallLimit is how many checks in a row may end on a transport failure
+// (timeout, reset, unreadable or oversized answer) without one whole HTTP
+// answer before the run decides the target has stopped answering and runs
+// nothing more: a stalled target costs StallLimit request timeouts, not
+// one per check.
+var StallLimit = 3
+
+type stall struct {
+	mu          sync.Mutex
+	consecutive int
+	stopped     string
+}
+
+var stalls sync.Map // *Target -> *stall
+
+func stallOf(t *Target) *stall {
+	v, _ := stalls.LoadOrStore(t, &stall{})
+	return v.(*stall)
+}
+
+func (s *stall) observe(transport, answered bool, errText string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case transport && !answered:
+		s.consecutive++
+		if s.consecutive >= StallLimit && s.stopped == "" {
+			if len(errText) > 300 {
+				errText = errText[:300] + "…"
+			}
+			s.stopped = fmt.Sprintf("the target stopped answering: %d checks in a row ended on a transport failure with no whole HTTP answer (last: %s)", s.consecutive, errText)
+		}
+	case answered:
+		s.consecutive = 0
+	}
+}
+
+func (s *stall) stoppedReason() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
+// Stopped returns why the run against target stopped early, or "".
+func Stopped(target *Target) string { return stallOf(target).stoppedReason() }
 
 // preflight returns a skip reason when the target cannot run the check.
 func preflight(target *Target, c *Check) string {

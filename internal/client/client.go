@@ -43,7 +43,7 @@ func Transport(caBundle string, timeout time.Duration) (*http.Client, error) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 	return &http.Client{
-		Transport:     tr,
+		Transport:     &LiveGuard{Next: tr},
 		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}, nil
@@ -136,6 +136,14 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
 	req.Header = header
+	if err := guardOf(c.HTTP).permit(r.Method, header); err != nil {
+		ex := &Exchange{Time: time.Now().UTC(), KeyName: c.KeyName, Error: err.Error(),
+			Request: RequestRecord{Method: r.Method, URL: u, Header: header.Clone(), Body: body}}
+		if c.Record != nil {
+			c.Record(ex)
+		}
+		return nil, &TransportError{Err: err}
+	}
 	if r.ContentLength != nil {
 		req.ContentLength = *r.ContentLength
 		if *r.ContentLength < 0 && body != nil {
@@ -159,7 +167,10 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		return nil, &TransportError{Err: err}
 	}
 	defer resp.Body.Close()
-	rb, err := io.ReadAll(resp.Body)
+	rb, err := ReadBody(resp.Body)
+	if err != nil && len(rb) > 64<<10 {
+		rb = rb[:64<<10] // keep the head as evidence, not the whole flood
+	}
 	ex.Duration = time.Since(start)
 	out := &Response{Status: resp.StatusCode, Header: resp.Header, Body: rb, Exchange: ex}
 	ex.Response = &ResponseRecord{Status: resp.StatusCode, Header: resp.Header.Clone(), Body: rb}
@@ -214,4 +225,24 @@ func (r *Response) Decode(v any) error {
 		return fmt.Errorf("decode %d body: %v", r.Status, err)
 	}
 	return nil
+}
+
+// guardOf returns the live-key guard of an HTTP client built by Transport.
+// A client built elsewhere gets a guard that allows nothing live: the
+// default is safe.
+func guardOf(hc *http.Client) *LiveGuard {
+	if hc != nil {
+		if g, ok := hc.Transport.(*LiveGuard); ok {
+			return g
+		}
+	}
+	return &LiveGuard{}
+}
+
+// AllowLive opts an HTTP client built by Transport in to (or out of) writes
+// with live keys.
+func AllowLive(hc *http.Client, allow bool) {
+	if g, ok := hc.Transport.(*LiveGuard); ok {
+		g.SetAllow(allow)
+	}
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"sort"
@@ -40,7 +41,7 @@ type ResponseRecord struct {
 // key ($TOUCHSTONE_KEY_TENANT), so the line holds no secret.
 func (e *Exchange) Curl() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -i -X %s %s", e.Request.Method, shellQuote(e.Request.URL))
+	fmt.Fprintf(&b, "curl -sS -i -X %s %s", e.Request.Method, shellQuote(MaskURL(e.Request.URL)))
 	names := make([]string, 0, len(e.Request.Header))
 	for k := range e.Request.Header {
 		names = append(names, k)
@@ -68,17 +69,40 @@ func headerArg(name, value, keyName string) string {
 	if keyName != "" {
 		env = profile.KeyEnvVar(keyName)
 	}
-	switch strings.ToLower(name) {
-	case "x-api-key":
-		if strings.Contains(value, ".") {
-			return `"` + name + `: ${` + env + `}"`
-		}
-	case "authorization":
-		if scheme, tok, ok := strings.Cut(value, " "); ok && strings.Contains(tok, ".") {
-			return `"` + name + `: ` + scheme + ` ${` + env + `}"`
-		}
+	if !CredentialHeader(name) {
+		return shellQuote(name + ": " + value)
 	}
-	return shellQuote(name + ": " + value)
+	scheme, tok, hasScheme := strings.Cut(strings.TrimSpace(value), " ")
+	if !hasScheme {
+		scheme, tok = "", value
+	}
+	if strings.EqualFold(scheme, "basic") {
+		if dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(tok)); err == nil {
+			u, p, hasColon := strings.Cut(string(dec), ":")
+			plain := placeholder(u, env)
+			if hasColon {
+				plain += ":" + placeholder(p, env)
+			}
+			return `"` + name + `: ` + scheme + ` $(printf '%s' "` + plain + `" | base64 -w0)"`
+		}
+		return `"` + name + `: ` + scheme + ` ***"`
+	}
+	if scheme != "" {
+		return `"` + name + `: ` + scheme + ` ` + placeholder(tok, env) + `"`
+	}
+	return `"` + name + `: ` + placeholder(tok, env) + `"`
+}
+
+// placeholder stands for a credential in a curl line: a key (it has a dot)
+// becomes the key's environment variable, anything else is masked.
+func placeholder(tok, env string) string {
+	switch {
+	case tok == "":
+		return ""
+	case strings.Contains(tok, "."):
+		return "${" + env + "}"
+	}
+	return "***"
 }
 
 func shellQuote(s string) string {
@@ -89,7 +113,7 @@ func shellQuote(s string) string {
 // masked; the caller's redactor masks anything else it knows.
 func (e *Exchange) Transcript() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "> %s %s\n", e.Request.Method, e.Request.URL)
+	fmt.Fprintf(&b, "> %s %s\n", e.Request.Method, MaskURL(e.Request.URL))
 	writeHeaders(&b, "> ", e.Request.Header)
 	if len(e.Request.Body) > 0 {
 		fmt.Fprintf(&b, ">\n> %s\n", clip(e.Request.Body))
@@ -114,25 +138,12 @@ func writeHeaders(b *strings.Builder, p string, h http.Header) {
 	sort.Strings(names)
 	for _, k := range names {
 		for _, v := range h[k] {
-			lk := strings.ToLower(k)
-			if lk == "x-api-key" || lk == "authorization" {
-				v = maskKey(v)
+			if CredentialHeader(k) {
+				v = MaskCredential(v)
 			}
 			fmt.Fprintf(b, "%s%s: %s\n", p, k, v)
 		}
 	}
-}
-
-// maskKey keeps the public prefix of a key and masks the secret.
-func maskKey(v string) string {
-	scheme := ""
-	if s, tok, ok := strings.Cut(v, " "); ok {
-		scheme, v = s+" ", tok
-	}
-	if prefix, _, ok := strings.Cut(v, "."); ok {
-		return scheme + prefix + ".***"
-	}
-	return scheme + v
 }
 
 func clip(b []byte) string {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -62,8 +61,15 @@ func (c *Client) DoRaw(ctx context.Context, method, path string, header [][2]str
 		}
 		return nil, &TransportError{Err: err}
 	}
+	if err := guardOf(c.HTTP).permit(method, rec); err != nil {
+		return fail(err)
+	}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	timeout := 30 * time.Second
+	if c.HTTP != nil && c.HTTP.Timeout > 0 {
+		timeout = c.HTTP.Timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	d := net.Dialer{Timeout: 10 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", host)
@@ -94,7 +100,8 @@ func (c *Client) DoRaw(ctx context.Context, method, path string, header [][2]str
 	if err != nil {
 		return fail(err)
 	}
-	rb, err := io.ReadAll(resp.Body)
+	rb, err := ReadBody(resp.Body)
+	conn.Close() // before Body.Close, which would otherwise drain an endless body
 	resp.Body.Close()
 	if err != nil {
 		return fail(err)

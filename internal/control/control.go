@@ -12,6 +12,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/client"
 )
 
 // Client talks to one sandbox's control API.
@@ -48,9 +50,15 @@ func (c *Client) Call(ctx context.Context, method, path string, in, out any) err
 		return fmt.Errorf("control %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := client.ReadBody(resp.Body)
 	if resp.StatusCode/100 != 2 {
+		if len(raw) > 512 {
+			raw = raw[:512]
+		}
 		return fmt.Errorf("control %s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
+	}
+	if err != nil {
+		return fmt.Errorf("control %s %s: %w", method, path, err)
 	}
 	if out != nil && len(raw) > 0 {
 		return json.Unmarshal(raw, out)

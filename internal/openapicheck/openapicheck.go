@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -79,9 +78,9 @@ func fetch(ctx context.Context, hc *http.Client, u string) ([]byte, error) {
 		return nil, fmt.Errorf("fetch %s: %v", u, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := client.ReadBody(resp.Body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("fetch %s: %v", u, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("fetch %s: status %d", u, resp.StatusCode)

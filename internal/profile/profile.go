@@ -4,12 +4,17 @@
 package profile
 
 import (
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -98,6 +103,9 @@ func Parse(raw []byte) (*Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("profile: malformed JSON: %v", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("profile: malformed JSON: unexpected content after the profile's JSON object")
+	}
 	if err := p.resolveEnv(); err != nil {
 		return nil, err
 	}
@@ -112,9 +120,23 @@ func (p *Profile) Validate() error {
 	if p.BaseURL == "" {
 		return errors.New("profile: base_url is required")
 	}
+	if userinfo.MatchString(p.BaseURL) {
+		// Go would send its own Authorization header from it; never echo it.
+		return errors.New("profile: base_url must not carry user:password@ credentials; put API keys under keys")
+	}
 	u, err := url.Parse(p.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("profile: base_url %q must be an absolute http(s) URL", p.BaseURL)
+	}
+	if u.User != nil {
+		return errors.New("profile: base_url must not carry user:password@ credentials; put API keys under keys")
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("profile: base_url %q has an invalid port (want 1-65535)", p.BaseURL)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return fmt.Errorf("profile: base_url %q has an empty port", p.BaseURL)
 	}
 	if strings.HasSuffix(p.BaseURL, "/") {
 		return fmt.Errorf("profile: base_url %q must not end with a slash", p.BaseURL)
@@ -133,12 +155,39 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("profile: keys.%s is not of the form <prefix>.<secret>", name)
 		}
 	}
+	if p.CABundle != "" {
+		raw, err := os.ReadFile(p.CABundle)
+		if err != nil {
+			return fmt.Errorf("profile: ca_bundle: %v", err)
+		}
+		if !hasPEMCertificate(raw) {
+			return fmt.Errorf("profile: ca_bundle %s holds no PEM certificate", p.CABundle)
+		}
+	}
 	if p.ControlURL != "" {
 		if cu, err := url.Parse(p.ControlURL); err != nil || cu.Host == "" {
 			return fmt.Errorf("profile: control_url %q is not an absolute URL", p.ControlURL)
 		}
 	}
 	return nil
+}
+
+// userinfo matches credentials in a URL's authority.
+var userinfo = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*@`)
+
+func hasPEMCertificate(raw []byte) bool {
+	for {
+		var b *pem.Block
+		b, raw = pem.Decode(raw)
+		if b == nil {
+			return false
+		}
+		if b.Type == "CERTIFICATE" {
+			if _, err := x509.ParseCertificate(b.Bytes); err == nil {
+				return true
+			}
+		}
+	}
 }
 
 // KeyMap returns the keys by their JSON field name.

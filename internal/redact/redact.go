@@ -5,7 +5,9 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"io"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,6 +22,13 @@ var keyPattern = regexp.MustCompile(`\b([a-z0-9]+_(?:live|sandbox|test|dev|key)_
 
 // webhookSecretPattern matches a webhook signing secret (10-character product prefix ending in whsec_, then 44 base64 characters).
 var webhookSecretPattern = regexp.MustCompile(`[A-Za-z0-9_]{4}whsec_[A-Za-z0-9+/=]{44}`)
+
+// basicHeaderPattern matches a Basic credential after an Authorization
+// header name in any rendering (HTTP text, JSON, curl line), any casing.
+var basicHeaderPattern = regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*\[?\s*["']?basic\s+)([A-Za-z0-9+/]{4,}={0,2})`)
+
+// userinfoPattern matches user:password@ in a URL.
+var userinfoPattern = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://)[^/@\s"'<>]+:[^/@\s"'<>]*@`)
 
 // Redactor holds the secrets known to a run.
 type Redactor struct {
@@ -40,7 +49,7 @@ func (r *Redactor) Add(secrets ...string) {
 	defer r.mu.Unlock()
 	for _, s := range secrets {
 		if len(s) >= 4 {
-			r.secrets = append(r.secrets, s)
+			r.secrets = append(r.secrets, Forms(s)...)
 		}
 	}
 	// Longest first so a secret containing another is masked whole.
@@ -53,11 +62,13 @@ func (r *Redactor) String(s string) string {
 	if r != nil {
 		r.mu.RLock()
 		for _, sec := range r.secrets {
-			s = strings.ReplaceAll(s, sec, Mask)
+			s = maskRuns(s, sec)
 		}
 		r.mu.RUnlock()
 	}
 	s = keyPattern.ReplaceAllString(s, "$1."+Mask)
+	s = basicHeaderPattern.ReplaceAllString(s, "${1}"+Mask)
+	s = userinfoPattern.ReplaceAllString(s, "${1}"+Mask+"@")
 	return webhookSecretPattern.ReplaceAllString(s, Mask)
 }
 
@@ -101,4 +112,73 @@ func (l *lineWriter) Close() error {
 		return err
 	}
 	return nil
+}
+
+// Forms returns a secret and every encoding of it that output may carry:
+// URL-encoded (query and path escaping), and base64 (standard and URL
+// alphabets, padded or not) at each of the three byte alignments it can
+// have inside a longer encoded string, so that base64("key:") or
+// base64(":key") or base64 of a whole key all contain a masked form.
+func Forms(secret string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(f string) {
+		if len(f) >= 4 && !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	add(secret)
+	add(url.QueryEscape(secret))
+	add(url.PathEscape(secret))
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for align := 0; align < 3; align++ {
+			full := enc.EncodeToString(append(make([]byte, align), secret...))
+			// Drop the characters that mix in the leading filler bytes
+			// (ceil(align*8/6)) and the last two, which may mix in
+			// whatever follows the secret.
+			skip := (align*8 + 5) / 6
+			core := strings.TrimRight(full, "=")
+			if len(core) >= skip+2 {
+				core = core[skip : len(core)-2]
+			}
+			if len(core) >= 6 {
+				add(core)
+				add(url.QueryEscape(core))
+			}
+		}
+	}
+	return out
+}
+
+// maskRuns replaces each occurrence of form, together with the base64
+// characters around it, by Mask: a base64 form is only the core of an
+// encoded string, whose edge characters would otherwise still carry a
+// byte of the secret.
+func maskRuns(s, form string) string {
+	if !strings.Contains(s, form) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, form)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		l, r := i, i+len(form)
+		for l > 0 && isBase64(s[l-1]) {
+			l--
+		}
+		for r < len(s) && isBase64(s[r]) {
+			r++
+		}
+		b.WriteString(s[:l])
+		b.WriteString(Mask)
+		s = s[r:]
+	}
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_' || c == '%'
 }

@@ -1,0 +1,50 @@
+package check
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/client"
+)
+
+func TestRunStopsOnceTheTargetStoppedAnswering(t *testing.T) {
+	tgt := wrongServer(t)
+	tgt.Profile.BaseURL = "http://127.0.0.1:1" // nothing answers
+	calls := 0
+	c := &Check{ID: "demo/s", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+		calls++
+		t.Do(t.Anonymous(), client.Request{Method: "GET", Path: "/"})
+	}}
+	for i := 0; i < StallLimit+3; i++ {
+		res := Run(context.Background(), tgt, c)
+		if res.Status != Error {
+			t.Fatalf("run %d: status %s", i, res.Status)
+		}
+		if i >= StallLimit && (!res.NotRun || !strings.Contains(res.Error, "stopped answering")) {
+			t.Fatalf("run %d after %d transport failures: not_run=%v error %q", i, StallLimit, res.NotRun, res.Error)
+		}
+	}
+	if calls != StallLimit {
+		t.Errorf("the check ran %d times, want %d then no more", calls, StallLimit)
+	}
+	if Stopped(tgt) == "" {
+		t.Error("Stopped does not say why")
+	}
+}
+
+func TestCheckDeadlineEndsAStalledCheck(t *testing.T) {
+	saved := CheckTimeout
+	CheckTimeout = 200 * time.Millisecond
+	defer func() { CheckTimeout = saved }()
+	c := &Check{ID: "demo/slow", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+		<-t.Context().Done()
+		t.NoVerdict(t.Context().Err())
+	}}
+	start := time.Now()
+	res := Run(context.Background(), wrongServer(t), c)
+	if res.Status != Error || time.Since(start) > 5*time.Second {
+		t.Fatalf("status %s after %s", res.Status, time.Since(start))
+	}
+}
