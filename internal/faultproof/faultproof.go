@@ -7,6 +7,8 @@ package faultproof
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -67,12 +69,33 @@ func Prove(ctx context.Context, f sandbox.Fault) Outcome {
 	return o
 }
 
-// ProveAll runs every fault in order.
+// ProveAll runs every fault, each against its own sandbox, GOMAXPROCS at
+// a time; the outcomes are in sandbox.Faults() order.
 func ProveAll(ctx context.Context) []Outcome {
-	var out []Outcome
-	for _, f := range sandbox.Faults() {
-		out = append(out, Prove(ctx, f))
+	return ProveEach(ctx, sandbox.Faults(), runtime.GOMAXPROCS(0))
+}
+
+// ProveEach runs faults at most workers at a time (at least one), each
+// against its own sandbox, and returns their outcomes in the order given.
+func ProveEach(ctx context.Context, faults []sandbox.Fault, workers int) []Outcome {
+	out := make([]Outcome, len(faults))
+	workers = max(1, min(workers, len(faults)))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = Prove(ctx, faults[i])
+			}
+		}()
 	}
+	for i := range faults {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	return out
 }
 

@@ -34,23 +34,29 @@ func TestEveryFaultIsCaught(t *testing.T) {
 	var mu sync.Mutex
 	caughtBy := map[string]bool{}
 	proved := 0
-	for _, f := range sandbox.Faults() {
-		t.Run(f.Name, func(t *testing.T) {
-			if f.Rule != "" && cat.Rule(f.Rule) == nil {
-				t.Fatalf("fault %s names unknown rule %s", f.Name, f.Rule)
-			}
-			o := faultproof.Prove(context.Background(), f)
-			if !o.Caught {
-				t.Errorf("fault %s (%s) breaks %s but no check caught it: %s (checks run: %v)", f.Name, f.Description, f.Rule, o.Note, o.Checks)
-			}
-			mu.Lock()
-			proved++
-			for _, id := range o.CaughtBy {
-				caughtBy[id] = true
-			}
-			mu.Unlock()
-		})
-	}
+	// Each fault runs against its own sandbox, in parallel up to
+	// -test.parallel (GOMAXPROCS by default); "faults" returns once all
+	// of them have, so the proof below sees every outcome.
+	t.Run("faults", func(t *testing.T) {
+		for _, f := range sandbox.Faults() {
+			t.Run(f.Name, func(t *testing.T) {
+				t.Parallel()
+				if f.Rule != "" && cat.Rule(f.Rule) == nil {
+					t.Fatalf("fault %s names unknown rule %s", f.Name, f.Rule)
+				}
+				o := faultproof.Prove(context.Background(), f)
+				if !o.Caught {
+					t.Errorf("fault %s (%s) breaks %s but no check caught it: %s (checks run: %v)", f.Name, f.Description, f.Rule, o.Note, o.Checks)
+				}
+				mu.Lock()
+				proved++
+				for _, id := range o.CaughtBy {
+					caughtBy[id] = true
+				}
+				mu.Unlock()
+			})
+		}
+	})
 	t.Run("every-check-can-fail", func(t *testing.T) {
 		if proved != len(sandbox.Faults()) {
 			t.Skip("only some faults ran (-run filter); the proof needs all of them")
@@ -73,4 +79,24 @@ func TestEveryFaultIsCaught(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestProveEachKeepsOrder: outcomes come back in the order the faults were
+// given, whatever the number of workers.
+func TestProveEachKeepsOrder(t *testing.T) {
+	var fs []sandbox.Fault
+	for _, f := range sandbox.Faults() {
+		fs = append(fs, sandbox.Fault{Name: f.Name, Description: f.Description}) // no rule: nothing runs
+	}
+	for _, workers := range []int{0, 1, 3, 1000} {
+		got := faultproof.ProveEach(context.Background(), fs, workers)
+		if len(got) != len(fs) {
+			t.Fatalf("workers %d: %d outcomes for %d faults", workers, len(got), len(fs))
+		}
+		for i := range fs {
+			if got[i].Fault != fs[i].Name || got[i].Note != "fault names no rule" {
+				t.Fatalf("workers %d: outcome %d is %+v, want fault %s", workers, i, got[i], fs[i].Name)
+			}
+		}
+	}
 }
