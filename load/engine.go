@@ -149,6 +149,15 @@ type Recorder struct {
 	sum     map[int64]time.Duration
 	// Offset turns local result timestamps into the server's clock.
 	Offset time.Duration
+	fixed  time.Time
+}
+
+// SetFixed files the results that follow at server time at (a virtual
+// clock standing still); the zero time goes back to local time + Offset.
+func (r *Recorder) SetFixed(at time.Time) {
+	r.mu.Lock()
+	r.fixed = at
+	r.mu.Unlock()
 }
 
 // HistogramBuckets are the latency buckets of every probe's histogram.
@@ -178,6 +187,9 @@ func (r *Recorder) Add(res *vegeta.Result) error {
 	}
 	r.Metrics.Add(res)
 	sec := res.Timestamp.Add(r.Offset).Truncate(time.Second)
+	if !r.fixed.IsZero() {
+		sec = r.fixed.Truncate(time.Second)
+	}
 	s := r.seconds[sec.Unix()]
 	if s == nil {
 		s = &Second{At: sec.UTC()}

@@ -146,6 +146,24 @@ func (p *Probe) finish() {
 	}
 }
 
+// Amend files the verdict the runner reached on a probe (its failures, a
+// skip or no-verdict reason) in its summary, and rewrites <probe>.json.
+func Amend(name string, passed bool, failures []string) *Summary {
+	optMu.Lock()
+	s := summaries[name]
+	dir := opts.OutDir
+	optMu.Unlock()
+	if s == nil {
+		return nil
+	}
+	s.Passed, s.Failures = passed, failures
+	if dir != "" {
+		b, _ := json.MarshalIndent(s, "", "  ")
+		_ = os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)
+	}
+	return s
+}
+
 // Measure records a measured value beside the documented one.
 func (p *Probe) Measure(what string, documented, measured any) {
 	p.sum.Measures = append(p.sum.Measures, Measure{What: what, Documented: fmt.Sprint(documented), Measured: fmt.Sprint(measured)})
@@ -177,11 +195,19 @@ func (p *Probe) burst(label string, ts []vegeta.Target, n int, fresh func(*veget
 	}
 	var out []outcome
 	var mu sync.Mutex
+	var fixed time.Time // a virtual clock stands still during a burst
+	if p.Clock.Virtual() {
+		var err error
+		if fixed, err = p.Clock.Now(p.T.Context()); err != nil {
+			p.T.NoVerdict(err)
+		}
+	}
+	p.rec.SetFixed(fixed)
 	a := Attack{Name: p.Name + ":" + label, Targeter: Targets(ts, fresh), Pacer: Count{N: uint64(n)}, Workers: workers}
 	err := p.eng.Run(p.T.Context(), a, p.rec, func(r *vegeta.Result) {
 		o := outcome{code: r.Code, at: r.Timestamp.Add(r.Latency).Add(p.Clock.Offset())}
-		if p.Clock.Virtual() {
-			o.at = time.Time{}
+		if !fixed.IsZero() {
+			o.at = fixed
 		}
 		for name := range r.Headers {
 			if strings.HasPrefix(strings.ToLower(name), "x-ratelimit") {
@@ -213,21 +239,6 @@ func (p *Probe) burst(label string, ts []vegeta.Target, n int, fresh func(*veget
 		}
 	}
 	return out
-}
-
-// stamp fills the server time of outcomes on a virtual clock (which stands
-// still during a burst).
-func (p *Probe) stamp(os []outcome) {
-	if !p.Clock.Virtual() {
-		return
-	}
-	now, err := p.Clock.Now(p.T.Context())
-	if err != nil {
-		p.T.NoVerdict(err)
-	}
-	for i := range os {
-		os[i].at = now
-	}
 }
 
 // count tallies admitted (2xx/3xx), limited (429) and other answers.

@@ -106,18 +106,28 @@ func RunProbe(t *check.T, name string, rules []string, run func(*Probe)) {
 	run(p)
 }
 
-// Spec returns a probe's body and rules by name (latency included).
-func Spec(name string) (run func(*Probe), rules []string, labels []string, ok bool) {
+// Check returns the check that runs probe name on any clock (the
+// registered fast forms need a virtual one), latency included; nil for an
+// unknown name.
+func Check(name string) *check.Check {
 	if name == "latency" {
-		return latencyProbe, nil, nil, true
+		return &check.Check{ID: "load/latency", Title: "vegeta: a steady rate of reads spread under every budget: percentiles, throughput, errors by status",
+			Labels: []string{"load"}, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) { RunProbe(t, "latency", nil, latencyProbe) }}
 	}
 	for _, s := range specs {
 		if s.name == name {
-			return s.run, s.rules, s.labels, true
+			s := s
+			return &check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: s.labels, Needs: s.needs,
+				Run: func(t *check.T) { RunProbe(t, s.name, s.rules, s.run) }}
 		}
 	}
-	return nil, nil, nil, false
+	return nil
 }
+
+// IsDisruptive tells whether probe name exhausts a budget shared beyond
+// the harness.
+func IsDisruptive(name string) bool { _, ok := Warnings[name]; return ok }
 
 // freshWindowAt puts the probe at second sec of a minute whose budgets it
 // may assume untouched: the runner starts a virtual clock at :01 of a new
@@ -135,7 +145,6 @@ func (p *Probe) budgetBurst(label string, ts []vegeta.Target, n int, fresh func(
 	for attempt := 0; ; attempt++ {
 		p.clear(3 * time.Second)
 		os := p.burst(label, ts, n, fresh, 0)
-		p.stamp(os)
 		if !straddles(os) {
 			return os
 		}
@@ -166,7 +175,6 @@ func routeBudgetProbe(p *Probe) {
 	}
 	p.to(0.2, true)
 	after := p.burst("GET /me after the boundary", me, 1, nil, 1)
-	p.stamp(after)
 	if after[0].code != http.StatusOK {
 		p.T.Fatalf("RATE-004", "the first GET /me after the minute boundary is %d, want 200 (a new window)", after[0].code)
 	}
@@ -241,7 +249,6 @@ func tenantProbe(p *Probe) {
 		p.T.NoVerdict(fmt.Errorf("6,000 requests over ten key/route budgets: %d admitted, %d 429, %d other; want all admitted", ad, lim, other))
 	}
 	last := p.burst("6,001st on V2", []vegeta.Target{p.target("tenant", http.MethodGet, v2+"/customers")}, 1, nil, 1)
-	p.stamp(last)
 	p.Measure("tenant-wide requests admitted in 60 s", tenantBudget, fmt.Sprintf("%d, then the 6,001st (GET V2/customers, untouched route) %d", ad, last[0].code))
 	if last[0].code != http.StatusTooManyRequests {
 		p.T.Fatalf("RATE-010", "the tenant's 6,001st request in the minute (GET %s/customers, an untouched route budget) is %d, want 429", v2, last[0].code)
@@ -254,7 +261,6 @@ func boundaryProbe(p *Probe) {
 	// :55 leaves a real target five seconds for 600 requests.
 	at := p.freshWindowAt(55)
 	os := p.burst("GET /me x600 before the boundary", me, routeBudget, nil, 0)
-	p.stamp(os)
 	if straddles(os) || os[0].at.Truncate(time.Minute) != at.Truncate(time.Minute) {
 		p.T.NoVerdict(fmt.Errorf("the first 600 did not finish before the boundary (started %s)", at.Format("15:04:05")))
 	}
@@ -264,7 +270,6 @@ func boundaryProbe(p *Probe) {
 	}
 	p.to(0.2, true)
 	os = p.burst("GET /me x601 after the boundary", me, routeBudget+1, nil, 0)
-	p.stamp(os)
 	after, lim, _ := count(os)
 	p.Measure("admitted across one boundary (600 at :55, 601 at :00)", 2*routeBudget, before+after)
 	if after != routeBudget || lim != 1 {
@@ -284,8 +289,6 @@ func failedAuthProbe(p *Probe) {
 	okays := p.burst("30 successes", []vegeta.Target{good}, 30, nil, 4)
 	second := p.burst("11 wrong secrets", []vegeta.Target{bad}, failedAuthBudget/2+1, nil, 1)
 	all := append(append([]outcome{}, first...), second...)
-	p.stamp(all)
-	p.stamp(okays)
 	if straddles(append(all, okays...)) {
 		p.T.NoVerdict(fmt.Errorf("the failed-auth sequence straddled a minute boundary"))
 	}
