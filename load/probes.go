@@ -159,11 +159,17 @@ func (p *Probe) budgetBurst(label string, ts []vegeta.Target, n int, fresh func(
 func routeBudgetProbe(p *Probe) {
 	me := []vegeta.Target{p.target("tenant", http.MethodGet, v1+"/me")}
 	const extra = 5
-	// Real clock: start late in a fresh minute so the boundary comes soon
-	// after the burst; virtual: the same seconds, set at once.
-	p.freshWindowAt(1)
+	// Start at once (a virtual clock is at :01 of a fresh minute); on a real
+	// clock the budget may have been touched earlier in this minute: then
+	// the burst is redone once at the start of the next one.
 	os := p.budgetBurst("GET /me x605", me, routeBudget+extra, nil)
 	admitted, limited, other := count(os)
+	if !p.Clock.Virtual() && admitted < routeBudget && other == 0 {
+		p.T.Logf("%d of 605 admitted: the budget was touched earlier in this minute; redone in the next", admitted)
+		p.to(1, true)
+		os = p.budgetBurst("GET /me x605 (redone)", me, routeBudget+extra, nil)
+		admitted, limited, other = count(os)
+	}
 	p.Measure("admitted per key, method and template in one clock minute", routeBudget, admitted)
 	if other > 0 || admitted != routeBudget || limited != extra {
 		p.T.Fatalf("RATE-004", "%d GET /me of one key in one clock minute: %d admitted, %d 429, %d other; want exactly %d admitted, %d 429", len(os), admitted, limited, other, routeBudget, extra)

@@ -195,10 +195,23 @@ func runLoadReport(args []string, stdout, stderr io.Writer) int {
 	maxErr := fs.String("max-error-rate", "", "fail when the latency probe's error rate exceeds this, e.g. 0.1%")
 	baseline := fs.String("baseline", "", "summary.json of an earlier run")
 	maxReg := fs.Float64("max-regression", 1.2, "with --baseline: allowed ratio")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	// Flags first, then the result directories.
+	var dirs []string
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") && (i == 0 || !needsValue(args[i-1])) {
+			dirs = append(dirs, a)
+		}
+	}
+	var flagArgs []string
+	for _, a := range args {
+		if !contains(dirs, a) {
+			flagArgs = append(flagArgs, a)
+		}
+	}
+	if code, ok := parseFlags(fs, flagArgs, stderr); !ok {
 		return code
 	}
-	if fs.NArg() == 0 {
+	if len(dirs) == 0 {
 		fmt.Fprintln(stderr, "touchstone load report: name at least one result directory")
 		return exitUsage
 	}
@@ -219,7 +232,7 @@ func runLoadReport(args []string, stdout, stderr io.Writer) int {
 		}
 		gates.Baseline = b
 	}
-	sums, err := load.Merge(fs.Args())
+	sums, err := load.Merge(dirs)
 	if err != nil {
 		fmt.Fprintf(stderr, "touchstone load report: %v\n", err)
 		return exitUsage
@@ -228,7 +241,7 @@ func runLoadReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone load report: --out: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "merged %d shard directories\n", fs.NArg())
+	fmt.Fprintf(stdout, "merged %d shard directories\n", len(dirs))
 	return finishLoad(stdout, stderr, *out, sums, gates, false, 0)
 }
 
@@ -270,4 +283,25 @@ func readBaseline(path string) (map[string]*load.Summary, error) {
 	}
 	out[one.Probe] = &one
 	return out, nil
+}
+
+// needsValue tells whether a `load report` flag takes the next argument.
+func needsValue(flagArg string) bool {
+	if strings.Contains(flagArg, "=") {
+		return false
+	}
+	switch strings.TrimLeft(flagArg, "-") {
+	case "out", "max-p99", "max-error-rate", "baseline", "max-regression":
+		return true
+	}
+	return false
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
