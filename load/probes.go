@@ -176,8 +176,11 @@ func routeBudgetProbe(p *Probe) {
 	}
 	p.limitedShape(os, "GET /me past the budget")
 	p.noRateLimitHeaders(os)
-	if ra := os[len(os)-1].retryAfter; len(ra) == 1 {
-		p.Measure("Retry-After of the last 429 (s)", fmt.Sprintf("%.0f ±1 (to the next clock minute)", secondsLeft(os[len(os)-1].at)), ra[0])
+	for _, o := range os {
+		if o.code == http.StatusTooManyRequests && len(o.retryAfter) == 1 {
+			p.Measure("Retry-After of a 429 (s)", fmt.Sprintf("%.0f ±1 (to the next clock minute)", secondsLeft(o.at)), o.retryAfter[0])
+			break
+		}
 	}
 	p.to(0.2, true)
 	after := p.burst("GET /me after the boundary", me, 1, nil, 1)

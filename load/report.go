@@ -186,7 +186,7 @@ func WriteReport(dir string, sums []*Summary, verdicts []Verdict) error {
 		return err
 	}
 	type section struct {
-		S                          *Summary
+		S                           *Summary
 		Seconds, Histogram, Latency template.HTML
 	}
 	var secs []section
