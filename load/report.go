@@ -220,8 +220,11 @@ func order(name string) int {
 	return len(Probes)
 }
 
+// svgFormat is the charts' format (a test renders PNG to look at them).
+var svgFormat = "svg"
+
 func svg(p *plot.Plot, w, h vg.Length) (template.HTML, error) {
-	wt, err := p.WriterTo(w, h, "svg")
+	wt, err := p.WriterTo(w, h, svgFormat)
 	if err != nil {
 		return "", err
 	}
@@ -245,7 +248,16 @@ func secondsChart(s *Summary) (template.HTML, error) {
 	p.Y.Label.Text = "answers"
 	t0 := firstSecond(s)
 	var adm, lim, oth plotter.XYs
+	// Seconds with no answer are drawn as zeros (bounded: 15 minutes).
+	var prev time.Time
 	for _, x := range s.Seconds {
+		for gap := prev.Add(time.Second); !prev.IsZero() && gap.Before(x.At) && gap.Sub(t0) < 15*time.Minute; gap = gap.Add(time.Second) {
+			at := gap.Sub(t0).Seconds()
+			adm = append(adm, plotter.XY{X: at})
+			lim = append(lim, plotter.XY{X: at})
+			oth = append(oth, plotter.XY{X: at})
+		}
+		prev = x.At
 		at := x.At.Sub(t0).Seconds()
 		adm = append(adm, plotter.XY{X: at, Y: float64(x.Admitted)})
 		lim = append(lim, plotter.XY{X: at, Y: float64(x.Limited)})
@@ -290,6 +302,7 @@ func secondsChart(s *Summary) (template.HTML, error) {
 		p.Legend.Add("minute boundary (dashed)")
 	}
 	p.Legend.Top = true
+	p.Y.Max = top * 1.4 // room for the legend
 	return svg(p, 7*vg.Inch, 3*vg.Inch)
 }
 
