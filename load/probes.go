@@ -267,13 +267,31 @@ func tenantProbe(p *Probe) {
 
 func boundaryProbe(p *Probe) {
 	me := []vegeta.Target{p.target("tenant", http.MethodGet, v1+"/me")}
-	// :55 leaves a real target five seconds for 600 requests.
-	at := p.freshWindowAt(55)
-	os := p.burst("GET /me x600 before the boundary", me, routeBudget, nil, 0)
-	if straddles(os) || os[0].at.Truncate(time.Minute) != at.Truncate(time.Minute) {
-		p.T.NoVerdict(fmt.Errorf("the first 600 did not finish before the boundary (started %s)", at.Format("15:04:05")))
+	// :55 leaves a real target five seconds for 600 requests. On a real
+	// clock the probe uses this minute's :55 when it is far enough ahead,
+	// and redoes the first burst once at the next :55 when the budget had
+	// been touched earlier in the minute.
+	next := p.Clock.Virtual()
+	if !next {
+		now, err := p.Clock.Now(p.T.Context())
+		if err != nil {
+			p.T.NoVerdict(err)
+		}
+		next = now.Sub(now.Truncate(time.Minute)) > 50*time.Second
 	}
-	before, _, _ := count(os)
+	var os []outcome
+	var before int
+	for attempt := 0; attempt < 2; attempt++ {
+		at := p.to(55, next || attempt == 1)
+		os = p.burst("GET /me x600 before the boundary", me, routeBudget, nil, 0)
+		if straddles(os) || os[0].at.Truncate(time.Minute) != at.Truncate(time.Minute) {
+			p.T.NoVerdict(fmt.Errorf("the first 600 did not finish before the boundary (started %s)", at.Format("15:04:05")))
+		}
+		if before, _, _ = count(os); before == routeBudget || p.Clock.Virtual() {
+			break
+		}
+		p.T.Logf("600 GET /me at :55: %d admitted (budget touched earlier in the minute); redone at the next :55", before)
+	}
 	if before != routeBudget {
 		p.T.NoVerdict(fmt.Errorf("600 GET /me at :55: %d admitted, want 600", before))
 	}
