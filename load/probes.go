@@ -156,6 +156,20 @@ func (p *Probe) budgetBurst(label string, ts []vegeta.Target, n int, fresh func(
 	}
 }
 
+// freshBurst is budgetBurst on budgets the probe assumes untouched: on a
+// real clock it starts at once and, when fewer than want are admitted and
+// the rest are 429 (the budget was touched earlier in the minute), redoes
+// the burst once at the start of the next minute.
+func (p *Probe) freshBurst(label string, ts []vegeta.Target, n, want int, fresh func(*vegeta.Target)) []outcome {
+	os := p.budgetBurst(label, ts, n, fresh)
+	if ad, _, other := count(os); !p.Clock.Virtual() && ad < want && other == 0 {
+		p.T.Logf("%s: %d admitted, the budget was touched earlier in this minute; redone in the next", label, ad)
+		p.to(1, true)
+		os = p.budgetBurst(label+" (redone)", ts, n, fresh)
+	}
+	return os
+}
+
 func routeBudgetProbe(p *Probe) {
 	me := []vegeta.Target{p.target("tenant", http.MethodGet, v1+"/me")}
 	const extra = 5
@@ -194,8 +208,7 @@ func templateProbe(p *Probe) {
 	a := p.target("tenant", http.MethodGet, v1+"/customers/"+p.T.Customer("active_personal"))
 	b := p.target("tenant", http.MethodGet, v1+"/customers/"+p.T.Customer("active_business"))
 	c := p.target("tenant", http.MethodGet, v1+"/customers/"+p.T.Customer("draft"))
-	p.freshWindowAt(1)
-	os := p.budgetBurst("GET /customers/{a|b} x600", []vegeta.Target{a, b}, routeBudget, nil)
+	os := p.freshBurst("GET /customers/{a|b} x600", []vegeta.Target{a, b}, routeBudget, routeBudget, nil)
 	if ad, _, _ := count(os); ad != routeBudget {
 		p.T.NoVerdict(fmt.Errorf("300 + 300 GET /customers/{a|b}: %d admitted, want 600 (the budget is the route-budget probe's)", ad))
 	}
@@ -208,8 +221,7 @@ func templateProbe(p *Probe) {
 
 func methodProbe(p *Probe) {
 	list := p.target("tenant", http.MethodGet, v1+"/customers?limit=1")
-	p.freshWindowAt(1)
-	os := p.budgetBurst("GET /customers x601", []vegeta.Target{list}, routeBudget+1, nil)
+	os := p.freshBurst("GET /customers x601", []vegeta.Target{list}, routeBudget+1, routeBudget, nil)
 	if ad, lim, _ := count(os); ad != routeBudget || lim != 1 {
 		p.T.NoVerdict(fmt.Errorf("601 GET /customers: %d admitted, %d 429; want 600 and 1 (the budget is the route-budget probe's)", ad, lim))
 	}
@@ -228,13 +240,15 @@ func methodProbe(p *Probe) {
 func keyProbe(p *Probe) {
 	a := p.target("tenant", http.MethodGet, v1+"/me")
 	b := p.target("pascal_scopes", http.MethodGet, v1+"/me")
-	p.freshWindowAt(1)
-	os := p.budgetBurst("GET /me x601 keys.tenant", []vegeta.Target{a}, routeBudget+1, nil)
+	os := p.freshBurst("GET /me x601 keys.tenant", []vegeta.Target{a}, routeBudget+1, routeBudget, nil)
 	if ad, lim, _ := count(os); ad != routeBudget || lim != 1 {
 		p.T.NoVerdict(fmt.Errorf("601 GET /me: %d admitted, %d 429; want 600 and 1", ad, lim))
 	}
-	os = p.burst("GET /me x600 keys.pascal_scopes", []vegeta.Target{b}, routeBudget, nil, 0)
-	ad, lim, _ := count(os)
+	osb := p.burst("GET /me x600 keys.pascal_scopes", []vegeta.Target{b}, routeBudget, nil, 0)
+	if straddles(append(os, osb...)) {
+		p.T.NoVerdict(fmt.Errorf("the two keys' bursts straddled a minute boundary"))
+	}
+	ad, lim, _ := count(osb)
 	p.Measure("admitted for a second key after the first spent its budget", routeBudget, ad)
 	if ad != routeBudget {
 		p.T.Fatalf("RATE-007", "600 GET /me with keys.pascal_scopes after keys.tenant spent its budget: %d admitted, %d 429; keys share a counter", ad, lim)
