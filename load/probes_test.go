@@ -3,6 +3,7 @@ package load_test
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -42,6 +43,31 @@ func TestProbesPassOnVirtualSandbox(t *testing.T) {
 		name := c.ID[len("load/"):]
 		if _, err := os.Stat(dir + "/" + name + ".bin"); err != nil {
 			t.Errorf("%s: %v", c.ID, err)
+		}
+	}
+}
+
+// Each probe fails, under the broken rule, against the sandbox fault that
+// breaks what it measures.
+func TestProbesCatchRateLimitFaults(t *testing.T) {
+	load.Configure(load.DefaultOptions())
+	for _, c := range []struct{ fault, check, rule string }{
+		{"rate-budget-off-by-ten", "load/route-budget", "RATE-004"},
+		{"rate-retry-after-off-by-a-minute", "load/route-budget", "RATE-016"},
+		{"rate-x-ratelimit-headers", "load/route-budget", "RATE-002"},
+		{"rate-counter-per-path-not-template", "load/template-sharing", "RATE-005"},
+		{"rate-methods-share-counter", "load/method-separation", "RATE-006"},
+		{"rate-keys-share-counter", "load/key-separation", "RATE-007"},
+		{"rate-window-not-clock-aligned", "load/window-boundary", "RATE-008"},
+		{"rate-tenant-ceiling-off-by-ten", "load/tenant-ceiling", "RATE-010"},
+		{"auth-failure-budget-off-by-ten", "load/failed-auth", "RATE-012"},
+		{"auth-failure-budget-counts-successes", "load/failed-auth", "RATE-013"},
+		{"rate-access-requests-general-budget", "load/access-requests", "RATE-014"},
+	} {
+		tgt := startSandbox(t, c.fault)
+		r := check.Run(context.Background(), tgt, check.Get(c.check))
+		if r.Status != check.Failed || !slices.Contains(r.FailedRules(), c.rule) {
+			t.Errorf("%s against fault %s: %s, failed rules %v; want a failure under %s\n%s", c.check, c.fault, r.Status, r.FailedRules(), c.rule, r.Summary())
 		}
 	}
 }
