@@ -321,14 +321,14 @@ func boundaryProbe(p *Probe) {
 func failedAuthProbe(p *Probe) {
 	// Reserve the whole failed-auth budget: the runner's ledger moves to a
 	// fresh window when earlier checks spent some.
-	p.T.SpendAuthFailures(failedAuthBudget)
-	good := p.target("tenant", http.MethodGet, v1+"/me")
-	prefix, _, _ := strings.Cut(good.Header.Get("X-Api-Key"), ".")
-	bad := p.targetKey(prefix+".ts"+strings.ReplaceAll(uuid.NewString(), "-", ""), http.MethodGet, v1+"/me")
 	if !p.Clock.Virtual() {
 		// The successes need a route budget no earlier probe touched.
 		p.to(1, true)
 	}
+	p.T.SpendAuthFailures(failedAuthBudget)
+	good := p.target("tenant", http.MethodGet, v1+"/me")
+	prefix, _, _ := strings.Cut(good.Header.Get("X-Api-Key"), ".")
+	bad := p.targetKey(prefix+".ts"+strings.ReplaceAll(uuid.NewString(), "-", ""), http.MethodGet, v1+"/me")
 	p.clear(5 * time.Second)
 	first := p.burst("10 wrong secrets", []vegeta.Target{bad}, failedAuthBudget/2, nil, 1)
 	okays := p.burst("30 successes", []vegeta.Target{good}, 30, nil, 4)
