@@ -148,7 +148,7 @@ func (p *Probe) finish() {
 
 // Amend files the verdict the runner reached on a probe (its failures, a
 // skip or no-verdict reason) in its summary, and rewrites <probe>.json.
-func Amend(name string, passed bool, failures []string) *Summary {
+func Amend(name, status string, failures []string) *Summary {
 	optMu.Lock()
 	s := summaries[name]
 	dir := opts.OutDir
@@ -156,7 +156,7 @@ func Amend(name string, passed bool, failures []string) *Summary {
 	if s == nil {
 		return nil
 	}
-	s.Passed, s.Failures = passed, failures
+	s.Passed, s.Outcome, s.Failures = status == "passed", status, failures
 	if dir != "" {
 		b, _ := json.MarshalIndent(s, "", "  ")
 		_ = os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)

@@ -31,10 +31,13 @@ type Gates struct {
 
 // Verdict is one gate's outcome.
 type Verdict struct {
-	Probe   string `json:"probe"`
-	What    string `json:"what"`
-	Passed  bool   `json:"passed"`
-	Message string `json:"message"`
+	Probe  string `json:"probe"`
+	What   string `json:"what"`
+	Passed bool   `json:"passed"`
+	// NoVerdict marks a probe that was skipped or reached no verdict: not
+	// passed, and not a finding about the target.
+	NoVerdict bool   `json:"no_verdict,omitempty"`
+	Message   string `json:"message"`
 }
 
 // Judge applies the gates: the latency thresholds to the latency probe,
@@ -42,23 +45,24 @@ type Verdict struct {
 func Judge(sums []*Summary, g Gates) []Verdict {
 	var out []Verdict
 	for _, s := range sums {
-		out = append(out, Verdict{Probe: s.Probe, What: "rules " + strings.Join(s.Rules, ", "), Passed: s.Passed, Message: conformance(s)})
+		out = append(out, Verdict{Probe: s.Probe, What: "rules " + strings.Join(s.Rules, ", "), Passed: s.Passed,
+			NoVerdict: s.Outcome == "error" || s.Outcome == "skipped", Message: conformance(s)})
 		if s.Probe == "latency" {
 			if g.MaxP99 > 0 {
-				out = append(out, Verdict{s.Probe, "p99", s.Latency.P99 <= g.MaxP99, fmt.Sprintf("p99 %s, threshold %s", s.Latency.P99.Round(time.Microsecond), g.MaxP99)})
+				out = append(out, Verdict{Probe: s.Probe, What: "p99", Passed: s.Latency.P99 <= g.MaxP99, Message: fmt.Sprintf("p99 %s, threshold %s", s.Latency.P99.Round(time.Microsecond), g.MaxP99)})
 			}
 			if g.MaxErrorRate >= 0 {
-				out = append(out, Verdict{s.Probe, "error rate", s.ErrorRate <= g.MaxErrorRate, fmt.Sprintf("error rate %.3f%%, threshold %.3f%%", 100*s.ErrorRate, 100*g.MaxErrorRate)})
+				out = append(out, Verdict{Probe: s.Probe, What: "error rate", Passed: s.ErrorRate <= g.MaxErrorRate, Message: fmt.Sprintf("error rate %.3f%%, threshold %.3f%%", 100*s.ErrorRate, 100*g.MaxErrorRate)})
 			}
 		}
 		if b := g.Baseline[s.Probe]; b != nil && b.Latency.P99 > 0 && g.MaxRegression > 0 {
 			ratio := float64(s.Latency.P99) / float64(b.Latency.P99)
-			out = append(out, Verdict{s.Probe, "p99 vs baseline", ratio <= g.MaxRegression,
-				fmt.Sprintf("p99 %s vs baseline %s: ratio %.2f (allowed %.2f)", s.Latency.P99.Round(time.Microsecond), b.Latency.P99.Round(time.Microsecond), ratio, g.MaxRegression)})
+			out = append(out, Verdict{Probe: s.Probe, What: "p99 vs baseline", Passed: ratio <= g.MaxRegression,
+				Message: fmt.Sprintf("p99 %s vs baseline %s: ratio %.2f (allowed %.2f)", s.Latency.P99.Round(time.Microsecond), b.Latency.P99.Round(time.Microsecond), ratio, g.MaxRegression)})
 			if s.Probe == "latency" && s.Throughput > 0 && b.Throughput > 0 {
 				r := b.Throughput / s.Throughput
-				out = append(out, Verdict{s.Probe, "throughput vs baseline", r <= g.MaxRegression,
-					fmt.Sprintf("throughput %.1f/s vs baseline %.1f/s: slowdown ratio %.2f (allowed %.2f)", s.Throughput, b.Throughput, r, g.MaxRegression)})
+				out = append(out, Verdict{Probe: s.Probe, What: "throughput vs baseline", Passed: r <= g.MaxRegression,
+					Message: fmt.Sprintf("throughput %.1f/s vs baseline %.1f/s: slowdown ratio %.2f (allowed %.2f)", s.Throughput, b.Throughput, r, g.MaxRegression)})
 			}
 		}
 	}
@@ -399,7 +403,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 <p>Generated {{.Generated}}. Raw results: <code>&lt;probe&gt;.bin</code> beside this page (<code>vegeta report</code>, <code>vegeta plot</code>); numbers: <code>summary.json</code>.</p>
 <h2>Verdicts</h2>
 <table><tr><th>probe</th><th>gate</th><th>verdict</th><th>measured</th></tr>
-{{range .Verdicts}}<tr><td>{{.Probe}}</td><td>{{.What}}</td><td>{{if .Passed}}<span class="pass">pass</span>{{else}}<span class="fail">FAIL</span>{{end}}</td><td>{{.Message}}</td></tr>
+{{range .Verdicts}}<tr><td>{{.Probe}}</td><td>{{.What}}</td><td>{{if .Passed}}<span class="pass">pass</span>{{else if .NoVerdict}}no verdict{{else}}<span class="fail">FAIL</span>{{end}}</td><td>{{.Message}}</td></tr>
 {{end}}</table>
 <h2>Latency</h2>
 <table><tr><th>probe</th><th>requests</th><th>rate/s</th><th>throughput/s</th><th>errors</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>max</th><th>status codes</th></tr>

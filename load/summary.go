@@ -34,10 +34,13 @@ type Bucket struct {
 
 // Summary is a probe's JSON summary: verdict, measures, metrics, shape.
 type Summary struct {
-	Probe      string         `json:"probe"`
-	Check      string         `json:"check"`
-	Rules      []string       `json:"rules"`
-	Passed     bool           `json:"passed"`
+	Probe  string   `json:"probe"`
+	Check  string   `json:"check"`
+	Rules  []string `json:"rules"`
+	Passed bool     `json:"passed"`
+	// Outcome is the check's status: passed, failed, skipped or error (no
+	// verdict: the harness could not tell).
+	Outcome    string         `json:"outcome,omitempty"`
 	Failures   []string       `json:"failures,omitempty"`
 	Virtual    bool           `json:"virtual_clock"`
 	Started    time.Time      `json:"started"`

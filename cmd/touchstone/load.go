@@ -158,7 +158,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		case check.Skipped:
 			failures = append(failures, "skipped: "+r.SkipReason)
 		}
-		if s := load.Amend(n, r.Status == check.Passed, failures); s != nil {
+		if s := load.Amend(n, string(r.Status), failures); s != nil {
 			sums = append(sums, s)
 		}
 	}
@@ -173,7 +173,11 @@ func finishLoad(console, stderr io.Writer, out string, sums []*load.Summary, gat
 	}
 	failed := 0
 	for _, v := range verdicts {
-		if !v.Passed {
+		switch {
+		case v.NoVerdict:
+			noVerdict = true
+			fmt.Fprintf(console, "NO VERDICT %s: %s\n", v.Probe, v.Message)
+		case !v.Passed:
 			failed++
 			fmt.Fprintf(console, "FAIL %s %s: %s\n", v.Probe, v.What, v.Message)
 		}
