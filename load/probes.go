@@ -56,11 +56,11 @@ var specs = []spec{
 	{name: "method-separation", title: "vegeta: GET and POST on /customers keep separate budgets (POST after 600 GETs is not 429)",
 		rules: []string{"RATE-006"}, needs: []string{"keys.tenant"}, run: methodProbe},
 	{name: "key-separation", title: "vegeta: a second key of the tenant has its own 600 on a route the first key exhausted",
-		rules: []string{"RATE-007"}, needs: []string{"keys.tenant", "keys.pascal_scopes"}, run: keyProbe},
+		rules: []string{"RATE-007"}, needs: []string{"keys.read_only", "keys.pascal_scopes"}, run: keyProbe},
+	{name: "window-boundary", title: "vegeta: 600 admitted just before a minute boundary and 600 just after (1,200 across one boundary): fixed windows, not sliding",
+		rules: []string{"RATE-008"}, needs: []string{"keys.umbrella"}, run: boundaryProbe},
 	{name: "tenant-ceiling", title: "vegeta: 6,000 admitted across five keys and both prefixes, each route under its budget; the 6,001st (V2, untouched route) is 429",
 		rules: []string{"RATE-010"}, labels: []string{Disruptive}, needs: []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject"}, run: tenantProbe},
-	{name: "window-boundary", title: "vegeta: 600 admitted just before a minute boundary and 600 just after (1,200 across one boundary): fixed windows, not sliding",
-		rules: []string{"RATE-008"}, needs: []string{"keys.tenant"}, run: boundaryProbe},
 	{name: "failed-auth", title: "vegeta: 20 failed authentications per 60 s per source IP, then 429 instead of 401; 30 successes in between consume nothing",
 		rules: []string{"RATE-012", "RATE-013"}, labels: []string{Disruptive}, needs: []string{"keys.tenant"}, run: failedAuthProbe},
 	{name: "access-requests", title: "vegeta: POST V2/access-requests has its own budget, tighter than 600: measured",
@@ -238,9 +238,11 @@ func methodProbe(p *Probe) {
 }
 
 func keyProbe(p *Probe) {
-	a := p.target("tenant", http.MethodGet, v1+"/me")
+	// keys.read_only and keys.pascal_scopes: budgets the probes before it
+	// leave untouched.
+	a := p.target("read_only", http.MethodGet, v1+"/me")
 	b := p.target("pascal_scopes", http.MethodGet, v1+"/me")
-	os := p.freshBurst("GET /me x601 keys.tenant", []vegeta.Target{a}, routeBudget+1, routeBudget, nil)
+	os := p.freshBurst("GET /me x601 keys.read_only", []vegeta.Target{a}, routeBudget+1, routeBudget, nil)
 	if ad, lim, _ := count(os); ad != routeBudget || lim != 1 {
 		p.T.NoVerdict(fmt.Errorf("601 GET /me: %d admitted, %d 429; want 600 and 1", ad, lim))
 	}
@@ -251,7 +253,7 @@ func keyProbe(p *Probe) {
 	ad, lim, _ := count(osb)
 	p.Measure("admitted for a second key after the first spent its budget", routeBudget, ad)
 	if ad != routeBudget {
-		p.T.Fatalf("RATE-007", "600 GET /me with keys.pascal_scopes after keys.tenant spent its budget: %d admitted, %d 429; keys share a counter", ad, lim)
+		p.T.Fatalf("RATE-007", "600 GET /me with keys.pascal_scopes after keys.read_only spent its budget: %d admitted, %d 429; keys share a counter", ad, lim)
 	}
 }
 
@@ -280,7 +282,8 @@ func tenantProbe(p *Probe) {
 }
 
 func boundaryProbe(p *Probe) {
-	me := []vegeta.Target{p.target("tenant", http.MethodGet, v1+"/me")}
+	// keys.umbrella: a budget the probes before it leave untouched.
+	me := []vegeta.Target{p.target("umbrella", http.MethodGet, v1+"/me")}
 	// :55 leaves a real target five seconds for 600 requests. On a real
 	// clock the probe uses this minute's :55 when it is far enough ahead,
 	// and redoes the first burst once at the next :55 when the budget had
