@@ -13,4 +13,7 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/ratelimit"
 	_ "github.com/touchstone-harness/touchstone/suites/schemas"
 	_ "github.com/touchstone-harness/touchstone/suites/subcustomers"
+
+	// The load probes (package load) are checks too.
+	_ "github.com/touchstone-harness/touchstone/load"
 )

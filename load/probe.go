@@ -1,0 +1,356 @@
+package load
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+)
+
+// Options configure the probes for one process (touchstone load sets them;
+// touchstone run and go test use the defaults).
+type Options struct {
+	// OutDir receives <probe>.bin and <probe>.json; empty writes nothing.
+	OutDir string
+	// MaxRequests and MaxDuration bound every attack.
+	MaxRequests uint64
+	MaxDuration time.Duration
+	// LatencyRate and LatencyDuration shape the latency probe.
+	LatencyRate     int
+	LatencyDuration time.Duration
+	// Workers bounds the concurrency of every attack.
+	Workers uint64
+}
+
+// DefaultOptions bound each attack to 10,000 requests and 2 minutes.
+func DefaultOptions() Options {
+	return Options{MaxRequests: 10000, MaxDuration: 2 * time.Minute, LatencyRate: 200, LatencyDuration: 2 * time.Second, Workers: 16}
+}
+
+var (
+	optMu     sync.Mutex
+	opts      = DefaultOptions()
+	summaries = map[string]*Summary{}
+)
+
+// Configure sets the options of the probes run after it and forgets the
+// summaries of earlier runs.
+func Configure(o Options) {
+	optMu.Lock()
+	defer optMu.Unlock()
+	if o.Workers == 0 {
+		o.Workers = 16
+	}
+	opts, summaries = o, map[string]*Summary{}
+}
+
+func options() Options {
+	optMu.Lock()
+	defer optMu.Unlock()
+	return opts
+}
+
+// Summaries returns what the probes run since Configure measured, by probe.
+func Summaries() map[string]*Summary {
+	optMu.Lock()
+	defer optMu.Unlock()
+	out := map[string]*Summary{}
+	for k, v := range summaries {
+		out[k] = v
+	}
+	return out
+}
+
+// outcome is the little a probe keeps of one result to judge it.
+type outcome struct {
+	code       uint16
+	at         time.Time // server time the answer arrived
+	retryAfter []string
+	problem    string // content type of a 429
+	errCode    string // problem code of a 429
+	rlHeaders  []string
+}
+
+// Probe is one probe running inside a check: its clock, engine and recorder.
+type Probe struct {
+	T     *check.T
+	Name  string
+	Clock Clock
+	eng   *Engine
+	rec   *Recorder
+	sum   *Summary
+	opts  Options
+	base  string
+}
+
+// start prepares a probe for check t: the clock (virtual through the
+// control API, else estimated from Date), the engine on the harness's
+// client, and the recorder streaming to <OutDir>/<name>.bin.
+func start(t *check.T, name string, rules []string) *Probe {
+	o := options()
+	tg := t.Target()
+	p := &Probe{T: t, Name: name, opts: o, base: tg.Profile.BaseURL,
+		eng: &Engine{HTTP: tg.HTTP, MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration}}
+	if tg.VirtualClock() {
+		p.Clock = VirtualClock{tg.Control}
+	} else {
+		rc, err := EstimateRealClock(t.Context(), tg.HTTP, p.base+"/api/v1/partner/me")
+		if err != nil {
+			t.NoVerdict(err)
+		}
+		p.Clock = rc
+	}
+	var w *os.File
+	if o.OutDir != "" {
+		var err error
+		if w, err = os.Create(filepath.Join(o.OutDir, name+".bin")); err != nil {
+			t.NoVerdict(err)
+		}
+	}
+	if w != nil {
+		p.rec = NewRecorder(w)
+	} else {
+		p.rec = NewRecorder(nil)
+	}
+	p.rec.Offset = p.Clock.Offset()
+	p.sum = &Summary{Probe: name, Check: "load/" + name, Rules: rules, Virtual: p.Clock.Virtual(), Started: time.Now().UTC()}
+	return p
+}
+
+// finish closes the recorder and files the summary (also on failure).
+func (p *Probe) finish() {
+	if err := p.rec.Close(); err != nil {
+		p.T.Logf("load: %v", err)
+	}
+	p.sum.fill(p.rec)
+	p.sum.Duration = time.Since(p.sum.Started)
+	p.sum.Passed = !p.T.Failed()
+	optMu.Lock()
+	summaries[p.Name] = p.sum
+	optMu.Unlock()
+	if p.opts.OutDir != "" {
+		b, _ := json.MarshalIndent(p.sum, "", "  ")
+		_ = os.WriteFile(filepath.Join(p.opts.OutDir, p.Name+".json"), b, 0o644)
+	}
+}
+
+// Amend files the verdict the runner reached on a probe (its failures, a
+// skip or no-verdict reason) in its summary, and rewrites <probe>.json.
+func Amend(name, status string, failures []string) *Summary {
+	optMu.Lock()
+	s := summaries[name]
+	dir := opts.OutDir
+	optMu.Unlock()
+	if s == nil {
+		return nil
+	}
+	s.Passed, s.Outcome, s.Failures = status == "passed", status, failures
+	if dir != "" {
+		b, _ := json.MarshalIndent(s, "", "  ")
+		_ = os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)
+	}
+	return s
+}
+
+// Measure records a measured value beside the documented one.
+func (p *Probe) Measure(what string, documented, measured any) {
+	p.sum.Measures = append(p.sum.Measures, Measure{What: what, Documented: fmt.Sprint(documented), Measured: fmt.Sprint(measured)})
+	p.T.Logf("%s: documented %v, measured %v", what, documented, measured)
+}
+
+// target is one vegeta target with the key of profile name.
+func (p *Probe) target(keyName, method, path string) vegeta.Target {
+	key := p.T.Target().Profile.Key(keyName)
+	if key == "" {
+		p.T.Skipf("profile has no keys.%s", keyName)
+	}
+	return p.targetKey(key, method, path)
+}
+
+func (p *Probe) targetKey(key, method, path string) vegeta.Target {
+	h := http.Header{"X-Api-Key": {key}, "Accept": {"application/json"}, "X-Correlation-Id": {p.T.CaseID()}}
+	return vegeta.Target{Method: method, URL: p.base + path, Header: h}
+}
+
+// burst sends n hits cycling through ts as fast as Workers allow and
+// returns what each answered, in arrival order.
+func (p *Probe) burst(label string, ts []vegeta.Target, n int, fresh func(*vegeta.Target), workers uint64) []outcome {
+	if workers == 0 {
+		workers = p.opts.Workers
+	}
+	if p.opts.MaxRequests > 0 && uint64(n) > p.opts.MaxRequests {
+		p.T.NoVerdict(fmt.Errorf("%s needs %d requests; --max-requests is %d", label, n, p.opts.MaxRequests))
+	}
+	var out []outcome
+	var mu sync.Mutex
+	var fixed time.Time // a virtual clock stands still during a burst
+	if p.Clock.Virtual() {
+		var err error
+		if fixed, err = p.Clock.Now(p.T.Context()); err != nil {
+			p.T.NoVerdict(err)
+		}
+	}
+	p.rec.SetFixed(fixed)
+	a := Attack{Name: p.Name + ":" + label, Targeter: Targets(ts, fresh), Pacer: Count{N: uint64(n)}, Workers: workers}
+	err := p.eng.Run(p.T.Context(), a, p.rec, func(r *vegeta.Result) {
+		o := outcome{code: r.Code, at: r.Timestamp.Add(r.Latency).Add(p.Clock.Offset())}
+		if !fixed.IsZero() {
+			o.at = fixed
+		}
+		for name := range r.Headers {
+			if strings.HasPrefix(strings.ToLower(name), "x-ratelimit") {
+				o.rlHeaders = append(o.rlHeaders, name)
+			}
+		}
+		if r.Code == http.StatusTooManyRequests {
+			o.retryAfter = r.Headers.Values("Retry-After")
+			o.problem = r.Headers.Get("Content-Type")
+			var body struct {
+				Code string `json:"code"`
+			}
+			_ = json.Unmarshal(r.Body, &body)
+			o.errCode = body.Code
+		}
+		mu.Lock()
+		out = append(out, o)
+		mu.Unlock()
+	})
+	if err != nil {
+		p.T.NoVerdict(err)
+	}
+	if len(out) != n {
+		p.T.NoVerdict(fmt.Errorf("%s: %d of %d requests were sent (bounded by --max-requests/--max-duration?)", label, len(out), n))
+	}
+	for _, o := range out {
+		if o.code == 0 {
+			p.T.NoVerdict(fmt.Errorf("%s: a request got no HTTP answer (transport error or timeout)", label))
+		}
+	}
+	return out
+}
+
+// count tallies admitted (2xx/3xx), limited (429) and other answers.
+func count(os []outcome) (admitted, limited, other int) {
+	for _, o := range os {
+		switch {
+		case o.code == http.StatusTooManyRequests:
+			limited++
+		case o.code >= 200 && o.code < 400:
+			admitted++
+		default:
+			other++
+		}
+	}
+	return
+}
+
+// straddles tells whether a burst's answers span a minute boundary.
+func straddles(os []outcome) bool {
+	if len(os) == 0 {
+		return false
+	}
+	lo, hi := os[0].at, os[0].at
+	for _, o := range os {
+		if o.at.Before(lo) {
+			lo = o.at
+		}
+		if o.at.After(hi) {
+			hi = o.at
+		}
+	}
+	return !lo.Truncate(time.Minute).Equal(hi.Truncate(time.Minute))
+}
+
+// clear makes sure a burst of about need can finish before the next
+// boundary: on a real clock it waits for the next minute when too little is
+// left; a virtual clock stands still.
+func (p *Probe) clear(need time.Duration) {
+	now, err := p.Clock.Now(p.T.Context())
+	if err != nil {
+		p.T.NoVerdict(err)
+	}
+	if p.Clock.Virtual() {
+		return
+	}
+	left := now.Truncate(time.Minute).Add(time.Minute).Sub(now)
+	if left < need+2*time.Second {
+		p.boundary(now.Truncate(time.Minute).Add(time.Minute))
+		if _, err := p.Clock.To(p.T.Context(), 1, true); err != nil {
+			p.T.NoVerdict(err)
+		}
+	}
+}
+
+// boundary notes a window boundary for the report.
+func (p *Probe) boundary(at time.Time) {
+	p.sum.Boundaries = append(p.sum.Boundaries, at.UTC())
+}
+
+// to moves the clock (see Clock.To) and notes a crossed boundary.
+func (p *Probe) to(sec float64, next bool) time.Time {
+	before, err := p.Clock.Now(p.T.Context())
+	if err != nil {
+		p.T.NoVerdict(err)
+	}
+	now, err := p.Clock.To(p.T.Context(), sec, next)
+	if err != nil {
+		p.T.NoVerdict(err)
+	}
+	if !now.Truncate(time.Minute).Equal(before.Truncate(time.Minute)) {
+		p.boundary(now.Truncate(time.Minute))
+	}
+	return now
+}
+
+var wholeSeconds = regexp.MustCompile(`^[0-9]+$`)
+
+// limitedShape checks every 429 of os: problem+json rate_limited, one
+// whole-second Retry-After pointing at the next minute boundary of the
+// server's clock within 1 s (rules given by the caller's check).
+func (p *Probe) limitedShape(os []outcome, what string) {
+	for _, o := range os {
+		if o.code != http.StatusTooManyRequests {
+			continue
+		}
+		if !strings.HasPrefix(o.problem, "application/problem+json") || o.errCode != "rate_limited" {
+			p.T.Fatalf("RATE-003", "%s: 429 with Content-Type %q and code %q, want application/problem+json and rate_limited", what, o.problem, o.errCode)
+		}
+		if len(o.retryAfter) != 1 {
+			p.T.Fatalf("RATE-001", "%s: 429 carries %d Retry-After headers %q, want one", what, len(o.retryAfter), o.retryAfter)
+		}
+		if !wholeSeconds.MatchString(o.retryAfter[0]) {
+			p.T.Fatalf("RATE-017", "%s: Retry-After %q, want whole seconds", what, o.retryAfter[0])
+		}
+		ra, _ := strconv.Atoi(o.retryAfter[0])
+		want := secondsLeft(o.at)
+		if d := float64(ra) - want; d > 1 || d < -1 {
+			p.T.Fatalf("RATE-016", "%s: Retry-After %d at server time %s, want %.0f ±1 (seconds to the next clock minute)", what, ra, o.at.Format("15:04:05.000"), want)
+		}
+	}
+}
+
+// noRateLimitHeaders fails when any answer carries X-RateLimit-*.
+func (p *Probe) noRateLimitHeaders(os []outcome) {
+	for _, o := range os {
+		if len(o.rlHeaders) > 0 {
+			p.T.Fatalf("RATE-002", "an answer (%d) carries %v: no X-RateLimit-* headers exist", o.code, o.rlHeaders)
+		}
+	}
+}
+
+// newIdempotencyKey gives each hit its own key.
+func newIdempotencyKey(t *vegeta.Target) { t.Header.Set("Idempotency-Key", "ts-"+uuid.NewString()) }
+
+func sortSeconds(s []Second) { sort.Slice(s, func(i, j int) bool { return s[i].At.Before(s[j].At) }) }

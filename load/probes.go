@@ -1,0 +1,410 @@
+package load
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+)
+
+// Documented limits (document 2, Limits).
+const (
+	routeBudget      = 600
+	tenantBudget     = 6000
+	failedAuthBudget = 20
+)
+
+const (
+	v1 = "/api/v1/partner"
+	v2 = "/api/v2/public"
+)
+
+// Disruptive marks a probe that exhausts a budget shared beyond the
+// harness: the tenant ceiling blocks the whole tenant (dashboard included)
+// until the minute ends; failed-auth blocks everyone behind the source IP.
+const Disruptive = "disruptive"
+
+// Warnings say what each disruptive probe blocks, and for how long.
+var Warnings = map[string]string{
+	"tenant-ceiling": "exhausts the tenant-wide ceiling (6,000/60 s): every API call of the tenant, dashboard included, is refused with 429 until the end of the clock minute (up to 60 s)",
+	"failed-auth":    "exhausts the failed-authentication budget of this machine's source IP (20/60 s): every caller behind that IP with a wrong or missing key gets 429 for up to 60 s",
+}
+
+// A Probe's spec: name, title, rules, labels, needs and body.
+type spec struct {
+	name, title string
+	rules       []string
+	labels      []string
+	needs       []string
+	run         func(p *Probe)
+	realTime    bool // also registered as <name>-real-time (slow), same code
+}
+
+// Probes lists the probe names in run order.
+var Probes []string
+
+var specs = []spec{
+	{name: "route-budget", title: "vegeta: one key, method and template: exactly 600 admitted in a clock minute, the rest 429 problem+json rate_limited with Retry-After to the next boundary (±1 s), no X-RateLimit-*; the first request after the boundary admitted",
+		rules: []string{"RATE-004", "RATE-001", "RATE-002", "RATE-003", "RATE-016", "RATE-017"}, needs: []string{"keys.tenant"}, run: routeBudgetProbe, realTime: true},
+	{name: "template-sharing", title: "vegeta: GET /customers/{a} and /customers/{b} share one budget (300 + 300, then {c} is 429)",
+		rules: []string{"RATE-005"}, needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business", "customers.draft"}, run: templateProbe},
+	{name: "method-separation", title: "vegeta: GET and POST on /customers keep separate budgets (POST after 600 GETs is not 429)",
+		rules: []string{"RATE-006"}, needs: []string{"keys.tenant"}, run: methodProbe},
+	{name: "key-separation", title: "vegeta: a second key of the tenant has its own 600 on a route the first key exhausted",
+		rules: []string{"RATE-007"}, needs: []string{"keys.read_only", "keys.pascal_scopes"}, run: keyProbe},
+	{name: "window-boundary", title: "vegeta: 600 admitted just before a minute boundary and 600 just after (1,200 across one boundary): fixed windows, not sliding",
+		rules: []string{"RATE-008"}, needs: []string{"keys.umbrella"}, run: boundaryProbe},
+	{name: "tenant-ceiling", title: "vegeta: 6,000 admitted across five keys and both prefixes, each route under its budget; the 6,001st (V2, untouched route) is 429",
+		rules: []string{"RATE-010"}, labels: []string{Disruptive}, needs: []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject"}, run: tenantProbe},
+	{name: "failed-auth", title: "vegeta: 20 failed authentications per 60 s per source IP, then 429 instead of 401; 30 successes in between consume nothing",
+		rules: []string{"RATE-012", "RATE-013"}, labels: []string{Disruptive}, needs: []string{"keys.tenant"}, run: failedAuthProbe},
+	{name: "access-requests", title: "vegeta: POST V2/access-requests has its own budget, tighter than 600: measured",
+		rules: []string{"RATE-014"}, labels: []string{check.Mutating}, needs: []string{"keys.tenant"}, run: accessProbe},
+}
+
+func init() {
+	for _, s := range specs {
+		Probes = append(Probes, s.name)
+		register(s, false)
+		if s.realTime {
+			register(s, true)
+		}
+	}
+	Probes = append(Probes, "latency")
+}
+
+func register(s spec, realTime bool) {
+	id, title := "load/"+s.name, s.title
+	labels := append([]string{"load", "ratelimit"}, s.labels...)
+	if realTime {
+		id, title = id+"-real-time", title+" (real clock)"
+		labels = append(labels, check.Slow)
+	} else {
+		labels = append(labels, check.NeedsControl)
+	}
+	name, run := s.name, s.run
+	check.Register(check.Check{ID: id, Title: title, Rules: s.rules, Labels: labels, Needs: s.needs,
+		Run: func(t *check.T) {
+			if !realTime {
+				t.NeedVirtualClock()
+			} else if t.Target().VirtualClock() {
+				t.Skipf("target clock is virtual; load/%s is the fast form", name)
+			}
+			RunProbe(t, name, s.rules, run)
+		}})
+}
+
+// RunProbe runs one probe body as check t, filing its summary.
+func RunProbe(t *check.T, name string, rules []string, run func(*Probe)) {
+	p := start(t, name, rules)
+	defer p.finish()
+	run(p)
+}
+
+// Check returns the check that runs probe name on any clock (the
+// registered fast forms need a virtual one), latency included; nil for an
+// unknown name.
+func Check(name string) *check.Check {
+	if name == "latency" {
+		return &check.Check{ID: "load/latency", Title: "vegeta: a steady rate of reads spread under every budget: percentiles, throughput, errors by status",
+			Labels: []string{"load"}, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) { RunProbe(t, "latency", nil, latencyProbe) }}
+	}
+	for _, s := range specs {
+		if s.name == name {
+			s := s
+			return &check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: s.labels, Needs: s.needs,
+				Run: func(t *check.T) { RunProbe(t, s.name, s.rules, s.run) }}
+		}
+	}
+	return nil
+}
+
+// IsDisruptive tells whether probe name exhausts a budget shared beyond
+// the harness.
+func IsDisruptive(name string) bool { _, ok := Warnings[name]; return ok }
+
+// freshWindowAt puts the probe at second sec of a minute whose budgets it
+// may assume untouched: the runner starts a virtual clock at :01 of a new
+// minute; on a real clock the probe waits for the next minute.
+func (p *Probe) freshWindowAt(sec float64) time.Time {
+	if p.Clock.Virtual() {
+		return p.to(sec, false)
+	}
+	return p.to(sec, true)
+}
+
+// budgetBurst sends n hits on ts in one window; on a real clock a burst
+// that straddles a boundary is redone once in the next window.
+func (p *Probe) budgetBurst(label string, ts []vegeta.Target, n int, fresh func(*vegeta.Target)) []outcome {
+	for attempt := 0; ; attempt++ {
+		p.clear(3 * time.Second)
+		os := p.burst(label, ts, n, fresh, 0)
+		if !straddles(os) {
+			return os
+		}
+		if attempt == 1 {
+			p.T.NoVerdict(fmt.Errorf("%s straddled a minute boundary twice", label))
+		}
+		p.T.Logf("%s straddled a minute boundary; redone in the next window", label)
+		p.to(1, true)
+	}
+}
+
+// freshBurst is budgetBurst on budgets the probe assumes untouched: on a
+// real clock it starts at once and, when fewer than want are admitted and
+// the rest are 429 (the budget was touched earlier in the minute), redoes
+// the burst once at the start of the next minute.
+func (p *Probe) freshBurst(label string, ts []vegeta.Target, n, want int, fresh func(*vegeta.Target)) []outcome {
+	os := p.budgetBurst(label, ts, n, fresh)
+	if ad, _, other := count(os); !p.Clock.Virtual() && ad < want && other == 0 {
+		p.T.Logf("%s: %d admitted, the budget was touched earlier in this minute; redone in the next", label, ad)
+		p.to(1, true)
+		os = p.budgetBurst(label+" (redone)", ts, n, fresh)
+	}
+	return os
+}
+
+func routeBudgetProbe(p *Probe) {
+	me := []vegeta.Target{p.target("tenant", http.MethodGet, v1+"/me")}
+	const extra = 5
+	// Start at once (a virtual clock is at :01 of a fresh minute); on a real
+	// clock the budget may have been touched earlier in this minute: then
+	// the burst is redone once at the start of the next one.
+	os := p.budgetBurst("GET /me x605", me, routeBudget+extra, nil)
+	admitted, limited, other := count(os)
+	if !p.Clock.Virtual() && admitted < routeBudget && other == 0 {
+		p.T.Logf("%d of 605 admitted: the budget was touched earlier in this minute; redone in the next", admitted)
+		p.to(1, true)
+		os = p.budgetBurst("GET /me x605 (redone)", me, routeBudget+extra, nil)
+		admitted, limited, other = count(os)
+	}
+	p.Measure("admitted per key, method and template in one clock minute", routeBudget, admitted)
+	if other > 0 || admitted != routeBudget || limited != extra {
+		p.T.Fatalf("RATE-004", "%d GET /me of one key in one clock minute: %d admitted, %d 429, %d other; want exactly %d admitted, %d 429", len(os), admitted, limited, other, routeBudget, extra)
+	}
+	p.limitedShape(os, "GET /me past the budget")
+	p.noRateLimitHeaders(os)
+	for _, o := range os {
+		if o.code == http.StatusTooManyRequests && len(o.retryAfter) == 1 {
+			p.Measure("Retry-After of a 429 (s)", fmt.Sprintf("%.0f ±1 (to the next clock minute)", secondsLeft(o.at)), o.retryAfter[0])
+			break
+		}
+	}
+	p.to(0.2, true)
+	after := p.burst("GET /me after the boundary", me, 1, nil, 1)
+	if after[0].code != http.StatusOK {
+		p.T.Fatalf("RATE-004", "the first GET /me after the minute boundary is %d, want 200 (a new window)", after[0].code)
+	}
+	p.noRateLimitHeaders(after)
+}
+
+func templateProbe(p *Probe) {
+	a := p.target("tenant", http.MethodGet, v1+"/customers/"+p.T.Customer("active_personal"))
+	b := p.target("tenant", http.MethodGet, v1+"/customers/"+p.T.Customer("active_business"))
+	c := p.target("tenant", http.MethodGet, v1+"/customers/"+p.T.Customer("draft"))
+	os := p.freshBurst("GET /customers/{a|b} x600", []vegeta.Target{a, b}, routeBudget, routeBudget, nil)
+	if ad, _, _ := count(os); ad != routeBudget {
+		p.T.NoVerdict(fmt.Errorf("300 + 300 GET /customers/{a|b}: %d admitted, want 600 (the budget is the route-budget probe's)", ad))
+	}
+	last := p.burst("GET /customers/{c}", []vegeta.Target{c}, 1, nil, 1)
+	p.Measure("GET /customers/{c} after 600 on {a} and {b}", 429, last[0].code)
+	if last[0].code != http.StatusTooManyRequests {
+		p.T.Fatalf("RATE-005", "GET /customers/{c} after 300 on {a} and 300 on {b} is %d, want 429: the template does not share one counter", last[0].code)
+	}
+}
+
+func methodProbe(p *Probe) {
+	list := p.target("tenant", http.MethodGet, v1+"/customers?limit=1")
+	os := p.freshBurst("GET /customers x601", []vegeta.Target{list}, routeBudget+1, routeBudget, nil)
+	if ad, lim, _ := count(os); ad != routeBudget || lim != 1 {
+		p.T.NoVerdict(fmt.Errorf("601 GET /customers: %d admitted, %d 429; want 600 and 1 (the budget is the route-budget probe's)", ad, lim))
+	}
+	// No Idempotency-Key: past the rate limit (step 4) the POST stops at
+	// step 5 with 400, so nothing is created.
+	post := p.target("tenant", http.MethodPost, v1+"/customers")
+	post.Body = []byte("{}")
+	post.Header.Set("Content-Type", "application/json")
+	r := p.burst("POST /customers", []vegeta.Target{post}, 1, nil, 1)
+	p.Measure("POST /customers after 600 GET /customers", "not 429", r[0].code)
+	if r[0].code == http.StatusTooManyRequests {
+		p.T.Fatalf("RATE-006", "POST /customers is 429 after 600 GET /customers: GET and POST share a budget")
+	}
+}
+
+func keyProbe(p *Probe) {
+	// keys.read_only and keys.pascal_scopes: budgets the probes before it
+	// leave untouched.
+	a := p.target("read_only", http.MethodGet, v1+"/me")
+	b := p.target("pascal_scopes", http.MethodGet, v1+"/me")
+	os := p.freshBurst("GET /me x601 keys.read_only", []vegeta.Target{a}, routeBudget+1, routeBudget, nil)
+	if ad, lim, _ := count(os); ad != routeBudget || lim != 1 {
+		p.T.NoVerdict(fmt.Errorf("601 GET /me: %d admitted, %d 429; want 600 and 1", ad, lim))
+	}
+	osb := p.burst("GET /me x600 keys.pascal_scopes", []vegeta.Target{b}, routeBudget, nil, 0)
+	if straddles(append(os, osb...)) {
+		p.T.NoVerdict(fmt.Errorf("the two keys' bursts straddled a minute boundary"))
+	}
+	ad, lim, _ := count(osb)
+	p.Measure("admitted for a second key after the first spent its budget", routeBudget, ad)
+	if ad != routeBudget {
+		p.T.Fatalf("RATE-007", "600 GET /me with keys.pascal_scopes after keys.read_only spent its budget: %d admitted, %d 429; keys share a counter", ad, lim)
+	}
+}
+
+func tenantProbe(p *Probe) {
+	keys := []string{"tenant", "read_only", "pascal_scopes", "umbrella", "subject"}
+	var ts []vegeta.Target
+	for _, k := range keys {
+		// Two routes per key, one per prefix: ten budgets of 600 = 6,000.
+		ts = append(ts, p.target(k, http.MethodGet, v1+"/me"), p.target(k, http.MethodGet, v1+"/customers?limit=1"))
+	}
+	p.freshWindowAt(1)
+	if !p.Clock.Virtual() {
+		p.clear(30 * time.Second)
+	}
+	os := p.budgetBurst("10 budgets x 600", ts, tenantBudget, nil)
+	ad, lim, other := count(os)
+	if ad != tenantBudget {
+		p.T.NoVerdict(fmt.Errorf("6,000 requests over ten key/route budgets: %d admitted, %d 429, %d other; want all admitted", ad, lim, other))
+	}
+	last := p.burst("6,001st on V2", []vegeta.Target{p.target("tenant", http.MethodGet, v2+"/customers")}, 1, nil, 1)
+	p.Measure("tenant-wide requests admitted in 60 s", tenantBudget, fmt.Sprintf("%d, then the 6,001st (GET V2/customers, untouched route) %d", ad, last[0].code))
+	if last[0].code != http.StatusTooManyRequests {
+		p.T.Fatalf("RATE-010", "the tenant's 6,001st request in the minute (GET %s/customers, an untouched route budget) is %d, want 429", v2, last[0].code)
+	}
+	p.limitedShape(last, "the tenant's 6,001st request")
+}
+
+func boundaryProbe(p *Probe) {
+	// keys.umbrella: a budget the probes before it leave untouched.
+	me := []vegeta.Target{p.target("umbrella", http.MethodGet, v1+"/me")}
+	// :55 leaves a real target five seconds for 600 requests. On a real
+	// clock the probe uses this minute's :55 when it is far enough ahead,
+	// and redoes the first burst once at the next :55 when the budget had
+	// been touched earlier in the minute.
+	next := p.Clock.Virtual()
+	if !next {
+		now, err := p.Clock.Now(p.T.Context())
+		if err != nil {
+			p.T.NoVerdict(err)
+		}
+		next = now.Sub(now.Truncate(time.Minute)) > 50*time.Second
+	}
+	var os []outcome
+	var before int
+	for attempt := 0; attempt < 2; attempt++ {
+		at := p.to(55, next || attempt == 1)
+		os = p.burst("GET /me x600 before the boundary", me, routeBudget, nil, 0)
+		if straddles(os) || os[0].at.Truncate(time.Minute) != at.Truncate(time.Minute) {
+			p.T.NoVerdict(fmt.Errorf("the first 600 did not finish before the boundary (started %s)", at.Format("15:04:05")))
+		}
+		if before, _, _ = count(os); before == routeBudget || p.Clock.Virtual() {
+			break
+		}
+		p.T.Logf("600 GET /me at :55: %d admitted (budget touched earlier in the minute); redone at the next :55", before)
+	}
+	if before != routeBudget {
+		p.T.NoVerdict(fmt.Errorf("600 GET /me at :55: %d admitted, want 600", before))
+	}
+	p.to(0.2, true)
+	os = p.burst("GET /me x601 after the boundary", me, routeBudget+1, nil, 0)
+	after, lim, _ := count(os)
+	p.Measure("admitted across one boundary (600 at :55, 601 at :00)", 2*routeBudget, before+after)
+	if after != routeBudget || lim != 1 {
+		p.T.Fatalf("RATE-008", "601 GET /me just after the boundary, 600 having passed just before it: %d admitted, %d 429; want 600 and 1 (fixed clock-minute windows, not sliding)", after, lim)
+	}
+}
+
+func failedAuthProbe(p *Probe) {
+	// Reserve the whole failed-auth budget: the runner's ledger moves to a
+	// fresh window when earlier checks spent some.
+	if !p.Clock.Virtual() {
+		// The successes need a route budget no earlier probe touched.
+		p.to(1, true)
+	}
+	p.T.SpendAuthFailures(failedAuthBudget)
+	good := p.target("tenant", http.MethodGet, v1+"/me")
+	prefix, _, _ := strings.Cut(good.Header.Get("X-Api-Key"), ".")
+	bad := p.targetKey(prefix+".ts"+strings.ReplaceAll(uuid.NewString(), "-", ""), http.MethodGet, v1+"/me")
+	p.clear(5 * time.Second)
+	first := p.burst("10 wrong secrets", []vegeta.Target{bad}, failedAuthBudget/2, nil, 1)
+	okays := p.burst("30 successes", []vegeta.Target{good}, 30, nil, 4)
+	second := p.burst("11 wrong secrets", []vegeta.Target{bad}, failedAuthBudget/2+1, nil, 1)
+	all := append(append([]outcome{}, first...), second...)
+	if straddles(append(all, okays...)) {
+		p.T.NoVerdict(fmt.Errorf("the failed-auth sequence straddled a minute boundary"))
+	}
+	if ad, _, _ := count(okays); ad != 30 {
+		p.T.NoVerdict(fmt.Errorf("30 GET /me with keys.tenant: %d admitted", ad))
+	}
+	refused := 0
+	for _, o := range all {
+		if o.code == http.StatusUnauthorized || o.code == http.StatusForbidden {
+			refused++
+		}
+	}
+	_, lim, _ := count(all)
+	p.Measure("failed authentications answered 401/403 before 429 (one IP, 60 s)", failedAuthBudget, refused)
+	if second[0].code == http.StatusTooManyRequests && refused < failedAuthBudget {
+		p.T.Fatalf("RATE-013", "after 10 failures and 30 successful calls the next failure is 429: successes consumed the failed-auth budget (%d 401/403 in all)", refused)
+	}
+	if refused != failedAuthBudget || lim != 1 || all[len(all)-1].code != http.StatusTooManyRequests {
+		p.T.Fatalf("RATE-012", "21 failed authentications from one IP in one minute: %d answered 401/403, %d 429 (last %d); want 20 then 429", refused, lim, all[len(all)-1].code)
+	}
+	p.limitedShape(all, "the 21st failed authentication")
+}
+
+func accessProbe(p *Probe) {
+	t := p.target("tenant", http.MethodPost, v2+"/access-requests")
+	t.Header.Set("Content-Type", "application/json")
+	fresh := func(t *vegeta.Target) {
+		newIdempotencyKey(t)
+		t.Body = []byte(fmt.Sprintf(`{"email":"ts-%s@example.com","companyName":"Touchstone Harness Ltd","name":"Touchstone Harness"}`, uuid.NewString()))
+	}
+	p.freshWindowAt(1)
+	os := p.budgetBurst("POST V2/access-requests x601", []vegeta.Target{t}, routeBudget+1, fresh)
+	ad, lim, other := count(os)
+	p.sum.AccessRequestsBudget = ad
+	p.Measure("POST V2/access-requests admitted per key in one clock minute", "below 600 (numbers not shown)", ad)
+	if other > 0 {
+		p.T.NoVerdict(fmt.Errorf("POST V2/access-requests: %d answers neither 2xx nor 429 (the harness's guessed body?)", other))
+	}
+	if ad >= routeBudget || lim == 0 {
+		p.T.Fatalf("RATE-014", "601 POST V2/access-requests of one key in one minute: %d admitted, %d 429; want a budget tighter than the general 600", ad, lim)
+	}
+	p.limitedShape(os, "POST V2/access-requests past its budget")
+}
+
+// latencyProbe sends a steady rate of reads spread over keys and routes so
+// that no budget is reached; it is not a conformance check (no rule fixes
+// latency) and runs only under touchstone load.
+func latencyProbe(p *Probe) {
+	rate, dur := p.opts.LatencyRate, p.opts.LatencyDuration
+	var ts []vegeta.Target
+	for _, k := range []string{"tenant", "read_only", "pascal_scopes", "umbrella", "subject"} {
+		if p.T.Target().Profile.Key(k) == "" {
+			continue
+		}
+		ts = append(ts, p.target(k, http.MethodGet, v1+"/me"), p.target(k, http.MethodGet, v1+"/customers?limit=5"))
+	}
+	if len(ts) == 0 {
+		p.T.Skipf("profile has no read keys")
+	}
+	n := int(float64(rate) * dur.Seconds())
+	perBudget := n / len(ts)
+	if perBudget >= routeBudget || n >= tenantBudget {
+		p.T.NoVerdict(fmt.Errorf("latency: %d requests over %d key/route budgets would reach a rate limit; lower the rate or duration", n, len(ts)))
+	}
+	p.clear(dur)
+	a := Attack{Name: p.Name, Targeter: Targets(ts, nil), Pacer: vegeta.Rate{Freq: rate, Per: time.Second}, Duration: dur, Workers: p.opts.Workers * 4}
+	if err := p.eng.Run(p.T.Context(), a, p.rec, nil); err != nil {
+		p.T.NoVerdict(err)
+	}
+	p.Measure("requests per second (requested)", rate, fmt.Sprintf("%.1f sent", float64(p.rec.Metrics.Requests)/dur.Seconds()))
+}

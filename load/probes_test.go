@@ -1,0 +1,73 @@
+package load_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/launch"
+	"github.com/touchstone-harness/touchstone/load"
+)
+
+func startSandbox(t testing.TB, fault string) *check.Target {
+	t.Helper()
+	l, err := launch.Start(context.Background(), launch.Options{Seed: 1, Fault: fault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	return l.Target
+}
+
+// Every probe passes against the faithful virtual-clock sandbox, and
+// writes its vegeta results and summary.
+func TestProbesPassOnVirtualSandbox(t *testing.T) {
+	tgt := startSandbox(t, "")
+	dir := t.TempDir()
+	o := load.DefaultOptions()
+	o.OutDir = dir
+	load.Configure(o)
+	for _, c := range check.All() {
+		if c.Area() != "load" || c.HasLabel(check.Slow) {
+			continue
+		}
+		start := time.Now()
+		r := check.Run(context.Background(), tgt, c)
+		t.Logf("%s: %s in %s %v", c.ID, r.Status, time.Since(start).Round(time.Millisecond), r.Logs)
+		if r.Status != check.Passed {
+			t.Errorf("%s: %s\n%s", c.ID, r.Status, r.Summary())
+		}
+		name := c.ID[len("load/"):]
+		if _, err := os.Stat(dir + "/" + name + ".bin"); err != nil {
+			t.Errorf("%s: %v", c.ID, err)
+		}
+	}
+}
+
+// Each probe fails, under the broken rule, against the sandbox fault that
+// breaks what it measures.
+func TestProbesCatchRateLimitFaults(t *testing.T) {
+	load.Configure(load.DefaultOptions())
+	for _, c := range []struct{ fault, check, rule string }{
+		{"rate-budget-off-by-ten", "load/route-budget", "RATE-004"},
+		{"rate-retry-after-off-by-a-minute", "load/route-budget", "RATE-016"},
+		{"rate-x-ratelimit-headers", "load/route-budget", "RATE-002"},
+		{"rate-counter-per-path-not-template", "load/template-sharing", "RATE-005"},
+		{"rate-methods-share-counter", "load/method-separation", "RATE-006"},
+		{"rate-keys-share-counter", "load/key-separation", "RATE-007"},
+		{"rate-window-not-clock-aligned", "load/window-boundary", "RATE-008"},
+		{"rate-tenant-ceiling-off-by-ten", "load/tenant-ceiling", "RATE-010"},
+		{"auth-failure-budget-off-by-ten", "load/failed-auth", "RATE-012"},
+		{"auth-failure-budget-counts-successes", "load/failed-auth", "RATE-013"},
+		{"rate-access-requests-general-budget", "load/access-requests", "RATE-014"},
+	} {
+		tgt := startSandbox(t, c.fault)
+		r := check.Run(context.Background(), tgt, check.Get(c.check))
+		if r.Status != check.Failed || !slices.Contains(r.FailedRules(), c.rule) {
+			t.Errorf("%s against fault %s: %s, failed rules %v; want a failure under %s\n%s", c.check, c.fault, r.Status, r.FailedRules(), c.rule, r.Summary())
+		}
+	}
+}
