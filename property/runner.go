@@ -28,7 +28,7 @@ const Label = "property"
 // (kept small so every property together costs about a second);
 // TOUCHSTONE_RAPID_CHECKS (or -rapid.checks / RAPID_CHECKS when set
 // explicitly) raises it for deep runs.
-const DefaultChecks = 8
+const DefaultChecks = 25
 
 var checksMu sync.Mutex
 
