@@ -8,6 +8,7 @@ package property
 import (
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"strconv"
 	"strings"
@@ -85,8 +86,20 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		// failure message carries the seed.
 		_ = flag.Set("rapid.nofailfile", "true")
 	}
-	if f := flag.Lookup("rapid.checks"); f != nil && !explicitChecks() {
+	if f := flag.Lookup("rapid.checks"); f != nil && !explicit("rapid.checks", "RAPID_CHECKS") {
 		_ = f.Value.Set(strconv.Itoa(checks()))
+	}
+	// A fixed seed per property unless one is given (-rapid.seed,
+	// RAPID_SEED, TOUCHSTONE_RAPID_SEED; "0" draws a random one): a
+	// default run is deterministic, so a fault is caught every time.
+	if f := flag.Lookup("rapid.seed"); f != nil && !explicit("rapid.seed", "RAPID_SEED") {
+		seed := os.Getenv("TOUCHSTONE_RAPID_SEED")
+		if seed == "" {
+			h := fnv.New64a()
+			h.Write([]byte(id))
+			seed = strconv.FormatUint(h.Sum64()|1, 10)
+		}
+		_ = f.Value.Set(seed)
 	}
 	checksMu.Unlock()
 	func() {
@@ -108,19 +121,19 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 				break
 			}
 		}
-		t.Fatalf(rule, "%s: property failed\n%s\nreplay: go test ./property -run 'TestProperties/%s' -rapid.seed=N (N: the seed above), or TOUCHSTONE_RAPID_CHECKS=N go run ./cmd/touchstone run --focus %s",
+		t.Fatalf(rule, "%s: property failed\n%s\nreplay: go test ./property -run 'TestProperties/%s' -rapid.seed=N (N: the seed above), or TOUCHSTONE_RAPID_SEED=N go run ./cmd/touchstone run --focus %s",
 			id, all, id, id)
 	}
 }
 
-// explicitChecks reports whether -rapid.checks was given on the command line
-// or RAPID_CHECKS set, which then wins over the default.
-func explicitChecks() bool {
-	if os.Getenv("RAPID_CHECKS") != "" {
+// explicit reports whether the rapid flag was given on the command line or
+// its environment variable set, which then wins over the harness's value.
+func explicit(name, env string) bool {
+	if os.Getenv(env) != "" {
 		return true
 	}
 	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
 
