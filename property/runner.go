@@ -114,13 +114,21 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 	}()
 	if len(rec.msgs) > 0 {
 		all := strings.Join(rec.msgs, "\n")
-		rule := rules[0]
+		// The failure is recorded under every rule the shrunk failure
+		// names ("IDEM-010/IDEM-017: ..."), else under rules[0].
+		var named []string
 		for _, r := range rules {
-			if strings.Contains(all, r+":") {
-				rule = r
-				break
+			if strings.Contains(all, r+":") || strings.Contains(all, r+"/") {
+				named = append(named, r)
 			}
 		}
+		if len(named) == 0 {
+			named = rules[:1]
+		}
+		for _, r := range named[1:] {
+			t.Errorf(r, "%s: property failed (see the failure under %s for the steps)", id, named[0])
+		}
+		rule := named[0]
 		t.Fatalf(rule, "%s: property failed\n%s\nreplay: go test ./property -run 'TestProperties/%s' -rapid.seed=N (N: the seed above), or TOUCHSTONE_RAPID_SEED=N go run ./cmd/touchstone run --focus %s",
 			id, all, id, id)
 	}
