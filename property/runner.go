@@ -82,8 +82,11 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		// parses its own).
 		testing.Init()
 		_ = flag.CommandLine.Parse(nil)
-		// Never write fail files into the user's working directory: the
-		// failure message carries the seed.
+	}
+	// Never write fail files into the working directory (a faulted
+	// sandbox fails properties on purpose): the failure message carries
+	// the seed. -rapid.nofailfile=false given explicitly keeps them.
+	if !explicit("rapid.nofailfile", "RAPID_NOFAILFILE") {
 		_ = flag.Set("rapid.nofailfile", "true")
 	}
 	if f := flag.Lookup("rapid.checks"); f != nil && !explicit("rapid.checks", "RAPID_CHECKS") {
