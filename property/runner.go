@@ -31,6 +31,10 @@ const Label = "property"
 // explicitly) raises it for deep runs.
 const DefaultChecks = 25
 
+// realClockChecks caps the default on a target whose clock cannot be moved
+// (about 90 requests a case, split over a GET and a PATCH route).
+const realClockChecks = 5
+
 var checksMu sync.Mutex
 
 // checks is the number of cases to draw: TOUCHSTONE_RAPID_CHECKS, else
@@ -90,7 +94,14 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		_ = flag.Set("rapid.nofailfile", "true")
 	}
 	if f := flag.Lookup("rapid.checks"); f != nil && !explicit("rapid.checks", "RAPID_CHECKS") {
-		_ = f.Value.Set(strconv.Itoa(checks()))
+		n := checks()
+		if !t.Target().VirtualClock() && os.Getenv("TOUCHSTONE_RAPID_CHECKS") == "" {
+			// A real clock cannot be moved to a fresh rate-limit window:
+			// stay well under 600 requests per route and minute.
+			n = min(n, realClockChecks)
+			t.Logf("real clock: %d cases (TOUCHSTONE_RAPID_CHECKS raises it; pace the target yourself)", n)
+		}
+		_ = f.Value.Set(strconv.Itoa(n))
 	}
 	// A fixed seed per property unless one is given (-rapid.seed,
 	// RAPID_SEED, TOUCHSTONE_RAPID_SEED; "0" draws a random one): a
