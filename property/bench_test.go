@@ -1,0 +1,36 @@
+package property_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/launch"
+	"github.com/touchstone-harness/touchstone/property"
+)
+
+// BenchmarkIdempotencyStoreSteps measures state-machine steps per second
+// (HTTP exchanges with the embedded sandbox) of the idempotency model:
+// go test ./property -run '^$' -bench . -benchtime 3x
+func BenchmarkIdempotencyStoreSteps(b *testing.B) {
+	l, err := launch.FromEnv(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	c := check.Get("property/idempotency-store")
+	b.Setenv("TOUCHSTONE_RAPID_CHECKS", "50")
+	var steps int
+	var spent time.Duration
+	for b.Loop() {
+		start, before := time.Now(), property.StepsTaken()
+		res := check.Run(context.Background(), l.Target, c)
+		spent += time.Since(start)
+		if res.Status != check.Passed {
+			b.Fatalf("%s: %s %s", res.Status, res.Error, res.Summary())
+		}
+		steps += int(property.StepsTaken() - before)
+	}
+	b.ReportMetric(float64(steps)/spent.Seconds(), "steps/s")
+}

@@ -1,0 +1,206 @@
+// Package property holds rapid models of the documented rules: each draws
+// operation sequences or inputs, drives any target over HTTP through the
+// harness's check.T, and compares every answer with a model. Each model is
+// registered as a check (id "property/<name>", label "property") so it
+// runs inside `touchstone run` and under `go test ./property/...`.
+package property
+
+import (
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+)
+
+// Label marks every property check.
+const Label = "property"
+
+// DefaultChecks is the number of cases a property draws in a default run
+// (kept small so every property together costs about a second);
+// TOUCHSTONE_RAPID_CHECKS (or -rapid.checks / RAPID_CHECKS when set
+// explicitly) raises it for deep runs.
+const DefaultChecks = 25
+
+// realClockChecks caps the default on a target whose clock cannot be moved
+// (about 90 requests a case, split over a GET and a PATCH route).
+const realClockChecks = 5
+
+var checksMu sync.Mutex
+
+// checks is the number of cases to draw: TOUCHSTONE_RAPID_CHECKS, else
+// DefaultChecks.
+func checks() int {
+	if v, err := strconv.Atoi(os.Getenv("TOUCHSTONE_RAPID_CHECKS")); err == nil && v > 0 {
+		return v
+	}
+	return DefaultChecks
+}
+
+// recorder is the rapid.TB that collects rapid's messages (the shrunk
+// case, its step log and the seed) so they land in the check's result as
+// one failure under the property's rule, instead of aborting mid-report.
+type recorder struct {
+	name string
+	msgs []string
+	logs []string
+}
+
+func (r *recorder) Helper()                   {}
+func (r *recorder) Name() string              { return r.name }
+func (r *recorder) Logf(f string, a ...any)   { r.logs = append(r.logs, fmt.Sprintf(f, a...)) }
+func (r *recorder) Log(a ...any)              { r.logs = append(r.logs, fmt.Sprint(a...)) }
+func (r *recorder) Skipf(f string, a ...any)  { r.Errorf("skip inside rapid: "+f, a...) }
+func (r *recorder) Skip(a ...any)             { r.Error(a...) }
+func (r *recorder) SkipNow()                  { r.Error("skip inside rapid") }
+func (r *recorder) Errorf(f string, a ...any) { r.msgs = append(r.msgs, fmt.Sprintf(f, a...)) }
+func (r *recorder) Error(a ...any)            { r.msgs = append(r.msgs, fmt.Sprint(a...)) }
+func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...); panic(stop{}) }
+func (r *recorder) Fatal(a ...any)            { r.Error(a...); panic(stop{}) }
+func (r *recorder) FailNow()                  { r.msgs = append(r.msgs, "failed"); panic(stop{}) }
+func (r *recorder) Fail()                     { r.msgs = append(r.msgs, "failed") }
+func (r *recorder) Failed() bool              { return len(r.msgs) > 0 }
+
+type stop struct{}
+
+// run runs prop as a rapid property inside check t and records a failure
+// (with the shrunk steps, the seed and the replay command) under rule.
+// The rule is the first of rules that the failure message names ("IDEM-019:"),
+// else rules[0].
+func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
+	rec := &recorder{name: id}
+	checksMu.Lock()
+	if !flag.Parsed() {
+		// Outside go test (touchstone run): rapid reads testing.Short and
+		// its own -rapid.* flags, which need the testing flags registered
+		// and the command line parsed (with no arguments: touchstone
+		// parses its own).
+		testing.Init()
+		_ = flag.CommandLine.Parse(nil)
+	}
+	// Never write fail files into the working directory (a faulted
+	// sandbox fails properties on purpose): the failure message carries
+	// the seed. -rapid.nofailfile=false given explicitly keeps them.
+	if !explicit("rapid.nofailfile", "RAPID_NOFAILFILE") {
+		_ = flag.Set("rapid.nofailfile", "true")
+	}
+	if f := flag.Lookup("rapid.checks"); f != nil && !explicit("rapid.checks", "RAPID_CHECKS") {
+		n := checks()
+		if !t.Target().VirtualClock() && os.Getenv("TOUCHSTONE_RAPID_CHECKS") == "" {
+			// A real clock cannot be moved to a fresh rate-limit window:
+			// stay well under 600 requests per route and minute.
+			n = min(n, realClockChecks)
+			t.Logf("real clock: %d cases (TOUCHSTONE_RAPID_CHECKS raises it; pace the target yourself)", n)
+		}
+		_ = f.Value.Set(strconv.Itoa(n))
+	}
+	// A fixed seed per property unless one is given (-rapid.seed,
+	// RAPID_SEED, TOUCHSTONE_RAPID_SEED; "0" draws a random one): a
+	// default run is deterministic, so a fault is caught every time.
+	if f := flag.Lookup("rapid.seed"); f != nil && !explicit("rapid.seed", "RAPID_SEED") {
+		seed := os.Getenv("TOUCHSTONE_RAPID_SEED")
+		if seed == "" {
+			h := fnv.New64a()
+			h.Write([]byte(id))
+			seed = strconv.FormatUint(h.Sum64()|1, 10)
+		}
+		_ = f.Value.Set(seed)
+	}
+	checksMu.Unlock()
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				if _, ok := p.(stop); !ok {
+					panic(p)
+				}
+			}
+		}()
+		rapid.Check(rec, func(rt *rapid.T) { pace(t); prop(rt) })
+	}()
+	if len(rec.msgs) > 0 {
+		all := strings.Join(rec.msgs, "\n")
+		// The failure is recorded under every rule the shrunk failure
+		// names ("IDEM-010/IDEM-017: ..."), else under rules[0].
+		var named []string
+		for _, r := range rules {
+			if strings.Contains(all, r+":") || strings.Contains(all, r+"/") {
+				named = append(named, r)
+			}
+		}
+		if len(named) == 0 {
+			named = rules[:1]
+		}
+		for _, r := range named[1:] {
+			t.Errorf(r, "%s: property failed (see the failure under %s for the steps)", id, named[0])
+		}
+		rule := named[0]
+		t.Fatalf(rule, "%s: property failed\n%s\nreplay: go test ./property -run 'TestProperties/%s' -rapid.seed=N (N: the seed above), or TOUCHSTONE_RAPID_SEED=N go run ./cmd/touchstone run --focus %s",
+			id, all, id, id)
+	}
+}
+
+// explicit reports whether the rapid flag was given on the command line or
+// its environment variable set, which then wins over the harness's value.
+func explicit(name, env string) bool {
+	if os.Getenv(env) != "" {
+		return true
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// steps is a case's log: numbered steps, each with the curl line that
+// reproduces it (the key as a placeholder) and the answer's status.
+type steps struct{ lines []string }
+
+func (s *steps) add(what string, r *client.Response) {
+	taken.Add(1)
+	line := fmt.Sprintf("%d. %s -> %d", len(s.lines)+1, what, r.Status)
+	if r.Exchange != nil {
+		line += "\n   " + r.Exchange.Curl()
+	}
+	s.lines = append(s.lines, line)
+}
+
+func (s *steps) String() string { return strings.Join(s.lines, "\n") }
+
+// fail stops the case with the model's complaint and the steps so far.
+func (s *steps) fail(rt *rapid.T, format string, args ...any) {
+	rt.Fatalf("%s\nsteps:\n%s", fmt.Sprintf(format, args...), s)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// taken counts the steps every property has sent (for the benchmark).
+var taken atomic.Int64
+
+// StepsTaken is the number of HTTP steps the properties have sent so far.
+func StepsTaken() int64 { return taken.Load() }
+
+// paced is the step count at the last fresh rate-limit window.
+var paced atomic.Int64
+
+// pace starts a fresh clock-minute window (virtual clock only) before a
+// case once 300 steps have been sent in the current one, so a deep run
+// stays under the documented 600 requests per route and minute. On a real
+// clock it does nothing: deep runs there must be paced by the operator.
+func pace(t *check.T) {
+	now := taken.Load()
+	if now-paced.Load() < 300 {
+		return
+	}
+	paced.Store(now)
+	if err := t.Target().FreshWindow(t.Context()); err != nil {
+		t.NoVerdict(err)
+	}
+}
