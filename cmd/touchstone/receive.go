@@ -70,7 +70,7 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 		writeErr                     error
 	)
 	rc := &verify.Receiver{
-		Secret:  func() string { return secret },
+		Secret:  func(*http.Request) string { return secret },
 		Options: verify.Options{Tolerance: *tolerance},
 		OnRecord: func(r verify.Record) {
 			mu.Lock()

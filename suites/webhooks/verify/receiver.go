@@ -32,9 +32,10 @@ type Record struct {
 
 // Receiver is an http.Handler that verifies every delivery it receives.
 type Receiver struct {
-	// Secret returns the subscription's current secret (it may change when
-	// the secret is rotated).
-	Secret func() string
+	// Secret returns the current secret of the subscription a delivery is
+	// for (it may change when the secret is rotated; several endpoints can
+	// share a receiver: X-Webhook-Delivery-Id names the subscription).
+	Secret func(r *http.Request) string
 	// Options are passed to Delivery.
 	Options Options
 	// Answer, when set, chooses the status for a delivery that verified
@@ -70,7 +71,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case len(body) > MaxBody:
 		rec.Result = Result{Failures: []Failure{{Rule: "EVT-001", Reason: "the body is larger than the receiver reads"}}}
 	default:
-		rec.Result = Delivery(r.Header, body, rc.Secret(), rc.Options)
+		rec.Result = Delivery(r.Header, body, rc.Secret(r), rc.Options)
 	}
 	rec.Verdict = "pass"
 	if !rec.OK() {
