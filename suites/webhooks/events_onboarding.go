@@ -71,9 +71,9 @@ func init() {
 			},
 		},
 		check.Check{
-			ID:    "webhooks/event-verification-outcomes",
-			Title: "Verification rejected, pending review and approved emit kyc.rejected, kyc.pending_review and kyc.approved with their documented data",
-			Rules: []string{"EVT-049", "EVT-050", "EVT-051", "EVT-069", "EVT-070", "EVT-072", "EVT-073", "EVT-074", "EVT-075"},
+			ID:     "webhooks/event-verification-outcomes",
+			Title:  "Verification rejected, pending review and approved emit kyc.rejected, kyc.pending_review and kyc.approved with their documented data",
+			Rules:  []string{"EVT-049", "EVT-050", "EVT-051", "EVT-069", "EVT-070", "EVT-072", "EVT-073", "EVT-074", "EVT-075"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {
