@@ -37,7 +37,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/attempts-foreign-id-empty",
 			Title:  "Delivery attempts of an unknown or another owner's subscription are an empty page (200), not 404",
-			Rules:  []string{"WHM-009", "WHM-060"},
+			Rules:  []string{"WHM-009", "WHM-060", "WHM-074"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "keys.child", "webhook_url"},
 			Run: func(t *check.T) {
@@ -47,12 +47,13 @@ func init() {
 				defer fresh.DisableSubscription(t, "subject", id)
 				emptyPage(t, "WHM-009", attempts(t, "subject", id, ""), "a subscription with no deliveries yet")
 				emptyPage(t, "WHM-060", attempts(t, "child", id, ""), "another subject's subscription")
+				shape.NotFound(t, "WHM-074", t.Do(t.Client("child"), client.Request{Method: http.MethodGet, Path: sub(id)}))
 			},
 		},
 		check.Check{
 			ID:     "webhooks/attempts-limit-and-status",
 			Title:  "Delivery attempts limit is clamped to 1-500 (default 100); status is case-insensitive; an unknown status is 400 invalid_webhook_delivery_status",
-			Rules:  []string{"WHM-053", "WHM-054", "WHM-055", "WHM-056"},
+			Rules:  []string{"WHM-053", "WHM-054", "WHM-055", "WHM-056", "WHM-075"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
