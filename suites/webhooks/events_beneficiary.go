@@ -12,7 +12,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/beneficiary-events-v1-shape",
 			Title:  "beneficiary.approved, beneficiary.rejected and fiat.beneficiary.updated use the svc.webhooks.v1 shape, signed like every delivery",
-			Rules:  []string{"EVT-007", "EVT-008", "EVT-142"},
+			Rules:  []string{"EVT-007", "EVT-008", "EVT-131", "EVT-142"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -52,8 +52,14 @@ func init() {
 						if env["resourceId"] != resource {
 							t.Errorf("EVT-007", "%s resourceId %v, want the beneficiary id %s", typ, env["resourceId"], resource)
 						}
-						if d, _ := env["data"].(map[string]any); d == nil || d["subject_id"] != parent {
+						d, _ := env["data"].(map[string]any)
+						if d == nil || d["subject_id"] != parent {
 							t.Errorf("EVT-008", "%s data.subject_id %v, want the customer %s", typ, env["data"], parent)
+						}
+						if reason, present := d["rejection_reason"]; typ == "beneficiary.approved" && present && reason != nil && reason != "" {
+							t.Errorf("EVT-131", "beneficiary.approved rejection_reason %v, want empty", reason)
+						} else if r, _ := reason.(string); typ == "beneficiary.rejected" && r == "" {
+							t.Errorf("EVT-131", "beneficiary.rejected rejection_reason %v, want a reason", reason)
 						}
 					}
 					if got != 1 {

@@ -40,6 +40,33 @@ func one(t *check.T, rule string, ds []map[string]any, what string) map[string]a
 func init() {
 	check.Register(
 		check.Check{
+			ID:     "webhooks/event-kyb-business-fields",
+			Title:  "kyb.* data carries business_id, tenant_id and business_name equal to the business's external reference",
+			Rules:  []string{"EVT-069", "EVT-071", "EVT-072"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant", "customers.active_business", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				s := in.subscribe("WHM-003", "tenant", nil, "kyb.approved")
+				subID := s["subscriptionId"].(string)
+				defer disable(t, "tenant", subID)
+				biz := t.Customer("active_business")
+				ref := fresh.Read(t, "EVT-071", biz)["external_reference"]
+				in.emit("kyb.approved", biz)
+				d := one(t, "EVT-069", eventsOf(t, in.records(), subID, "kyb.approved", biz), "kyb.approved")
+				if d["business_id"] != biz {
+					t.Errorf("EVT-069", "kyb data.business_id %v, want %s", d["business_id"], biz)
+				}
+				if d["business_name"] != ref {
+					t.Errorf("EVT-071", "kyb data.business_name %v, want the external reference %v", d["business_name"], ref)
+				}
+				if d["kyb_status"] != "approved" {
+					t.Errorf("EVT-072", "kyb data.kyb_status %v, want approved", d["kyb_status"])
+				}
+			},
+		},
+		check.Check{
 			ID:     "webhooks/event-customer-created",
 			Title:  "Creating a customer through the API emits customer.created with customer_id, tenant_id, email, lowercase user_type and status",
 			Rules:  []string{"EVT-047", "EVT-048", "EVT-064", "EVT-065", "EVT-067", "EVT-068", "EVT-040", "EVT-041"},
