@@ -25,6 +25,8 @@ type inbox struct {
 	secrets map[string]string // by subscription id
 	now     time.Time
 	answers []int // status for attempt i (last repeats); empty means 200
+	arrived int
+	fixed   map[string]int // answer by attempt id
 	recs    []verify.Record
 }
 
@@ -38,7 +40,7 @@ func startInbox(t *check.T) *inbox {
 	if err != nil {
 		t.NoVerdict(err)
 	}
-	in := &inbox{t: t, url: "http://" + ln.Addr().String(), secrets: map[string]string{}}
+	in := &inbox{t: t, url: "http://" + ln.Addr().String(), secrets: map[string]string{}, fixed: map[string]int{}}
 	rc := &verify.Receiver{
 		Secret: func(r *http.Request) string {
 			in.mu.Lock()
@@ -52,8 +54,19 @@ func startInbox(t *check.T) *inbox {
 			in.recs = append(in.recs, r)
 		},
 	}
-	in.srv = &http.Server{Handler: rc, ReadHeaderTimeout: 5 * time.Second}
-	rc.Answer = func(verify.Record) int { return in.answer() }
+	in.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := in.arrive(r.Header.Get(verify.HeaderAttemptID))
+		if a == stall {
+			// Answer only after the sender's 20-second deadline, or when the
+			// sender gives up.
+			select {
+			case <-time.After(stallFor):
+			case <-r.Context().Done():
+			}
+		}
+		rc.ServeHTTP(w, r)
+	}), ReadHeaderTimeout: 5 * time.Second}
+	rc.Answer = func(r verify.Record) int { return in.answer(r.AttemptID) }
 	go func() {
 		if err := in.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			t.Logf("inbox: %v", err)
@@ -69,16 +82,35 @@ func startInbox(t *check.T) *inbox {
 
 func (in *inbox) close() { _ = in.srv.Close() }
 
-// answer is the scripted status of the next verified attempt (a delivery
-// that does not verify is answered 401).
-func (in *inbox) answer() int {
+// stall in a script makes the receiver answer only after stallFor, past
+// the sender's 20-second deadline.
+const (
+	stall    = -1
+	stallFor = 25 * time.Second
+)
+
+// arrive counts an arriving attempt and fixes its scripted answer.
+func (in *inbox) arrive(attemptID string) int {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	n := len(in.recs)
-	if len(in.answers) == 0 {
-		return http.StatusOK
+	a := http.StatusOK
+	if len(in.answers) > 0 {
+		a = in.answers[min(in.arrived, len(in.answers)-1)]
 	}
-	return in.answers[min(n, len(in.answers)-1)]
+	in.arrived++
+	in.fixed[attemptID] = a
+	return a
+}
+
+// answer is the scripted status of a verified attempt (a delivery that does
+// not verify is answered 401); a stalled attempt answers 200 late.
+func (in *inbox) answer(attemptID string) int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if a, ok := in.fixed[attemptID]; ok && a != stall {
+		return a
+	}
+	return http.StatusOK
 }
 
 // script sets the statuses of the next attempts (the last repeats).

@@ -58,6 +58,35 @@ func init() {
 			},
 		},
 		check.Check{
+			ID:     "webhooks/timeout-retried",
+			Title:  "An endpoint that answers only after the 20-second deadline is retried (the attempt is a timeout, not a delivery)",
+			Rules:  []string{"EVT-030"},
+			Labels: []string{check.Mutating, check.NeedsControl, check.Slow},
+			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				in.script(stall, http.StatusOK)
+				s := in.subscribe("WHM-003", "subject", nil, "customer.created")
+				id := s["subscriptionId"].(string)
+				defer disable(t, "subject", id)
+				started := time.Now()
+				in.emit("customer.created", t.Customer("parent"))
+				if waited := time.Since(started); waited > stallFor {
+					t.Errorf("EVT-030", "the sender waited %s for an answer, beyond the 20-second deadline", waited.Round(time.Second))
+				}
+				rows := attemptRows(t, "WHM-009", "subject", id, "")
+				if len(rows) != 1 || rows[0]["status"] != "Pending" {
+					t.Fatalf("EVT-030", "after a stall past 20 s: %v, want one Pending attempt", rows)
+				}
+				in.advance(30 * time.Second)
+				rows = attemptRows(t, "EVT-030", "subject", id, "")
+				if len(rows) != 2 || rows[0]["status"] != "Delivered" {
+					t.Errorf("EVT-030", "30 s after the timeout: %d rows, newest %v; want a second attempt, Delivered", len(rows), rows[0]["status"])
+				}
+			},
+		},
+		check.Check{
 			ID:     "webhooks/support-replay",
 			Title:  "A support replay of a dead-lettered delivery is one more attempt continuing the count, with isReplay and the replay fields set",
 			Rules:  []string{"EVT-037", "WHM-072", "WHM-067"},
