@@ -27,27 +27,41 @@ type inbox struct {
 	answers []int // status for attempt i (last repeats); empty means 200
 	arrived int
 	fixed   map[string]int // answer by attempt id
-	recs    []verify.Record
+	// controlled: the embedded sandbox drives deliveries and the clock.
+	controlled bool
+	recs       []verify.Record
 }
 
-// startInbox starts the receiver and points the embedded sandbox's
-// deliveries at it. Against a target without the control API the delivery
-// checks skip: receiving there needs a public webhook_url forwarded to a
-// local receiver address, which this run does not offer yet.
+// startInbox starts the receiver. Against the embedded sandbox (control
+// API, virtual clock) it listens on a free loopback port and points the
+// sandbox's deliveries at it. Against another target it listens on the
+// run's --receiver-addr, where the user forwards the profile's webhook_url,
+// and verifies with the real clock; without one the check skips.
 func startInbox(t *check.T) *inbox {
-	t.NeedVirtualClock()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tgt := t.Target()
+	addr, controlled := "127.0.0.1:0", tgt.Control != nil && tgt.VirtualClock()
+	if !controlled {
+		if tgt.ReceiverAddr == "" {
+			t.Skipf("delivery checks need a receiver: the embedded sandbox (control API, virtual clock), or the profile's webhook_url forwarded to run --receiver-addr")
+		}
+		addr = tgt.ReceiverAddr
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.NoVerdict(err)
 	}
-	in := &inbox{t: t, url: "http://" + ln.Addr().String(), secrets: map[string]string{}, fixed: map[string]int{}}
+	in := &inbox{t: t, url: "http://" + ln.Addr().String(), secrets: map[string]string{}, fixed: map[string]int{}, controlled: controlled}
+	opts := verify.Options{}
+	if controlled {
+		opts.Now = func() time.Time { in.mu.Lock(); defer in.mu.Unlock(); return in.now }
+	}
 	rc := &verify.Receiver{
 		Secret: func(r *http.Request) string {
 			in.mu.Lock()
 			defer in.mu.Unlock()
 			return in.secrets[r.Header.Get(verify.HeaderDeliveryID)]
 		},
-		Options: verify.Options{Now: func() time.Time { in.mu.Lock(); defer in.mu.Unlock(); return in.now }},
+		Options: opts,
 		OnRecord: func(r verify.Record) {
 			in.mu.Lock()
 			defer in.mu.Unlock()
@@ -72,12 +86,28 @@ func startInbox(t *check.T) *inbox {
 			t.Logf("inbox: %v", err)
 		}
 	}()
-	if err := t.Control().Call(t.Context(), http.MethodPost, "/webhooks/receiver", map[string]any{"url": in.url}, nil); err != nil {
-		in.close()
-		t.NoVerdict(err)
+	if controlled {
+		if err := t.Control().Call(t.Context(), http.MethodPost, "/webhooks/receiver", map[string]any{"url": in.url}, nil); err != nil {
+			in.close()
+			t.NoVerdict(err)
+		}
+		in.sync()
 	}
-	in.sync()
 	return in
+}
+
+// await waits for deliveries to the subscription: at once against the
+// embedded sandbox (it delivers inside the producing call), up to 30 s of
+// real time against another target.
+func (in *inbox) await(subID string, n int) []verify.Record {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		recs := forSub(in.records(), subID)
+		if len(recs) >= n || in.controlled || time.Now().After(deadline) {
+			return recs
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 func (in *inbox) close() { _ = in.srv.Close() }
@@ -141,6 +171,9 @@ func (in *inbox) sync() {
 // way); the receiver's clock is set to the end instant first, where the
 // scheduled attempt is expected.
 func (in *inbox) advance(d time.Duration) {
+	if !in.controlled {
+		in.t.Skipf("this check drives retries with the sandbox's virtual clock")
+	}
 	in.mu.Lock()
 	in.now = in.now.Add(d)
 	in.mu.Unlock()

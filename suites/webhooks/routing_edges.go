@@ -130,7 +130,7 @@ func init() {
 			ID:     "webhooks/correlation-id-carried",
 			Title:  "A delivery produced by a request that carried X-Correlation-Id carries it as x-correlation-id",
 			Rules:  []string{"EVT-019", "EVT-020"},
-			Labels: []string{check.Mutating, check.NeedsControl},
+			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {
 				in := startInbox(t)
@@ -143,7 +143,7 @@ func init() {
 					Header: http.Header{"X-Correlation-Id": {corr}}, JSON: map[string]any{"email": fresh.Email(), "jurisdiction": "GB"}})
 				cust := fresh.Success(t, "CUST-022", r)
 				custID := shape.String(t, "CUST-022", cust, "id")
-				recs := forSub(in.records(), id)
+				recs := in.await(id, 1)
 				found := false
 				for _, rec := range recs {
 					if env := envelopeOf(t, "EVT-006", rec); env["id"] == custID {
