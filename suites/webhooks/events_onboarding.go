@@ -1,10 +1,13 @@
 package webhooks
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
 )
 
@@ -39,6 +42,30 @@ func one(t *check.T, rule string, ds []map[string]any, what string) map[string]a
 
 func init() {
 	check.Register(
+		check.Check{
+			ID:     "webhooks/event-end-customer-created",
+			Title:  "Creating an end customer emits customer.created to the parent's endpoint, with email the empty string while it has none",
+			Rules:  []string{"EVT-045", "EVT-047", "EVT-066"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				s := in.subscribe("WHM-003", "subject", nil, "customer.created")
+				subID := s["subscriptionId"].(string)
+				defer disable(t, "subject", subID)
+				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodPost, Path: fresh.Prefix + "/customers/" + t.Customer("parent") + "/end-customers",
+					IdempotencyKey: t.NewKey(), JSON: map[string]any{"subject_type": "Personal", "external_reference": "TS-" + t.NewKey(),
+						"display_name": "Touchstone Child", "country_code": "GB"}})
+				child := shape.String(t, "SUB-003", fresh.Success(t, "SUB-003", r), "end_customer.id")
+				in.await(subID, 1)
+				d := one(t, "EVT-045", eventsOf(t, in.records(), subID, "customer.created", child), "customer.created of a new end customer at the parent's endpoint")
+				email, present := d["email"]
+				if !present || email != "" {
+					t.Errorf("EVT-066", "data.email is %v (present %v) for an end customer without an email, want the empty string", email, present)
+				}
+			},
+		},
 		check.Check{
 			ID:     "webhooks/event-kyb-business-fields",
 			Title:  "kyb.* data carries business_id, tenant_id and business_name equal to the business's external reference",
