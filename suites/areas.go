@@ -14,6 +14,7 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/ratelimit"
 	_ "github.com/touchstone-harness/touchstone/suites/schemas"
 	_ "github.com/touchstone-harness/touchstone/suites/subcustomers"
+	_ "github.com/touchstone-harness/touchstone/suites/webhooks"
 
 	// The load probes (package load) are checks too.
 	_ "github.com/touchstone-harness/touchstone/load"

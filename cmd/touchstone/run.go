@@ -35,6 +35,7 @@ type runFlags struct {
 	target, labelFilter, focus, out, fault string
 	seed                                   int64
 	allowLive                              bool
+	receiverAddr                           string
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -47,6 +48,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.fault, "fault", "", "embedded sandbox only: run it with this fault mode")
 	fs.Int64Var(&f.seed, "seed", 1, "embedded sandbox only: fixture seed")
 	fs.BoolVar(&f.allowLive, "allow-live", false, "allow mutating checks with a live key")
+	fs.StringVar(&f.receiverAddr, "receiver-addr", "", "other targets: HOST:PORT the profile's webhook_url is forwarded to; the webhook checks receive deliveries there")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -136,7 +138,7 @@ func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
 		}
 	}()
 	fmt.Fprintf(stdout, "touchstone: starting %s\n", what)
-	l, err := launch.Start(ctx, launch.Options{ProfilePath: f.target, Seed: f.seed, Fault: f.fault, AllowLive: f.allowLive})
+	l, err := launch.Start(ctx, launch.Options{ProfilePath: f.target, Seed: f.seed, Fault: f.fault, AllowLive: f.allowLive, ReceiverAddr: f.receiverAddr})
 	if err != nil {
 		var ce *launch.ConfigError
 		if errors.As(err, &ce) {

@@ -28,6 +28,10 @@ type Target struct {
 	// AllowLive lets mutating checks run with a live key.
 	AllowLive bool
 	Redactor  *redact.Redactor
+	// ReceiverAddr is where webhook deliveries to the profile's webhook_url
+	// are forwarded for a target without the control API (run
+	// --receiver-addr); the webhook checks listen there.
+	ReceiverAddr string
 
 	virtual   bool
 	authMu    sync.Mutex

@@ -26,6 +26,9 @@ type Options struct {
 	Fault string
 	// AllowLive lets mutating checks use a live key.
 	AllowLive bool
+	// ReceiverAddr is where the profile's webhook_url is forwarded (other
+	// targets): the webhook checks receive deliveries there.
+	ReceiverAddr string
 }
 
 // Launched is a ready target and how to stop what was started for it.
@@ -88,6 +91,7 @@ func Start(ctx context.Context, o Options) (*Launched, error) {
 		t.AllowLive = true
 	}
 	client.AllowLive(t.HTTP, t.AllowLive)
+	t.ReceiverAddr = o.ReceiverAddr
 	l.Target = t
 	return l, nil
 }

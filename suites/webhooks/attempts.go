@@ -1,0 +1,84 @@
+package webhooks
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// Delivery attempts (document 2, Endpoints: Delivery attempts (GET)).
+
+func attempts(t *check.T, key, id, query string) *client.Response {
+	p := sub(id) + "/delivery-attempts"
+	if query != "" {
+		p += "?" + query
+	}
+	return t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: p})
+}
+
+// emptyPage asserts a 200 v2 list with count 0 and returns limit.
+func emptyPage(t *check.T, rule string, r *client.Response, what string) int {
+	shape.Status(t, rule, r, http.StatusOK)
+	m := shape.Object(t, rule, r)
+	if n := shape.Int(t, rule, m, "count"); n != 0 {
+		t.FatalAt(r, rule, "%s: count %d, want an empty page", what, n)
+	}
+	return shape.Int(t, rule, m, "limit")
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:     "webhooks/attempts-foreign-id-empty",
+			Title:  "Delivery attempts of an unknown or another owner's subscription are an empty page (200), not 404",
+			Rules:  []string{"WHM-009", "WHM-060", "WHM-074"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.subject", "keys.child", "webhook_url"},
+			Run: func(t *check.T) {
+				emptyPage(t, "WHM-060", attempts(t, "subject", uuid.NewString(), ""), "an unknown subscription id")
+				m := fresh.Subscription(t, "WHM-003", "subject")
+				id := shape.String(t, "WHM-012", m, "subscriptionId")
+				defer fresh.DisableSubscription(t, "subject", id)
+				emptyPage(t, "WHM-009", attempts(t, "subject", id, ""), "a subscription with no deliveries yet")
+				emptyPage(t, "WHM-060", attempts(t, "child", id, ""), "another subject's subscription")
+				shape.NotFound(t, "WHM-074", t.Do(t.Client("child"), client.Request{Method: http.MethodGet, Path: sub(id)}))
+			},
+		},
+		check.Check{
+			ID:     "webhooks/attempts-limit-and-status",
+			Title:  "Delivery attempts limit is clamped to 1-500 (default 100); status is case-insensitive; an unknown status is 400 invalid_webhook_delivery_status",
+			Rules:  []string{"WHM-053", "WHM-054", "WHM-055", "WHM-056", "WHM-075"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.subject", "webhook_url"},
+			Run: func(t *check.T) {
+				m := fresh.Subscription(t, "WHM-003", "subject")
+				id := shape.String(t, "WHM-012", m, "subscriptionId")
+				defer fresh.DisableSubscription(t, "subject", id)
+				for _, c := range []struct {
+					q    string
+					want int
+				}{{"", 100}, {"limit=0", 1}, {"limit=501", 500}, {"limit=7", 7}} {
+					if got := emptyPage(t, "WHM-053", attempts(t, "subject", id, c.q), "?"+c.q); got != c.want {
+						t.Errorf("WHM-053", "delivery attempts ?%s reports limit %d, want %d", c.q, got, c.want)
+					}
+				}
+				for _, s := range []string{"delivered", "PENDING", "DeadLettered", "deadlettered", "Failed", "delivering"} {
+					emptyPage(t, "WHM-054", attempts(t, "subject", id, "status="+s), "status="+s)
+				}
+				r := attempts(t, "subject", id, "status=Exploded")
+				if r.Status != http.StatusBadRequest {
+					t.FatalAt(r, "WHM-055", "status=Exploded: status %d, want 400", r.Status)
+				}
+				if !strings.Contains(string(r.Body), `"invalid_webhook_delivery_status"`) {
+					t.FatalAt(r, "WHM-055", "status=Exploded: the 400 does not carry the code invalid_webhook_delivery_status")
+				}
+			},
+		},
+	)
+}

@@ -1,0 +1,138 @@
+package webhooks
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
+)
+
+// Real deliveries received through the loopback inbox and verified by both
+// schemes (document 2, Events: Envelope, Headers; Delivery attempts).
+
+// verified asserts a record verified under every header rule; each failed
+// rule is recorded under its own id.
+func verified(t *check.T, rec verify.Record, what string) {
+	for _, f := range rec.Failures {
+		t.Errorf(f.Rule, "%s: %s", what, f.Reason)
+	}
+}
+
+func envelopeOf(t *check.T, rule string, rec verify.Record) map[string]any {
+	var m map[string]any
+	dec := json.NewDecoder(strings.NewReader(string(rec.Body)))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		t.Fatalf(rule, "delivery body is not a JSON object: %v", err)
+	}
+	return m
+}
+
+func attemptRows(t *check.T, rule, key, subID, query string) []map[string]any {
+	r := attempts(t, key, subID, query)
+	shape.Status(t, rule, r, http.StatusOK)
+	m := shape.Object(t, rule, r)
+	var out []map[string]any
+	for _, it := range shape.Array(t, rule, m, "items") {
+		row, _ := it.(map[string]any)
+		out = append(out, row)
+	}
+	return out
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "webhooks/delivery-signed-customer-created",
+			Title: "A customer.created delivery carries both header families, both signatures over the raw body, the legacy envelope and a Delivered attempt row",
+			Rules: []string{"EVT-001", "EVT-002", "EVT-003", "EVT-004", "EVT-005", "EVT-006", "EVT-009", "EVT-010", "EVT-011", "EVT-012",
+				"EVT-013", "EVT-014", "EVT-015", "EVT-016", "EVT-140", "EVT-141", "EVT-017", "EVT-018", "EVT-021", "EVT-022", "EVT-024", "EVT-025",
+				"WHM-061", "WHM-062", "WHM-063", "WHM-064", "WHM-065", "WHM-066", "WHM-067", "WHM-068", "WHM-069", "WHM-071", "WHM-073"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				s := in.subscribe("WHM-003", "subject", nil, "customer.created")
+				subID := s["subscriptionId"].(string)
+				defer disable(t, "subject", subID)
+				parent := t.Customer("parent")
+				resource := in.emit("customer.created", parent)
+				recs := forSub(in.records(), subID)
+				if len(recs) != 1 {
+					t.Fatalf("EVT-025", "received %d deliveries of one customer.created to a 2xx endpoint, want 1", len(recs))
+				}
+				rec := recs[0]
+				verified(t, rec, "customer.created delivery")
+				if rec.EventType != "customer.created" {
+					t.Errorf("EVT-011", "X-Webhook-Event is %q, want customer.created", rec.EventType)
+				}
+				if rec.EndpointID != subID {
+					t.Errorf("EVT-012", "X-Webhook-Delivery-Id is %q, want the subscription id %s", rec.EndpointID, subID)
+				}
+				env := envelopeOf(t, "EVT-006", rec)
+				if env["id"] != resource || env["id"] != parent {
+					t.Errorf("EVT-002", "envelope id is %v, want the customer's id %s", env["id"], parent)
+				}
+				if env["type"] != "customer.created" {
+					t.Errorf("EVT-003", "envelope type is %v", env["type"])
+				}
+				if env["api_version"] != "2026-05-legacy" {
+					t.Errorf("EVT-005", "envelope api_version is %v, want 2026-05-legacy", env["api_version"])
+				}
+				if ts, _ := env["occurred_at"].(string); !timestampRE.MatchString(ts) || !(strings.HasSuffix(ts, "Z") || strings.HasSuffix(ts, "+00:00")) {
+					t.Errorf("EVT-004", "envelope occurred_at %v is not an ISO 8601 UTC timestamp", env["occurred_at"])
+				}
+				if _, ok := env["data"].(map[string]any); !ok {
+					t.Fatalf("EVT-006", "envelope data is %v, want an object", env["data"])
+				}
+				rows := attemptRows(t, "WHM-009", "subject", subID, "")
+				if len(rows) != 1 {
+					t.Fatalf("WHM-061", "delivery attempts: %d rows after one delivery, want 1", len(rows))
+				}
+				row := rows[0]
+				want := map[string]struct {
+					rule string
+					v    any
+				}{
+					"outboundWebhookEventId": {"WHM-062", rec.EventID},
+					"subscriptionId":         {"WHM-063", subID},
+					"eventType":              {"WHM-064", "customer.created"},
+					"resourceId":             {"WHM-064", parent},
+					"payloadHash":            {"WHM-066", rec.Header.Get(verify.SvcPayloadSHA256)},
+					"deliveryAttemptId":      {"WHM-067", rec.AttemptID},
+					"status":                 {"WHM-068", "Delivered"},
+					"nextRetryAt":            {"WHM-071", nil},
+				}
+				for k, w := range want {
+					if row[k] != w.v {
+						t.Errorf(w.rule, "delivery attempt %s is %v, want %v", k, row[k], w.v)
+					}
+				}
+				if sha256Hex(string(rec.Body)) != row["payloadHash"] {
+					t.Errorf("WHM-065", "payloadHash %v is not the SHA-256 of the posted body", row["payloadHash"])
+				}
+				if n, ok := row["attemptNumber"].(json.Number); !ok || n.String() != "1" {
+					t.Errorf("WHM-067", "attemptNumber is %v, want 1", row["attemptNumber"])
+				}
+				if code, ok := row["responseStatusCode"].(json.Number); !ok || code.String() != "200" {
+					t.Errorf("WHM-069", "responseStatusCode is %v, want 200 (what the endpoint returned)", row["responseStatusCode"])
+				}
+				if id, _ := row["deliveryId"].(string); id == "" {
+					t.Errorf("WHM-061", "deliveryId is %v, want an id", row["deliveryId"])
+				}
+				if ts, _ := row["recordedAt"].(string); !timestampRE.MatchString(ts) {
+					t.Errorf("WHM-073", "recordedAt %v is not a timestamp", row["recordedAt"])
+				}
+			},
+		},
+	)
+}
+
+func disable(t *check.T, key, id string) {
+	t.Do(t.Client(key), client.Request{Method: http.MethodDelete, Path: sub(id), IdempotencyKey: t.NewKey()})
+}

@@ -1,0 +1,72 @@
+package webhooks
+
+import (
+	"github.com/touchstone-harness/touchstone/internal/check"
+)
+
+// The three beneficiary events in the svc.webhooks.v1 shape (document 2,
+// Events: Envelope; Payload fields).
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:     "webhooks/beneficiary-events-v1-shape",
+			Title:  "beneficiary.approved, beneficiary.rejected and fiat.beneficiary.updated use the svc.webhooks.v1 shape, signed like every delivery",
+			Rules:  []string{"EVT-007", "EVT-008", "EVT-131", "EVT-142"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				types := []string{"beneficiary.approved", "beneficiary.rejected", "fiat.beneficiary.updated"}
+				s := in.subscribe("WHM-003", "subject", nil, types...)
+				id := s["subscriptionId"].(string)
+				defer disable(t, "subject", id)
+				parent := t.Customer("parent")
+				for _, typ := range types {
+					resource := in.emit(typ, parent)
+					var got int
+					for _, rec := range forSub(in.records(), id) {
+						if rec.EventType != typ {
+							continue
+						}
+						got++
+						verified(t, rec, typ)
+						env := envelopeOf(t, "EVT-007", rec)
+						if env["specVersion"] != "svc.webhooks.v1" {
+							t.Errorf("EVT-008", "%s specVersion %v, want svc.webhooks.v1", typ, env["specVersion"])
+						}
+						for _, k := range []string{"eventType", "tenantId", "resourceId", "occurredAt", "correlationId", "data"} {
+							if _, ok := env[k]; !ok {
+								t.Errorf("EVT-007", "%s envelope lacks %s", typ, k)
+							}
+						}
+						for _, k := range []string{"id", "type", "occurred_at", "api_version"} {
+							if _, ok := env[k]; ok {
+								t.Errorf("EVT-007", "%s carries the legacy envelope key %s", typ, k)
+							}
+						}
+						if env["eventType"] != typ {
+							t.Errorf("EVT-007", "%s eventType %v", typ, env["eventType"])
+						}
+						if env["resourceId"] != resource {
+							t.Errorf("EVT-007", "%s resourceId %v, want the beneficiary id %s", typ, env["resourceId"], resource)
+						}
+						d, _ := env["data"].(map[string]any)
+						if d == nil || d["subject_id"] != parent {
+							t.Errorf("EVT-008", "%s data.subject_id %v, want the customer %s", typ, env["data"], parent)
+						}
+						if reason, present := d["rejection_reason"]; typ == "beneficiary.approved" && present && reason != nil && reason != "" {
+							t.Errorf("EVT-131", "beneficiary.approved rejection_reason %v, want empty", reason)
+						} else if r, _ := reason.(string); typ == "beneficiary.rejected" && r == "" {
+							t.Errorf("EVT-131", "beneficiary.rejected rejection_reason %v, want a reason", reason)
+						}
+					}
+					if got != 1 {
+						t.Errorf("EVT-142", "%s about the parent: %d deliveries to the parent's endpoint, want 1", typ, got)
+					}
+				}
+			},
+		},
+	)
+}

@@ -1,0 +1,180 @@
+package webhooks
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// Retries and dead-lettering per endpoint behaviour, under the virtual clock
+// (document 2, Events: Retries; Delivery attempts).
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:    "webhooks/retry-schedule-503",
+			Title: "An endpoint answering 503 gets maxAttempts (5) attempts at +30 s, 1 m, 2 m, 4 m, then DeadLettered; same X-Webhook-Id, new attempt id and signature each time",
+			Rules: []string{"EVT-029", "EVT-032", "EVT-033", "EVT-034", "EVT-010", "EVT-013", "EVT-014", "EVT-038",
+				"WHM-053", "WHM-054", "WHM-057", "WHM-058", "WHM-059", "WHM-061", "WHM-065", "WHM-067", "WHM-068", "WHM-070", "WHM-071"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				in.script(http.StatusServiceUnavailable)
+				s := in.subscribe("WHM-003", "subject", nil, "customer.created")
+				subID := s["subscriptionId"].(string)
+				defer disable(t, "subject", subID)
+				in.emit("customer.created", t.Customer("parent"))
+				for i, d := range []time.Duration{30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute} {
+					// Just before the scheduled instant nothing more arrives.
+					in.advance(d - time.Second)
+					if n := len(forSub(in.records(), subID)); n != i+1 {
+						t.Fatalf("EVT-032", "%d attempts before the retry due %s after attempt %d, want %d", n, d, i+1, i+1)
+					}
+					in.advance(time.Second)
+					if n := len(forSub(in.records(), subID)); n != i+2 {
+						t.Fatalf("EVT-032", "%d attempts %s after attempt %d, want %d (retry schedule 30 s, 1 m, 2 m, 4 m)", n, d, i+1, i+2)
+					}
+				}
+				in.advance(16 * time.Minute)
+				recs := forSub(in.records(), subID)
+				if len(recs) != 5 {
+					t.Fatalf("EVT-034", "%d attempts with maxAttempts 5 (default), want exactly 5", len(recs))
+				}
+				seenAttempt := map[string]bool{}
+				var lastTS string
+				for i, rec := range recs {
+					verified(t, rec, "attempt")
+					if rec.EventID != recs[0].EventID {
+						t.Errorf("EVT-010", "attempt %d X-Webhook-Id %q differs from the first %q", i+1, rec.EventID, recs[0].EventID)
+					}
+					if seenAttempt[rec.AttemptID] {
+						t.Errorf("EVT-013", "attempt %d repeats X-Webhook-Delivery-Attempt-Id %s", i+1, rec.AttemptID)
+					}
+					seenAttempt[rec.AttemptID] = true
+					ts := rec.Header.Get("X-Webhook-Timestamp")
+					if ts == lastTS {
+						t.Errorf("EVT-014", "attempt %d is not re-signed: X-Webhook-Timestamp %s repeats", i+1, ts)
+					}
+					lastTS = ts
+					if string(rec.Body) != string(recs[0].Body) {
+						t.Errorf("EVT-038", "attempt %d body differs from the first", i+1)
+					}
+				}
+				rows := attemptRows(t, "WHM-009", "subject", subID, "")
+				if len(rows) != 5 {
+					t.Fatalf("WHM-067", "%d attempt rows, want 5", len(rows))
+				}
+				for i, row := range rows {
+					wantN := 5 - i // newest first
+					if n, _ := row["attemptNumber"].(json.Number); n.String() != strconv.Itoa(wantN) {
+						t.Errorf("WHM-058", "row %d attemptNumber %v, want %d (newest first)", i, row["attemptNumber"], wantN)
+					}
+					wantStatus := "Pending"
+					if i == 0 {
+						wantStatus = "DeadLettered"
+					}
+					if row["status"] != wantStatus {
+						t.Errorf("WHM-068", "attempt %d status %v, want %s", wantN, row["status"], wantStatus)
+					}
+					if (row["nextRetryAt"] != nil) != (wantStatus == "Pending") {
+						t.Errorf("WHM-071", "attempt %d (%s) nextRetryAt %v", wantN, wantStatus, row["nextRetryAt"])
+					}
+					if fr, _ := row["failureReason"].(string); !strings.HasSuffix(fr, "Status 503.") {
+						t.Errorf("WHM-070", "attempt %d failureReason %q does not end with \"Status 503.\"", wantN, fr)
+					}
+					if row["deliveryId"] != rows[4]["deliveryId"] {
+						t.Errorf("WHM-061", "attempt %d deliveryId %v differs from the first attempt's %v", wantN, row["deliveryId"], rows[4]["deliveryId"])
+					}
+					if row["payloadHash"] != rows[4]["payloadHash"] {
+						t.Errorf("WHM-065", "attempt %d payloadHash differs from the first attempt's", wantN)
+					}
+				}
+				dl := attemptRows(t, "WHM-054", "subject", subID, "status=deadlettered")
+				if len(dl) != 1 {
+					t.Errorf("WHM-054", "status=deadlettered lists %d rows, want 1", len(dl))
+				}
+				byID := attemptRows(t, "WHM-057", "subject", subID, "deliveryAttemptId="+recs[2].AttemptID)
+				if len(byID) != 1 || byID[0]["deliveryAttemptId"] != recs[2].AttemptID {
+					t.Errorf("WHM-057", "deliveryAttemptId filter lists %d rows, want the one attempt", len(byID))
+				}
+				if rows := attemptRows(t, "WHM-057", "subject", subID, "eventType=CUSTOMER.CREATED"); len(rows) != 0 {
+					t.Errorf("WHM-057", "eventType filter is exact, but CUSTOMER.CREATED lists %d rows", len(rows))
+				}
+				if rows := attemptRows(t, "WHM-053", "subject", subID, "limit=2"); len(rows) != 2 {
+					t.Errorf("WHM-053", "limit=2 lists %d rows", len(rows))
+				}
+			},
+		},
+		check.Check{
+			ID:     "webhooks/gone-dead-letters",
+			Title:  "An endpoint answering 410 gets one attempt, dead-lettered at once, never retried",
+			Rules:  []string{"EVT-035", "WHM-068", "WHM-069", "WHM-071"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				in.script(http.StatusGone)
+				s := in.subscribe("WHM-003", "subject", nil, "customer.created")
+				subID := s["subscriptionId"].(string)
+				defer disable(t, "subject", subID)
+				in.emit("customer.created", t.Customer("parent"))
+				in.advance(30 * time.Second)
+				in.advance(30 * time.Minute)
+				if n := len(forSub(in.records(), subID)); n != 1 {
+					t.Fatalf("EVT-035", "an endpoint answering 410 received %d attempts, want 1", n)
+				}
+				rows := attemptRows(t, "WHM-009", "subject", subID, "")
+				if len(rows) != 1 || rows[0]["status"] != "DeadLettered" {
+					t.Fatalf("EVT-035", "attempt rows after a 410: %v, want one DeadLettered", rows)
+				}
+				if code, _ := rows[0]["responseStatusCode"].(json.Number); code.String() != "410" {
+					t.Errorf("WHM-069", "responseStatusCode %v, want 410", rows[0]["responseStatusCode"])
+				}
+				if rows[0]["nextRetryAt"] != nil {
+					t.Errorf("WHM-071", "nextRetryAt %v on a dead-lettered attempt", rows[0]["nextRetryAt"])
+				}
+			},
+		},
+		check.Check{
+			ID:     "webhooks/rotation-switches-queued-retries",
+			Title:  "After rotation a queued retry of an older event is signed with the new secret only",
+			Rules:  []string{"WHM-050", "EVT-023"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				in.script(http.StatusServiceUnavailable, http.StatusOK)
+				s := in.subscribe("WHM-003", "subject", nil, "customer.created")
+				subID := s["subscriptionId"].(string)
+				defer disable(t, "subject", subID)
+				in.emit("customer.created", t.Customer("parent"))
+				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodPost, Path: sub(subID) + "/secret-rotations",
+					JSON: map[string]any{"reason": "touchstone: queued retry"}, IdempotencyKey: t.NewKey()})
+				fresh.HoldSecret(t, r)
+				if r.Status != http.StatusOK && r.Status != http.StatusCreated {
+					t.FatalAt(r, "WHM-008", "rotation: status %d", r.Status)
+				}
+				in.setSecret(subID, shape.String(t, "WHM-049", shape.Object(t, "WHM-049", r), "secret"))
+				in.advance(30 * time.Second)
+				recs := forSub(in.records(), subID)
+				if len(recs) != 2 {
+					t.Fatalf("EVT-032", "%d attempts 30 s after a 503, want 2", len(recs))
+				}
+				if !recs[1].SignatureOK() {
+					t.Fatalf("WHM-050", "the retry after rotation does not verify with the new secret: %v", recs[1].Reasons)
+				}
+			},
+		},
+	)
+}
