@@ -65,8 +65,8 @@ func TestReference(t *testing.T) {
 		{"BACS", sp("  " + strings.Repeat("x", 256) + "  "), false, sp("  " + strings.Repeat("x", 256) + "  ")},
 		{"FPS", sp(strings.Repeat("x", 257)), true, nil},
 		{"ACH", sp("Invoice Alpha"), false, sp("Invoice Alpha")},
-		{"ACH", sp("Abcdefghijklmnopq"), false, sp("Abcdefghijklmnopq")},                // 17 counted
-		{"ACH", sp("Abcdefghijklmnopqr"), true, sp("Abcdefghijklmnopqr")},              // 18 counted
+		{"ACH", sp("Abcdefghijklmnopq"), false, sp("Abcdefghijklmnopq")},                 // 17 counted
+		{"ACH", sp("Abcdefghijklmnopqr"), true, sp("Abcdefghijklmnopqr")},                // 18 counted
 		{"ACH", sp("Ab-cd.ef&gh/ij kl-mn.op&q"), false, sp("Ab-cd.ef&gh/ij kl-mn.op&q")}, // 17 counted, 8 uncounted
 		{"DOMESTIC_WIRE", sp("Abcde"), true, sp("Abcde")},
 		{"DOMESTIC_WIRE", sp("A.b.c.d.e"), true, sp("A.b.c.d.e")},
