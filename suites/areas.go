@@ -10,6 +10,7 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/onboarding"
 	_ "github.com/touchstone-harness/touchstone/suites/otherpaths"
 	_ "github.com/touchstone-harness/touchstone/suites/pagination"
+	_ "github.com/touchstone-harness/touchstone/suites/payoutbatches"
 	_ "github.com/touchstone-harness/touchstone/suites/ratelimit"
 	_ "github.com/touchstone-harness/touchstone/suites/schemas"
 	_ "github.com/touchstone-harness/touchstone/suites/subcustomers"

@@ -79,6 +79,10 @@ type Beneficiaries struct {
 	EUR        string `json:"eur,omitempty"`
 	USD        string `json:"usd,omitempty"`
 	GBPPending string `json:"gbp_pending,omitempty"`
+	// Payout batches: a beneficiary still provisioning, and PROVIDER_B ones.
+	GBPProvisioning string `json:"gbp_provisioning,omitempty"`
+	GBPProviderB    string `json:"gbp_provider_b,omitempty"`
+	EURProviderB    string `json:"eur_provider_b,omitempty"`
 }
 
 // Load reads and validates a profile file. Errors are one line, fit for a user.
