@@ -16,7 +16,9 @@ import (
 // fixtures.
 
 // BatchesPath is P/customers/{id}/payout-batches.
-func BatchesPath(customerID string) string { return api.P + "/customers/" + customerID + "/payout-batches" }
+func BatchesPath(customerID string) string {
+	return api.P + "/customers/" + customerID + "/payout-batches"
+}
 
 // BatchItem is one request item; nil members are omitted.
 func BatchItem(beneficiary string, amount any, reference any) map[string]any {
