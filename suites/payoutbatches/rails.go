@@ -33,11 +33,10 @@ func init() {
 						for _, spelling := range rails.Spellings(name) {
 							b := fresh.Batch(t, "PB-060", map[string]any{"currency": cur, "rail": spelling, "items": []any{fresh.BatchItem(ben[cur], 100, "Invoice Alpha")}})
 							if got := shape.String(t, "PB-003", b, "rail"); got != canon {
-								r := rule[canon]
-								if name == canon || r == "" {
-									r = "PB-060"
+								t.Errorf("PB-060", "%s rail %q stored as %q, want %s", cur, spelling, got, canon)
+								if r := rule[canon]; name != canon && r != "" {
+									t.Errorf(r, "%s alias %q stored as %q, want %s", cur, spelling, got, canon)
 								}
-								t.Errorf(r, "%s rail %q stored as %q, want %s", cur, spelling, got, canon)
 							}
 						}
 					}

@@ -97,17 +97,19 @@ func ruleFor(rail string, c refCase, f rails.Fate) string {
 	case "SCT":
 		return "PB-079"
 	}
-	if strings.Contains(f.Why, "counted") {
-		return "PB-080"
-	}
-	if f.Why == "character not allowed" {
+	switch f.Why {
+	case "character not allowed":
 		for _, r := range *c.ref {
 			if r >= '0' && r <= '9' {
 				return "PB-082"
 			}
 		}
+		return "PB-081"
+	case "under 6 alphanumerics", "all the same":
+		return "PB-081"
 	}
-	return "PB-081"
+	// Passing references and the 17-counted boundary: the count rule.
+	return "PB-080"
 }
 
 // runReferences sends every case on one rail in one batch (plus a valid
