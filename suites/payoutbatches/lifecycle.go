@@ -67,7 +67,7 @@ func init() {
 		check.Check{
 			ID:     "payoutbatches/lifecycle-completed",
 			Title:  "Draft → PendingApproval (submit) → Approved by a different operator (approved_at set; the submitter cannot approve) → Executing → Completed (completed_at set, items Completed with fiat_payment_id)",
-			Rules:  []string{"PB-014", "PB-015", "PB-017", "PB-018", "PB-005", "PB-027", "PB-029", "PB-009", "PB-011", "PB-021"},
+			Rules:  []string{"PB-014", "PB-015", "PB-017", "PB-018", "PB-005", "PB-027", "PB-029", "PB-009", "PB-011", "PB-021", "PB-107"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  needs,
 			Run: func(t *check.T) {
@@ -142,7 +142,7 @@ func init() {
 		check.Check{
 			ID:     "payoutbatches/execution-failure-codes",
 			Title:  "Execution outcomes per item: every documented failure_code on Failed items, the rest Completed, the batch PartiallyCompleted with completed_at null",
-			Rules:  []string{"PB-019", "PB-028", "PB-030", "PB-032", "PB-033", "PB-034", "PB-035", "PB-036", "PB-037", "PB-038", "PB-005"},
+			Rules:  []string{"PB-019", "PB-028", "PB-030", "PB-032", "PB-033", "PB-034", "PB-035", "PB-036", "PB-037", "PB-038", "PB-005", "PB-104", "PB-107"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  needs,
 			Run: func(t *check.T) {
@@ -163,7 +163,8 @@ func init() {
 				b := execute(t, id, forced)
 				status(t, "PB-019", b, "PartiallyCompleted")
 				if b["completed_at"] != nil {
-					t.Errorf("PB-019", "completed_at is %v on a PartiallyCompleted batch; it is set only on Completed", b["completed_at"])
+					t.Errorf("PB-104", "completed_at is %v on a PartiallyCompleted batch; it is set only on Completed", b["completed_at"])
+					t.Errorf("PB-019", "completed_at is set on a PartiallyCompleted batch")
 				}
 				got := fresh.BatchItems(t, "PB-028", b)
 				itemOutcome(t, "PB-019", got, 1, "Completed", "")
@@ -175,7 +176,7 @@ func init() {
 		check.Check{
 			ID:     "payoutbatches/execution-none-completed",
 			Title:  "A batch whose executed items all fail ends Failed with completed_at null",
-			Rules:  []string{"PB-020", "PB-028"},
+			Rules:  []string{"PB-020", "PB-028", "PB-104"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  needs,
 			Run: func(t *check.T) {
@@ -186,7 +187,7 @@ func init() {
 				b := execute(t, id, map[int]string{1: "withdrawal_error", 2: "configuration"})
 				status(t, "PB-020", b, "Failed")
 				if b["completed_at"] != nil {
-					t.Errorf("PB-020", "completed_at is %v on a Failed batch", b["completed_at"])
+					t.Errorf("PB-104", "completed_at is %v on a Failed batch", b["completed_at"])
 				}
 			},
 		},

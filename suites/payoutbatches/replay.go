@@ -19,8 +19,8 @@ func init() {
 	check.Register(
 		check.Check{
 			ID:     "payoutbatches/replay-within-24h",
-			Title:  "An identical payout-batch retry within 24 hours replays the first response byte for byte and creates no second batch",
-			Rules:  []string{"PB-099"},
+			Title:  "An identical payout-batch retry within 24 hours replays the first response byte for byte; the same key with another body is 409 idempotency_key_reused",
+			Rules:  []string{"PB-099", "PB-091"},
 			Labels: []string{check.Mutating},
 			Needs:  needs,
 			Run: func(t *check.T) {
@@ -28,11 +28,19 @@ func init() {
 				req := client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(t.Customer("active_personal")), IdempotencyKey: key,
 					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 4200, "Replay me")}}}
 				first := t.Do(c, req)
-				shape.Envelope(t, "PB-099", first, http.StatusOK)
+				b1, _ := shape.Envelope(t, "PB-099", first, http.StatusOK)["payout_batch"].(map[string]any)
+				id := shape.String(t, "PB-099", b1, "id")
 				second := t.Do(c, req)
 				if second.Status != first.Status || !bytes.Equal(second.Body, first.Body) {
 					t.FatalAt(second, "PB-099", "the retry answered %d with a different body than the first attempt (%d)", second.Status, first.Status)
 				}
+				// The replay created nothing: the batch reads back as created.
+				if got := shape.String(t, "PB-099", fresh.ReadBatch(t, "PB-099", id), "id"); got != id {
+					t.Fatalf("PB-099", "batch %s reads back as %s", id, got)
+				}
+				// The same key with another body is a conflict, not a batch.
+				req.JSON = map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 4201, "Replay me")}}
+				shape.ProblemJSON(t, "PB-091", t.Do(c, req), http.StatusConflict, "idempotency_key_reused")
 			},
 		},
 		check.Check{
