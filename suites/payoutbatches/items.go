@@ -97,28 +97,35 @@ func init() {
 		},
 		check.Check{
 			ID:     "payoutbatches/overlong-reference-invalid-amount",
-			Title:  "An item whose reference is over 256 characters and whose amount is invalid is recorded with amount 1, reference null, and a reason naming only the reference",
+			Title:  "On BACS, FPS, SCT and ACH an item whose reference is over 256 characters and whose amount is invalid is recorded with amount 1, reference null, and a reason naming only the reference; at 256 characters the amount stays as sent",
 			Rules:  []string{"PB-087", "PB-059"},
 			Labels: []string{check.Mutating},
-			Needs:  needs,
+			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.usd"),
 			Run: func(t *check.T) {
-				gbp := t.Beneficiary("gbp")
 				long := strings.Repeat("R", 257)
-				b := fresh.Batch(t, "PB-087", map[string]any{"currency": "GBP", "rail": "BACS", "items": []any{
-					fresh.BatchItem(gbp, 0, long), fresh.BatchItem(gbp, -9, long), fresh.BatchItem(gbp, 100, "Kept"),
-				}})
-				expectItems(t, "PB-087", b, map[int]itemWant{
-					1: {status: "Skipped", refNull: true, amount: ip(1)}, 2: {status: "Skipped", refNull: true, amount: ip(1)},
-					3: {status: "Pending", ref: sp("Kept"), amount: ip(100)},
-				}, func(seq int) string {
-					return []string{"", "zero amount, 257-char reference", "negative amount, 257-char reference", "valid"}[seq]
-				})
-				items := fresh.BatchItems(t, "PB-087", b)
-				for _, seq := range []int{1, 2} {
-					reason, _ := items[seq]["failure_reason"].(string)
-					low := strings.ToLower(reason)
-					if !strings.Contains(low, "reference") || strings.Contains(low, "amount") {
-						t.Errorf("PB-087", "item %d: failure_reason %q should name only the reference", seq, reason)
+				atLimit := strings.Repeat("S", 256)
+				for _, c := range []struct{ currency, rail, ben string }{
+					{"GBP", "BACS", "gbp"}, {"GBP", "FPS", "gbp"}, {"EUR", "SCT", "eur"}, {"USD", "ACH", "usd"},
+				} {
+					ben := t.Beneficiary(c.ben)
+					b := fresh.Batch(t, "PB-087", map[string]any{"currency": c.currency, "rail": c.rail, "items": []any{
+						fresh.BatchItem(ben, 0, long), fresh.BatchItem(ben, -9, long), fresh.BatchItem(ben, 100, "Kept reference"),
+						fresh.BatchItem(ben, 0, atLimit),
+					}})
+					expectItems(t, "PB-087", b, map[int]itemWant{
+						1: {status: "Skipped", refNull: true, amount: ip(1)}, 2: {status: "Skipped", refNull: true, amount: ip(1)},
+						3: {status: "Pending", ref: sp("Kept reference"), amount: ip(100)},
+						4: {status: "Skipped", amount: ip(0)},
+					}, func(seq int) string {
+						return c.rail + ": " + []string{"", "zero amount, 257-char reference", "negative amount, 257-char reference", "valid", "zero amount, 256-char reference"}[seq]
+					})
+					items := fresh.BatchItems(t, "PB-087", b)
+					for _, seq := range []int{1, 2} {
+						reason, _ := items[seq]["failure_reason"].(string)
+						low := strings.ToLower(reason)
+						if !strings.Contains(low, "reference") || strings.Contains(low, "amount") {
+							t.Errorf("PB-087", "%s item %d: failure_reason %q should name only the reference", c.rail, seq, reason)
+						}
 					}
 				}
 			},
