@@ -6,6 +6,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/payout/rails"
 	"github.com/touchstone-harness/touchstone/suites/shape"
@@ -16,6 +17,29 @@ import (
 
 func init() {
 	check.Register(
+		check.Check{
+			ID:     "payoutbatches/create-moves-no-money",
+			Title:  "Creating a Draft batch moves no money and reserves no funds: the customer's balance reads the same before and after",
+			Rules:  []string{"PB-045"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
+			Run: func(t *check.T) {
+				child := t.Customer("child")
+				balancePath := api.P + "/customers/" + t.Customer("parent") + "/end-customers/" + child + "/balance"
+				balance := func() int {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: balancePath})
+					return shape.Int(t, "PB-045", shape.Envelope(t, "PB-045", r, http.StatusOK), "total_amount")
+				}
+				before := balance()
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(child), IdempotencyKey: t.NewKey(),
+					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("child_gbp"), 5000, "Child payout"), fresh.BatchItem(t.Beneficiary("child_gbp"), 2500, "Child payout two")}}})
+				b, _ := shape.Envelope(t, "PB-045", r, http.StatusOK)["payout_batch"].(map[string]any)
+				status(t, "PB-045", b, "Draft")
+				if after := balance(); after != before {
+					t.Fatalf("PB-045", "the customer's GBP balance moved from %d to %d when a Draft batch of 7500 was created", before, after)
+				}
+			},
+		},
 		check.Check{
 			ID:     "payoutbatches/create-refusals",
 			Title:  "POST payout-batches refuses a missing currency, AUD and other currencies, no items and over 500 items with their 422 codes; 500 items are accepted",
