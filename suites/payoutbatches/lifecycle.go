@@ -5,6 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
@@ -240,6 +241,36 @@ func init() {
 						itemOutcome(t, "PB-074", got, 2, "Completed", "")
 						status(t, "PB-074", b, "Completed")
 					}
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/completed-amount-left",
+			Title:  "After execution the amount that left the customer's balance is the sum of the Completed items; failed and skipped items take nothing",
+			Rules:  []string{"PB-103", "PB-037"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
+			Run: func(t *check.T) {
+				t.Control()
+				child, ben := t.Customer("child"), t.Beneficiary("child_gbp")
+				balancePath := api.P + "/customers/" + t.Customer("parent") + "/end-customers/" + child + "/balance"
+				balance := func() int {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: balancePath})
+					return shape.Int(t, "PB-103", shape.Envelope(t, "PB-103", r, http.StatusOK), "total_amount")
+				}
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(child), IdempotencyKey: t.NewKey(),
+					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(ben, 100, "Child one"), fresh.BatchItem(ben, 200, "Child two"),
+						fresh.BatchItem(ben, 400, "Child three"), fresh.BatchItem(ben, 0, "Child skipped")}}})
+				b, _ := shape.Envelope(t, "PB-103", r, http.StatusOK)["payout_batch"].(map[string]any)
+				id := shape.String(t, "PB-103", b, "id")
+				fresh.Approved(t, id)
+				before := balance()
+				if err := t.Control().ExecutePayoutBatch(t.Context(), id, map[int]string{3: "withdrawal_failed"}); err != nil {
+					t.NoVerdict(err)
+				}
+				after := balance()
+				if before-after != 300 {
+					t.Fatalf("PB-103", "the balance fell by %d after execution; the Completed items sum to 300 (the failed 400 and the skipped item take nothing)", before-after)
 				}
 			},
 		},
