@@ -128,3 +128,22 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	check.Register(check.Check{
+		ID:     "beneficiaries/unsupported-currency-and-scheme",
+		Title:  "A beneficiary in an unsupported currency is 422 unsupported_currency; a rail the currency has no scheme for is 422 unsupported_payment_scheme",
+		Rules:  []string{"ERR-075", "ERR-077"},
+		Labels: []string{check.Mutating},
+		Needs:  []string{"keys.tenant", "customers.active_personal"},
+		Run: func(t *check.T) {
+			cust := t.Customer("active_personal")
+			body := fresh.GBPPayee("Exotic Payee")
+			body["currency"] = "XTS" // ISO 4217 code reserved for testing
+			shape.Refusal(t, "ERR-075", fresh.PostBeneficiary(t, cust, body), http.StatusUnprocessableEntity, "unsupported_currency")
+			body = fresh.GBPPayee("Card Rail Payee")
+			body["rail"] = "CARD_PUSH_TS"
+			shape.Refusal(t, "ERR-077", fresh.PostBeneficiary(t, cust, body), http.StatusUnprocessableEntity, "unsupported_payment_scheme")
+		},
+	})
+}

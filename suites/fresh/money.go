@@ -58,7 +58,7 @@ func NewBeneficiaries(t *check.T, customerID string, body map[string]any) []map[
 // BeneficiaryDecision records a staff decision through the control API
 // ("approved" or "rejected").
 func BeneficiaryDecision(t *check.T, id, decision, reason string) {
-	if err := t.Control().Call(t.Context(), http.MethodPost, "/beneficiaries/"+id+"/decision", map[string]any{"decision": decision, "reason": reason}, nil); err != nil {
+	if err := t.Control().BeneficiaryDecision(t.Context(), id, decision, reason); err != nil {
 		t.NoVerdict(err)
 	}
 }
@@ -66,7 +66,7 @@ func BeneficiaryDecision(t *check.T, id, decision, reason string) {
 // BankRegistration moves a PROVIDER_B beneficiary's bank registration
 // through the control API ("Pending", "Registered", "NeedsReview").
 func BankRegistration(t *check.T, id, status string) {
-	if err := t.Control().Call(t.Context(), http.MethodPost, "/beneficiaries/"+id+"/registration", map[string]any{"status": status}, nil); err != nil {
+	if err := t.Control().BankRegistration(t.Context(), id, status); err != nil {
 		t.NoVerdict(err)
 	}
 }
