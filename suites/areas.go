@@ -14,4 +14,5 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/ratelimit"
 	_ "github.com/touchstone-harness/touchstone/suites/schemas"
 	_ "github.com/touchstone-harness/touchstone/suites/subcustomers"
+	_ "github.com/touchstone-harness/touchstone/suites/withdrawals"
 )
