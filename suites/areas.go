@@ -3,6 +3,7 @@ package suites
 // Every area package registers its checks when imported.
 import (
 	_ "github.com/touchstone-harness/touchstone/suites/auth"
+	_ "github.com/touchstone-harness/touchstone/suites/beneficiaries"
 	_ "github.com/touchstone-harness/touchstone/suites/checkorder"
 	_ "github.com/touchstone-harness/touchstone/suites/customers"
 	_ "github.com/touchstone-harness/touchstone/suites/headers"
@@ -14,4 +15,5 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/ratelimit"
 	_ "github.com/touchstone-harness/touchstone/suites/schemas"
 	_ "github.com/touchstone-harness/touchstone/suites/subcustomers"
+	_ "github.com/touchstone-harness/touchstone/suites/withdrawals"
 )

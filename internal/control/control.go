@@ -130,3 +130,15 @@ func (c *Client) ChangeBeneficiary(ctx context.Context, id string) error {
 func (c *Client) CustomerStatus(ctx context.Context, customerID, status string) error {
 	return c.Call(ctx, http.MethodPost, "/customers/"+customerID+"/status", map[string]any{"status": status}, nil)
 }
+
+// BeneficiaryDecision records a staff decision on a PendingApproval
+// beneficiary: "approved" or "rejected" (with a reason, never returned on v1).
+func (c *Client) BeneficiaryDecision(ctx context.Context, id, decision, reason string) error {
+	return c.Call(ctx, http.MethodPost, "/beneficiaries/"+id+"/decision", map[string]any{"decision": decision, "reason": reason}, nil)
+}
+
+// BankRegistration moves a PROVIDER_B beneficiary's bank registration:
+// "Pending", "Registered" or "NeedsReview".
+func (c *Client) BankRegistration(ctx context.Context, id, status string) error {
+	return c.Call(ctx, http.MethodPost, "/beneficiaries/"+id+"/registration", map[string]any{"status": status}, nil)
+}
