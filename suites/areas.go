@@ -4,6 +4,7 @@ package suites
 import (
 	_ "github.com/touchstone-harness/touchstone/property"
 	_ "github.com/touchstone-harness/touchstone/suites/auth"
+	_ "github.com/touchstone-harness/touchstone/suites/beneficiaries"
 	_ "github.com/touchstone-harness/touchstone/suites/checkorder"
 	_ "github.com/touchstone-harness/touchstone/suites/customers"
 	_ "github.com/touchstone-harness/touchstone/suites/headers"
@@ -11,10 +12,12 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/onboarding"
 	_ "github.com/touchstone-harness/touchstone/suites/otherpaths"
 	_ "github.com/touchstone-harness/touchstone/suites/pagination"
+	_ "github.com/touchstone-harness/touchstone/suites/payoutbatches"
 	_ "github.com/touchstone-harness/touchstone/suites/ratelimit"
 	_ "github.com/touchstone-harness/touchstone/suites/schemas"
 	_ "github.com/touchstone-harness/touchstone/suites/subcustomers"
 	_ "github.com/touchstone-harness/touchstone/suites/webhooks"
+	_ "github.com/touchstone-harness/touchstone/suites/withdrawals"
 
 	// The load probes (package load) are checks too.
 	_ "github.com/touchstone-harness/touchstone/load"

@@ -111,3 +111,42 @@ func (c *Client) RotationPair(ctx context.Context, like string, overlap time.Dur
 	err = c.Call(ctx, http.MethodPost, "/keys/rotation-pair", map[string]any{"like": like, "overlap_hours": overlap.Hours()}, &out)
 	return out.Old, out.New, err
 }
+
+// PayoutBatchAction is an operator action on a payout batch: "submit",
+// "approve" or "reject" by the named operator. It returns the control API's
+// error text (with its status) when the sandbox refuses the action.
+func (c *Client) PayoutBatchAction(ctx context.Context, batchID, action, operator string) error {
+	return c.Call(ctx, http.MethodPost, "/payout-batches/"+batchID+"/"+action, map[string]any{"operator": operator}, nil)
+}
+
+// ExecutePayoutBatch executes an Approved batch; outcomes forces items'
+// outcomes by sequence ("withdrawal_error", ... or "stuck").
+func (c *Client) ExecutePayoutBatch(ctx context.Context, batchID string, outcomes map[int]string) error {
+	o := map[string]string{}
+	for seq, code := range outcomes {
+		o[fmt.Sprint(seq)] = code
+	}
+	return c.Call(ctx, http.MethodPost, "/payout-batches/"+batchID+"/execute", map[string]any{"outcomes": o}, nil)
+}
+
+// ChangeBeneficiary records a change of a beneficiary after intake.
+func (c *Client) ChangeBeneficiary(ctx context.Context, id string) error {
+	return c.Call(ctx, http.MethodPost, "/beneficiaries/"+id+"/change", map[string]any{}, nil)
+}
+
+// CustomerStatus sets a customer's status as staff would.
+func (c *Client) CustomerStatus(ctx context.Context, customerID, status string) error {
+	return c.Call(ctx, http.MethodPost, "/customers/"+customerID+"/status", map[string]any{"status": status}, nil)
+}
+
+// BeneficiaryDecision records a staff decision on a PendingApproval
+// beneficiary: "approved" or "rejected" (with a reason, never returned on v1).
+func (c *Client) BeneficiaryDecision(ctx context.Context, id, decision, reason string) error {
+	return c.Call(ctx, http.MethodPost, "/beneficiaries/"+id+"/decision", map[string]any{"decision": decision, "reason": reason}, nil)
+}
+
+// BankRegistration moves a PROVIDER_B beneficiary's bank registration:
+// "Pending", "Registered" or "NeedsReview".
+func (c *Client) BankRegistration(ctx context.Context, id, status string) error {
+	return c.Call(ctx, http.MethodPost, "/beneficiaries/"+id+"/registration", map[string]any{"status": status}, nil)
+}

@@ -84,6 +84,12 @@ type Beneficiaries struct {
 	EUR        string `json:"eur,omitempty"`
 	USD        string `json:"usd,omitempty"`
 	GBPPending string `json:"gbp_pending,omitempty"`
+	// Payout batches: a beneficiary still provisioning, and PROVIDER_B ones.
+	GBPProvisioning string `json:"gbp_provisioning,omitempty"`
+	GBPProviderB    string `json:"gbp_provider_b,omitempty"`
+	EURProviderB    string `json:"eur_provider_b,omitempty"`
+	// ChildGBP is a GBP beneficiary of customers.child (whose balance is readable).
+	ChildGBP string `json:"child_gbp,omitempty"`
 }
 
 // Load reads and validates a profile file. Errors are one line, fit for a user.

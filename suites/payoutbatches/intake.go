@@ -1,0 +1,193 @@
+package payoutbatches
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/payout/rails"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// Intake refusals (document 1, Endpoints / Payout batches, Create errors;
+// document 2, Operation codes and Limits).
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:     "payoutbatches/create-moves-no-money",
+			Title:  "Creating a Draft batch moves no money and reserves no funds: the customer's balance reads the same before and after",
+			Rules:  []string{"PB-045"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
+			Run: func(t *check.T) {
+				child := t.Customer("child")
+				balancePath := api.P + "/customers/" + t.Customer("parent") + "/end-customers/" + child + "/balance"
+				balance := func() int {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: balancePath})
+					return shape.Int(t, "PB-045", shape.Envelope(t, "PB-045", r, http.StatusOK), "total_amount")
+				}
+				before := balance()
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(child), IdempotencyKey: t.NewKey(),
+					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("child_gbp"), 5000, "Child payout"), fresh.BatchItem(t.Beneficiary("child_gbp"), 2500, "Child payout two")}}})
+				b, _ := shape.Envelope(t, "PB-045", r, http.StatusOK)["payout_batch"].(map[string]any)
+				status(t, "PB-045", b, "Draft")
+				if after := balance(); after != before {
+					t.Fatalf("PB-045", "the customer's GBP balance moved from %d to %d when a Draft batch of 7500 was created", before, after)
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/create-refusals",
+			Title:  "POST payout-batches refuses a missing currency, AUD and other currencies, no items and over 500 items with their 422 codes; 500 items are accepted",
+			Rules:  []string{"PB-092", "PB-093", "PB-094", "PB-095", "PB-039", "ERR-102", "ERR-103", "ERR-104", "ERR-105", "VER-010"},
+			Labels: []string{check.Mutating},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				ben := t.Beneficiary("gbp")
+				one := []any{fresh.BatchItem(ben, 100, "Rent")}
+				for _, body := range []map[string]any{{"items": one}, {"currency": nil, "items": one}, {"currency": "", "items": one}} {
+					shape.Refusal(t, "PB-092", fresh.PostBatch(t, body), http.StatusUnprocessableEntity, "currency_required")
+				}
+				for _, cur := range []string{"AUD", "CHF", "JPY", "XYZ"} {
+					shape.Refusal(t, "PB-093", fresh.PostBatch(t, map[string]any{"currency": cur, "items": one}), http.StatusUnprocessableEntity, "unsupported_currency")
+				}
+				for _, body := range []map[string]any{{"currency": "GBP"}, {"currency": "GBP", "items": []any{}}, {"currency": "GBP", "items": nil}} {
+					shape.Refusal(t, "PB-094", fresh.PostBatch(t, body), http.StatusUnprocessableEntity, "items_required")
+				}
+				many := func(n int) []any {
+					out := make([]any, n)
+					for i := range out {
+						out[i] = fresh.BatchItem(ben, 100, "Payroll")
+					}
+					return out
+				}
+				shape.Refusal(t, "PB-095", fresh.PostBatch(t, map[string]any{"currency": "GBP", "items": many(501)}), http.StatusUnprocessableEntity, "too_many_items")
+				b := fresh.Batch(t, "PB-095", map[string]any{"currency": "GBP", "items": many(500)})
+				if n := fresh.Int(t, "PB-095", b, "item_count"); n != 500 {
+					t.Fatalf("PB-095", "a 500-item batch has item_count %d", n)
+				}
+				status(t, "PB-012", b, "Draft")
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/unsupported-rail",
+			Title:  "A rail the batch currency does not offer (book transfer, another currency's rail) is 422 unsupported_rail with data.detail naming the allowed rails",
+			Rules:  []string{"PB-072", "PB-073", "PB-096", "ERR-106"},
+			Labels: []string{check.Mutating},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				ben := t.Beneficiary("gbp")
+				cases := map[string][]string{
+					"GBP": {"BOOK_TRANSFER", "book-transfer", "INTERNAL", "SCT", "ACH", "SEPA"},
+					"EUR": {"BOOK_TRANSFER", "FPS", "CHAPS", "SCT INSTANT", "SEPA_INSTANT_X"},
+					"USD": {"BOOK_TRANSFER", "FPS", "SCT", "RTP"},
+				}
+				for cur, bad := range cases {
+					for _, rail := range bad {
+						r := fresh.PostBatch(t, map[string]any{"currency": cur, "rail": rail, "items": []any{fresh.BatchItem(ben, 100, "Rent")}})
+						data := shape.Refusal(t, "PB-096", r, http.StatusUnprocessableEntity, "unsupported_rail")
+						detail, _ := data["detail"].(string)
+						for _, allowed := range rails.Canonical(cur) {
+							if !strings.Contains(detail, allowed) {
+								t.ErrorAt(r, "PB-096", "%s rail %q: data.detail %q does not list the allowed rail %s", cur, rail, detail, allowed)
+							}
+						}
+					}
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/subject-not-active",
+			Title:  "POST payout-batches for a customer that is not Active is 422 subject_not_active",
+			Rules:  []string{"PB-097", "ERR-107"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.suspended", "customers.draft", "beneficiaries.gbp"},
+			Run: func(t *check.T) {
+				for _, name := range []string{"suspended", "draft"} {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(t.Customer(name)), IdempotencyKey: t.NewKey(),
+						JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Rent")}}})
+					shape.Refusal(t, "PB-097", r, http.StatusUnprocessableEntity, "subject_not_active")
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/create-not-found",
+			Title:  "POST payout-batches for an unknown or another tenant's customer is the flat 404 'Customer was not found.'; without an Idempotency-Key it is 400 idempotency_key_invalid",
+			Rules:  []string{"PB-090", "PB-089"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.other_tenant", "beneficiaries.gbp"},
+			Run: func(t *check.T) {
+				body := map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Rent")}}
+				for _, id := range []string{"5d1f0c3e-2a47-4b8e-9c11-0e6f2b7a9d40", t.Customer("other_tenant")} {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(id), JSON: body, IdempotencyKey: t.NewKey()})
+					m := shape.NotFound(t, "PB-090", r)
+					if m["title"] != "Customer was not found." {
+						t.ErrorAt(r, "PB-090", "404 title %v, want 'Customer was not found.'", m["title"])
+					}
+				}
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(t.Customer("active_personal")), JSON: body})
+				shape.ProblemJSON(t, "PB-089", r, http.StatusBadRequest, "idempotency_key_invalid")
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/created-shape",
+			Title:  "A created batch is data.payout_batch with every documented field, Draft, items in sequence with every item field, counts and total_amount including skipped items",
+			Rules:  []string{"PB-041", "PB-002", "PB-007", "PB-008", "PB-012", "PB-004", "PB-005", "PB-009", "PB-010", "PB-011", "PB-024", "PB-048", "PB-001", "SVC-011"},
+			Labels: []string{check.Mutating},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				ben := t.Beneficiary("gbp")
+				r := fresh.PostBatch(t, map[string]any{"currency": "GBP", "items": []any{
+					fresh.BatchItem(ben, 1250, "Invoice one"), fresh.BatchItem(ben, 0, "Zero"), fresh.BatchItem(ben, 3000, "Invoice three"), fresh.BatchItem(ben, -40, "Negative"),
+				}})
+				m := shape.Object(t, "PB-041", r)
+				if m["message"] != "Payout batch created successfully" {
+					t.ErrorAt(r, "PB-041", "message %v, want 'Payout batch created successfully'", m["message"])
+				}
+				data := shape.Envelope(t, "PB-041", r, http.StatusOK)
+				b, ok := data["payout_batch"].(map[string]any)
+				if !ok {
+					t.FatalAt(r, "PB-041", "data.payout_batch is %v, want an object", data["payout_batch"])
+				}
+				for _, k := range []string{"id", "customer_id", "currency", "rail", "status", "item_count", "success_count", "failure_count", "total_amount", "approved_at", "completed_at", "created_at", "updated_at", "items"} {
+					if _, ok := b[k]; !ok {
+						t.ErrorAt(r, "PB-002", "payout_batch has no %q", k)
+					}
+				}
+				status(t, "PB-012", b, "Draft")
+				if b["customer_id"] != t.Customer("active_personal") || b["currency"] != "GBP" {
+					t.ErrorAt(r, "PB-002", "customer_id %v currency %v, want the customer and GBP", b["customer_id"], b["currency"])
+				}
+				if b["approved_at"] != nil || b["completed_at"] != nil {
+					t.ErrorAt(r, "PB-005", "a new batch has approved_at %v completed_at %v, want null", b["approved_at"], b["completed_at"])
+				}
+				if got := fresh.Int(t, "PB-004", b, "total_amount"); got != 1250+0+3000-40 {
+					t.ErrorAt(r, "PB-004", "total_amount %d, want %d (every item, skipped included)", got, 1250+3000-40)
+				}
+				if ic, sc, fc := fresh.Int(t, "PB-011", b, "item_count"), fresh.Int(t, "PB-011", b, "success_count"), fresh.Int(t, "PB-010", b, "failure_count"); ic != 4 || sc != 0 || fc != 2 {
+					t.ErrorAt(r, "PB-010", "item_count %d success_count %d failure_count %d, want 4, 0, 2 (two refused items, nothing paid)", ic, sc, fc)
+				}
+				arr, _ := b["items"].([]any)
+				for i, x := range arr {
+					it, _ := x.(map[string]any)
+					for _, k := range []string{"id", "sequence", "beneficiary_id", "amount", "reference", "status", "fiat_payment_id", "failure_code", "failure_reason"} {
+						if _, ok := it[k]; !ok {
+							t.ErrorAt(r, "PB-007", "items[%d] has no %q", i, k)
+						}
+					}
+					if it["fiat_payment_id"] != nil {
+						t.ErrorAt(r, "PB-009", "items[%d] has fiat_payment_id %v before any withdrawal", i, it["fiat_payment_id"])
+					}
+				}
+				expectItems(t, "PB-048", b, map[int]itemWant{
+					1: {status: "Pending", ref: sp("Invoice one"), amount: ip(1250)}, 2: {status: "Skipped"},
+					3: {status: "Pending", ref: sp("Invoice three"), amount: ip(3000)}, 4: {status: "Skipped"},
+				}, func(seq int) string { return []string{"", "valid", "zero amount", "valid", "negative amount"}[seq] })
+			},
+		},
+	)
+}

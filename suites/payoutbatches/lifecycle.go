@@ -1,0 +1,298 @@
+package payoutbatches
+
+import (
+	"net/http"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// The operator lifecycle (document 1, States / Payout batch), driven
+// through the control API: operators have no public route.
+
+// newDraft creates a Draft batch of the given items and returns its id.
+func newDraft(t *check.T, currency, rail string, items []any) string {
+	body := map[string]any{"currency": currency, "items": items}
+	if rail != "" {
+		body["rail"] = rail
+	}
+	b := fresh.Batch(t, "PB-012", body)
+	status(t, "PB-012", b, "Draft")
+	return shape.String(t, "PB-012", b, "id")
+}
+
+func execute(t *check.T, id string, outcomes map[int]string) map[string]any {
+	if err := t.Control().ExecutePayoutBatch(t.Context(), id, outcomes); err != nil {
+		t.NoVerdict(err)
+	}
+	return fresh.ReadBatch(t, "PB-017", id)
+}
+
+// itemOutcome asserts one executed item by sequence.
+func itemOutcome(t *check.T, rule string, items map[int]map[string]any, seq int, wantStatus, wantCode string) {
+	it := items[seq]
+	if it == nil {
+		t.Fatalf("PB-008", "no item with sequence %d", seq)
+	}
+	if it["status"] != wantStatus {
+		t.Errorf(rule, "item %d: status %v, want %s (failure_code %v)", seq, it["status"], wantStatus, it["failure_code"])
+		return
+	}
+	switch wantStatus {
+	case "Completed":
+		if id, _ := it["fiat_payment_id"].(string); id == "" {
+			t.Errorf("PB-027", "Completed item %d has fiat_payment_id %v, want the withdrawal id", seq, it["fiat_payment_id"])
+		}
+		if it["failure_code"] != nil {
+			t.Errorf("PB-029", "Completed item %d has failure_code %v, want null", seq, it["failure_code"])
+		}
+	case "Executing", "Pending":
+		if it["failure_code"] != nil {
+			t.Errorf("PB-029", "%s item %d has failure_code %v, want null", wantStatus, seq, it["failure_code"])
+		}
+	default:
+		if it["failure_code"] != wantCode {
+			t.Errorf(rule, "item %d: failure_code %v, want %s", seq, it["failure_code"], wantCode)
+		}
+		if _, ok := it["failure_reason"].(string); !ok {
+			t.Errorf("PB-030", "Failed item %d has failure_reason %v, want text", seq, it["failure_reason"])
+		}
+	}
+}
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:     "payoutbatches/lifecycle-completed",
+			Title:  "Draft → PendingApproval (submit) → Approved by a different operator (approved_at set; the submitter cannot approve) → Executing → Completed (completed_at set, items Completed with fiat_payment_id)",
+			Rules:  []string{"PB-014", "PB-015", "PB-017", "PB-018", "PB-005", "PB-027", "PB-029", "PB-009", "PB-011", "PB-021", "PB-107"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				t.Control()
+				ben := t.Beneficiary("gbp")
+				id := newDraft(t, "GBP", "FPS", []any{fresh.BatchItem(ben, 100, "Pay one"), fresh.BatchItem(ben, 200, "Pay two"), fresh.BatchItem(ben, 0, "Skip me")})
+				if err := fresh.BatchAction(t, id, "submit", "ops-alice"); err != nil {
+					t.Fatalf("PB-014", "an operator could not submit a Draft batch: %v", err)
+				}
+				status(t, "PB-014", fresh.ReadBatch(t, "PB-014", id), "PendingApproval")
+				if err := fresh.BatchAction(t, id, "approve", "ops-alice"); err == nil {
+					t.Fatalf("PB-015", "the operator who submitted the batch approved it; a different operator must approve")
+				}
+				b := fresh.ReadBatch(t, "PB-015", id)
+				status(t, "PB-015", b, "PendingApproval")
+				if b["approved_at"] != nil {
+					t.Fatalf("PB-005", "approved_at is %v before approval", b["approved_at"])
+				}
+				if err := fresh.BatchAction(t, id, "approve", "ops-bob"); err != nil {
+					t.Fatalf("PB-015", "a different operator could not approve: %v", err)
+				}
+				b = fresh.ReadBatch(t, "PB-015", id)
+				status(t, "PB-015", b, "Approved")
+				if s, _ := b["approved_at"].(string); s == "" {
+					t.Fatalf("PB-015", "approved_at is %v after approval, want set", b["approved_at"])
+				}
+				if b["completed_at"] != nil {
+					t.Fatalf("PB-005", "completed_at is %v before completion", b["completed_at"])
+				}
+				b = execute(t, id, nil)
+				status(t, "PB-018", b, "Completed")
+				if s, _ := b["completed_at"].(string); s == "" {
+					t.Fatalf("PB-018", "completed_at is %v on a Completed batch, want set", b["completed_at"])
+				}
+				items := fresh.BatchItems(t, "PB-018", b)
+				itemOutcome(t, "PB-018", items, 1, "Completed", "")
+				itemOutcome(t, "PB-018", items, 2, "Completed", "")
+				itemOutcome(t, "PB-025", items, 3, "Skipped", "validation")
+				if sc, fc := fresh.Int(t, "PB-011", b, "success_count"), fresh.Int(t, "PB-011", b, "failure_count"); sc != 2 || fc != 1 {
+					t.Errorf("PB-011", "success_count %d failure_count %d, want 2 and 1", sc, fc)
+				}
+				if err := fresh.BatchAction(t, id, "submit", "ops-alice"); err == nil {
+					t.Fatalf("PB-021", "a Completed batch was submitted again; Completed is terminal")
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/lifecycle-rejected",
+			Title:  "PendingApproval → Rejected when an operator rejects; approved_at and completed_at stay null and the batch is terminal",
+			Rules:  []string{"PB-016", "PB-022", "PB-021"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				t.Control()
+				id := newDraft(t, "GBP", "", []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Reject me")})
+				if err := fresh.BatchAction(t, id, "submit", "ops-alice"); err != nil {
+					t.NoVerdict(err)
+				}
+				if err := fresh.BatchAction(t, id, "reject", "ops-bob"); err != nil {
+					t.Fatalf("PB-016", "an operator could not reject a PendingApproval batch: %v", err)
+				}
+				b := fresh.ReadBatch(t, "PB-016", id)
+				status(t, "PB-016", b, "Rejected")
+				if b["approved_at"] != nil || b["completed_at"] != nil {
+					t.Fatalf("PB-022", "Rejected batch has approved_at %v completed_at %v, want null", b["approved_at"], b["completed_at"])
+				}
+				if err := fresh.BatchAction(t, id, "approve", "ops-carol"); err == nil {
+					t.Fatalf("PB-021", "a Rejected batch was approved; Rejected is terminal")
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/execution-failure-codes",
+			Title:  "Execution outcomes per item: every documented failure_code on Failed items, the rest Completed, the batch PartiallyCompleted with completed_at null",
+			Rules:  []string{"PB-019", "PB-028", "PB-030", "PB-032", "PB-033", "PB-034", "PB-035", "PB-036", "PB-037", "PB-038", "PB-005", "PB-104", "PB-107"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				t.Control()
+				ben := t.Beneficiary("gbp")
+				codes := []struct{ code, rule string }{
+					{"subject_unavailable", "PB-032"}, {"subject_inactive", "PB-033"}, {"beneficiary_not_payable", "PB-034"}, {"configuration", "PB-035"},
+					{"source_account_pot_missing", "PB-036"}, {"withdrawal_failed", "PB-037"}, {"withdrawal_error", "PB-038"},
+				}
+				items := []any{fresh.BatchItem(ben, 100, "Completes")}
+				forced := map[int]string{}
+				for i, c := range codes {
+					items = append(items, fresh.BatchItem(ben, 100+i, "Fails"))
+					forced[i+2] = c.code
+				}
+				id := newDraft(t, "GBP", "", items)
+				fresh.Approved(t, id)
+				b := execute(t, id, forced)
+				status(t, "PB-019", b, "PartiallyCompleted")
+				if b["completed_at"] != nil {
+					t.Errorf("PB-104", "completed_at is %v on a PartiallyCompleted batch; it is set only on Completed", b["completed_at"])
+					t.Errorf("PB-019", "completed_at is set on a PartiallyCompleted batch")
+				}
+				got := fresh.BatchItems(t, "PB-028", b)
+				itemOutcome(t, "PB-019", got, 1, "Completed", "")
+				for i, c := range codes {
+					itemOutcome(t, c.rule, got, i+2, "Failed", c.code)
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/execution-none-completed",
+			Title:  "A batch whose executed items all fail ends Failed with completed_at null",
+			Rules:  []string{"PB-020", "PB-028", "PB-104"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				t.Control()
+				ben := t.Beneficiary("gbp")
+				id := newDraft(t, "GBP", "", []any{fresh.BatchItem(ben, 100, "Fails one"), fresh.BatchItem(ben, 100, "Fails two")})
+				fresh.Approved(t, id)
+				b := execute(t, id, map[int]string{1: "withdrawal_error", 2: "configuration"})
+				status(t, "PB-020", b, "Failed")
+				if b["completed_at"] != nil {
+					t.Errorf("PB-104", "completed_at is %v on a Failed batch", b["completed_at"])
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/execution-stuck-item",
+			Title:  "An item stuck in Executing (failure_code null) keeps the batch Executing, never terminal",
+			Rules:  []string{"PB-023", "PB-026", "PB-029", "PB-017"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				t.Control()
+				ben := t.Beneficiary("gbp")
+				id := newDraft(t, "GBP", "", []any{fresh.BatchItem(ben, 100, "Goes through"), fresh.BatchItem(ben, 100, "Gets stuck")})
+				fresh.Approved(t, id)
+				b := execute(t, id, map[int]string{2: "stuck"})
+				status(t, "PB-023", b, "Executing")
+				got := fresh.BatchItems(t, "PB-026", b)
+				itemOutcome(t, "PB-027", got, 1, "Completed", "")
+				itemOutcome(t, "PB-026", got, 2, "Executing", "")
+				if b["completed_at"] != nil {
+					t.Errorf("PB-023", "completed_at is %v on a batch still Executing", b["completed_at"])
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/provider-b-rails",
+			Title:  "PROVIDER_B beneficiaries fail item by item after approval on SCT and BACS with withdrawal_failed, and are paid on FPS and CHAPS; PROVIDER_A items in the same batch complete",
+			Rules:  []string{"PB-075", "PB-074", "PB-037"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.gbp_provider_b", "beneficiaries.eur_provider_b"),
+			Run: func(t *check.T) {
+				t.Control()
+				gbpA, gbpB := t.Beneficiary("gbp"), t.Beneficiary("gbp_provider_b")
+				for _, c := range []struct {
+					currency, rail, a, b string
+					bFails               bool
+				}{
+					{"GBP", "BACS", gbpA, gbpB, true}, {"EUR", "SCT", t.Beneficiary("eur"), t.Beneficiary("eur_provider_b"), true},
+					{"GBP", "FPS", gbpA, gbpB, false}, {"GBP", "CHAPS", gbpA, gbpB, false},
+				} {
+					id := newDraft(t, c.currency, c.rail, []any{fresh.BatchItem(c.a, 100, "Provider A pay"), fresh.BatchItem(c.b, 100, "Provider B pay")})
+					fresh.Approved(t, id)
+					b := execute(t, id, nil)
+					got := fresh.BatchItems(t, "PB-075", b)
+					itemOutcome(t, "PB-074", got, 1, "Completed", "")
+					if c.bFails {
+						itemOutcome(t, "PB-075", got, 2, "Failed", "withdrawal_failed")
+						status(t, "PB-075", b, "PartiallyCompleted")
+					} else {
+						itemOutcome(t, "PB-074", got, 2, "Completed", "")
+						status(t, "PB-074", b, "Completed")
+					}
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/completed-amount-left",
+			Title:  "After execution the amount that left the customer's balance is the sum of the Completed items; failed and skipped items take nothing",
+			Rules:  []string{"PB-103", "PB-037"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
+			Run: func(t *check.T) {
+				t.Control()
+				child, ben := t.Customer("child"), t.Beneficiary("child_gbp")
+				balancePath := api.P + "/customers/" + t.Customer("parent") + "/end-customers/" + child + "/balance"
+				balance := func() int {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: balancePath})
+					return shape.Int(t, "PB-103", shape.Envelope(t, "PB-103", r, http.StatusOK), "total_amount")
+				}
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(child), IdempotencyKey: t.NewKey(),
+					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(ben, 100, "Child one"), fresh.BatchItem(ben, 200, "Child two"),
+						fresh.BatchItem(ben, 400, "Child three"), fresh.BatchItem(ben, 0, "Child skipped")}}})
+				b, _ := shape.Envelope(t, "PB-103", r, http.StatusOK)["payout_batch"].(map[string]any)
+				id := shape.String(t, "PB-103", b, "id")
+				fresh.Approved(t, id)
+				before := balance()
+				if err := t.Control().ExecutePayoutBatch(t.Context(), id, map[int]string{3: "withdrawal_failed"}); err != nil {
+					t.NoVerdict(err)
+				}
+				after := balance()
+				if before-after != 300 {
+					t.Fatalf("PB-103", "the balance fell by %d after execution; the Completed items sum to 300 (the failed 400 and the skipped item take nothing)", before-after)
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/no-operator-route",
+			Title:  "No public route submits, approves or executes a batch: such requests change nothing and the batch stays Draft",
+			Rules:  []string{"PB-046"},
+			Labels: []string{check.Mutating},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				id := newDraft(t, "GBP", "", []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Stay draft")})
+				base := fresh.BatchesPath(t.Customer("active_personal")) + "/" + id
+				for _, p := range []string{"/submit", "/approve", "/execute", ""} {
+					for _, m := range []string{http.MethodPost, http.MethodPatch, http.MethodPut} {
+						r := t.Do(t.Client("tenant"), client.Request{Method: m, Path: base + p, JSON: map[string]any{"status": "Approved"}, IdempotencyKey: t.NewKey()})
+						if r.Status/100 == 2 {
+							t.ErrorAt(r, "PB-046", "%s %s answered %d; no route moves a batch", m, base+p, r.Status)
+						}
+					}
+				}
+				status(t, "PB-046", fresh.ReadBatch(t, "PB-046", id), "Draft")
+			},
+		},
+	)
+}

@@ -1,0 +1,69 @@
+package payoutbatches
+
+import (
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/payout/rails"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// Rails per currency (document 1, Endpoints / Payout batches, the rails
+// table): canonical names, aliases in every tolerated spelling, defaults.
+
+func init() {
+	check.Register(
+		check.Check{
+			ID:     "payoutbatches/rail-aliases",
+			Title:  "Every canonical rail and alias of GBP, EUR and USD, in upper, lower, hyphenated, spaced and mixed case, is accepted and stored canonical",
+			Rules:  []string{"PB-060", "PB-061", "PB-003", "PB-062", "PB-063", "PB-065", "PB-066", "PB-068", "PB-069", "PB-070"},
+			Labels: []string{check.Mutating},
+			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.usd"),
+			Run: func(t *check.T) {
+				ben := map[string]string{"GBP": t.Beneficiary("gbp"), "EUR": t.Beneficiary("eur"), "USD": t.Beneficiary("usd")}
+				rule := map[string]string{"FPS": "PB-063", "SCT": "PB-066", "DOMESTIC_WIRE": "PB-069", "INTERNATIONAL_WIRE": "PB-070"}
+				for _, cur := range rails.Currencies() {
+					names := map[string]string{}
+					for _, c := range rails.Canonical(cur) {
+						names[c] = c
+					}
+					for a, c := range rails.Aliases(cur) {
+						names[a] = c
+					}
+					for name, canon := range names {
+						for _, spelling := range rails.Spellings(name) {
+							b := fresh.Batch(t, "PB-060", map[string]any{"currency": cur, "rail": spelling, "items": []any{fresh.BatchItem(ben[cur], 100, "Invoice Alpha")}})
+							if got := shape.String(t, "PB-003", b, "rail"); got != canon {
+								t.Errorf("PB-060", "%s rail %q stored as %q, want %s", cur, spelling, got, canon)
+								if r := rule[canon]; name != canon && r != "" {
+									t.Errorf(r, "%s alias %q stored as %q, want %s", cur, spelling, got, canon)
+								}
+							}
+						}
+					}
+				}
+			},
+		},
+		check.Check{
+			ID:     "payoutbatches/rail-defaults",
+			Title:  "A batch without a rail gets its currency's default: FPS for GBP, SCT for EUR, ACH for USD",
+			Rules:  []string{"PB-064", "PB-067", "PB-071"},
+			Labels: []string{check.Mutating},
+			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.usd"),
+			Run: func(t *check.T) {
+				for cur, c := range map[string]struct{ ben, rule string }{
+					"GBP": {t.Beneficiary("gbp"), "PB-064"}, "EUR": {t.Beneficiary("eur"), "PB-067"}, "USD": {t.Beneficiary("usd"), "PB-071"},
+				} {
+					for _, body := range []map[string]any{
+						{"currency": cur, "items": []any{fresh.BatchItem(c.ben, 100, "Invoice Alpha")}},
+						{"currency": cur, "rail": nil, "items": []any{fresh.BatchItem(c.ben, 100, "Invoice Alpha")}},
+					} {
+						b := fresh.Batch(t, c.rule, body)
+						if got := shape.String(t, c.rule, b, "rail"); got != rails.Default(cur) {
+							t.Errorf(c.rule, "%s batch without a rail stored rail %q, want %s", cur, got, rails.Default(cur))
+						}
+					}
+				}
+			},
+		},
+	)
+}
