@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
@@ -31,8 +32,9 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%-42s %-10s %-7s %s\n", "fault", "rule", "verdict", "by")
 	caught := 0
-	for _, f := range faults {
-		o := faultproof.Prove(context.Background(), f)
+	// Faults run in parallel, one sandbox each; outcomes keep fault order.
+	for i, o := range faultproof.ProveEach(context.Background(), faults, runtime.GOMAXPROCS(0)) {
+		f := faults[i]
 		verdict, by := "MISSED", o.Note
 		if o.Caught {
 			caught++

@@ -130,6 +130,21 @@ func TestRulesEndsWithCoverageLine(t *testing.T) {
 	}
 }
 
+// TestRuleStoryNamesChecksAndFaultsByFileAndLine: `rules --rule ID` goes
+// from a rule id to its checks and faults in the source tree.
+func TestRuleStoryNamesChecksAndFaultsByFileAndLine(t *testing.T) {
+	out, _, code := touchstone(t, "rules", "--rule", "IDEM-011")
+	for _, want := range []string{"Reusing an Idempotency-Key", "idempotency/reuse-different-body", "suites/idempotency/conflicts.go:",
+		"idempotency-body-not-compared", "fixtures/sandbox/faults_idempotency.go:", "applied at fixtures/sandbox/"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("rules --rule IDEM-011: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+	if _, stderr, code := touchstone(t, "rules", "--rule", "NOPE-001"); code != exitUsage || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("unknown rule: exit %d, stderr %q", code, stderr)
+	}
+}
+
 // TestRunWritesRedactedEvidence runs against a faulted sandbox so that
 // checks fail and evidence is written, then searches the console and every
 // output file for the sandbox's key secrets.

@@ -17,7 +17,8 @@ func init() {
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("rules", "[--area AREA] [--all] [--sync]", stdout)
+	fs := newFlags("rules", "[--rule ID] [--area AREA] [--all] [--sync]", stdout)
+	ruleID := fs.String("rule", "", "print one rule's story: text, interpretation, its checks and faults with file:line")
 	area := fs.String("area", "", "only this area")
 	all := fs.Bool("all", false, "list every rule, not only the unchecked ones")
 	sync := fs.Bool("sync", false, "rewrite internal/catalogue/rules.json so each rule lists the checks that name it (run in the repository)")
@@ -25,6 +26,13 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	cat := catalogue.MustLoad()
+	if *ruleID != "" {
+		if !printRuleStory(stdout, cat, strings.ToUpper(*ruleID)) {
+			fmt.Fprintf(stderr, "touchstone rules: unknown rule %q\n", *ruleID)
+			return exitUsage
+		}
+		return exitOK
+	}
 	refs := checkRefs()
 	if *sync {
 		cat.Sync(refs)

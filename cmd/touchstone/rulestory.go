@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
+	"github.com/touchstone-harness/touchstone/internal/check"
+)
+
+// printRuleStory prints one rule's whole story: its text, section, kind and
+// interpretation, each check that proves it and each sandbox fault that
+// breaks it, with file:line, so a newcomer goes from a rule id to its code
+// in one command (touchstone rules --rule ID).
+func printRuleStory(w io.Writer, cat *catalogue.Catalogue, id string) bool {
+	r := cat.Rule(id)
+	if r == nil {
+		return false
+	}
+	fmt.Fprintf(w, "%s  (%s; document %d, section %q; area %s)\n", r.ID, r.Kind, r.Doc, r.Section, r.Area)
+	fmt.Fprintf(w, "  rule: %s\n", r.Rule)
+	if r.Interpretation != "" {
+		fmt.Fprintf(w, "  interpretation: %s\n", r.Interpretation)
+	}
+	checks := check.ForRule(id)
+	fmt.Fprintf(w, "checks (%d):\n", len(checks))
+	for _, c := range checks {
+		fmt.Fprintf(w, "  %-52s %s:%d\n", c.ID, c.File, c.Line)
+	}
+	var sites map[string][]string
+	if src, err := catalogueSource(); err == nil {
+		root := filepath.Dir(filepath.Dir(filepath.Dir(src)))
+		sites, _ = sandbox.FaultSites(filepath.Join(root, "fixtures", "sandbox"))
+	}
+	var faults []sandbox.Fault
+	for _, f := range sandbox.Faults() {
+		if f.Rule == id {
+			faults = append(faults, f)
+		}
+	}
+	fmt.Fprintf(w, "faults (%d):\n", len(faults))
+	for _, f := range faults {
+		fmt.Fprintf(w, "  %-52s %s:%d\n", f.Name, f.File, f.Line)
+		if s := sites[f.Name]; len(s) > 0 {
+			fmt.Fprintf(w, "  %-52s applied at %s\n", "", strings.Join(s, ", "))
+		}
+	}
+	return true
+}
