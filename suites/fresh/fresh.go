@@ -5,7 +5,6 @@
 package fresh
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 
@@ -24,28 +23,29 @@ func Email() string { return "ts-" + uuid.NewString() + "@example.com" }
 
 // Customer creates a new customer with the tenant key (a tenant-wide key is
 // not gated by the end-customer programme) and returns its id and email.
-// It is setup: a refusal ends the check with no verdict (see Setup).
+// It is setup under CUST-022 (see Setup).
 func Customer(t *check.T) (id, email string) {
 	email = Email()
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers",
 		JSON: map[string]any{"email": email, "jurisdiction": "GB"}, IdempotencyKey: t.NewKey()})
-	data := Setup(t, r, "create a customer")
+	data := Setup(t, "CUST-022", r, "create a customer")
 	if inner, ok := data["customer"].(map[string]any); ok {
 		data = inner
 	}
 	id, _ = data["id"].(string)
 	if id == "" {
-		t.NoVerdict(fmt.Errorf("setup: create a customer: the answer has no data.id: %s", shape.Clip(r.Body)))
+		t.FatalAt(r, "CUST-022", "setup: create a customer: the answer has no data.id: %s", shape.Clip(r.Body))
 	}
 	return id, email
 }
 
 // Setup reads the answer to a request a check needs but does not test
-// (creating its fixtures). Anything but a 2xx v1 envelope ends the check
-// with no verdict: the harness could not reach the rule under test, and
-// the rule the setup relied on is proven by its own checks. It returns
-// data.
-func Setup(t *check.T, r *client.Response, what string) map[string]any {
+// (creating its fixtures). The spec says such a request succeeds, so
+// anything but a 2xx v1 envelope is a failure under rule, the documented
+// rule the setup relies on, with that exchange as its evidence: a target
+// that cannot create a customer fails CUST-022 in every check that needs
+// one, rather than leaving them without a verdict. It returns data.
+func Setup(t *check.T, rule string, r *client.Response, what string) map[string]any {
 	if r.Status/100 == 2 {
 		if m, err := r.JSON(); err == nil {
 			if data, ok := m["data"].(map[string]any); ok {
@@ -53,7 +53,7 @@ func Setup(t *check.T, r *client.Response, what string) map[string]any {
 			}
 		}
 	}
-	t.NoVerdict(fmt.Errorf("setup: %s: %s %s answered %d: %s", what, r.Exchange.Request.Method, r.Exchange.Request.URL, r.Status, shape.Clip(r.Body)))
+	t.FatalAt(r, rule, "setup: %s: %s %s answered %d: %s", what, r.Exchange.Request.Method, r.Exchange.Request.URL, r.Status, shape.Clip(r.Body))
 	return nil
 }
 
