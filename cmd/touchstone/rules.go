@@ -61,10 +61,10 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	fmt.Fprintf(stdout, "%-18s %6s %8s\n", "area", "rules", "checked")
+	fmt.Fprintf(stdout, "%-18s %6s %8s %13s\n", "area", "rules", "checked", "unobservable")
 	for _, a := range areas {
 		if *area == "" || a.Area == *area {
-			fmt.Fprintf(stdout, "%-18s %6d %8d\n", a.Area, a.Rules, a.Covered)
+			fmt.Fprintf(stdout, "%-18s %6d %8d %13d\n", a.Area, a.Rules, a.Covered, a.Unobservable)
 		}
 	}
 	heading := "\nrules not yet checked:"
@@ -83,6 +83,9 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s %-10s %-14s [%s] %s\n", mark, r.ID, r.Kind, sectionRef(r), r.Rule)
 		if r.Kind == catalogue.Interpretation {
 			fmt.Fprintf(stdout, "  %-10s reading: %s\n", "", r.Interpretation)
+		}
+		if r.Unobservable != "" {
+			fmt.Fprintf(stdout, "  %-10s not observable over the API: %s\n", "", r.Unobservable)
 		}
 		if *all && len(r.Checks) > 0 {
 			fmt.Fprintf(stdout, "  %-10s checked by: %s\n", "", strings.Join(r.Checks, ", "))

@@ -22,6 +22,9 @@ func printRuleStory(w io.Writer, cat *catalogue.Catalogue, id string) bool {
 	}
 	fmt.Fprintf(w, "%s  (%s; document %d, section %q; area %s)\n", r.ID, r.Kind, r.Doc, r.Section, r.Area)
 	fmt.Fprintf(w, "  rule: %s\n", r.Rule)
+	if r.Unobservable != "" {
+		fmt.Fprintf(w, "  not observable over the API: %s\n", r.Unobservable)
+	}
 	if r.Interpretation != "" {
 		fmt.Fprintf(w, "  interpretation: %s\n", r.Interpretation)
 	}

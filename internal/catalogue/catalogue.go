@@ -31,6 +31,10 @@ type Rule struct {
 	Rule           string   `json:"rule"`
 	Interpretation string   `json:"interpretation"`
 	Checks         []string `json:"checks"`
+	// Unobservable, when set, is why no check can observe the rule over
+	// the API (a dashboard-only operation, an internal precondition); such
+	// a rule names no checks and counts apart from the unchecked ones.
+	Unobservable string `json:"unobservable,omitempty"`
 }
 
 // Catalogue is the whole list.
@@ -81,6 +85,9 @@ func Parse(raw []byte) (*Catalogue, error) {
 		}
 		if r.Kind == Interpretation && strings.TrimSpace(r.Interpretation) == "" {
 			return nil, fmt.Errorf("catalogue: interpretation rule %s records no reading", r.ID)
+		}
+		if strings.TrimSpace(r.Unobservable) != "" && len(r.Checks) > 0 {
+			return nil, fmt.Errorf("catalogue: rule %s is marked unobservable but names checks %v", r.ID, r.Checks)
 		}
 		c.byID[r.ID] = r
 	}
@@ -176,6 +183,8 @@ type AreaCoverage struct {
 	Area    string `json:"area"`
 	Rules   int    `json:"rules"`
 	Covered int    `json:"covered"`
+	// Unobservable counts rules no check can observe over the API.
+	Unobservable int `json:"unobservable"`
 }
 
 // Coverage reports, per area, how many rules at least one check names.
@@ -194,6 +203,8 @@ func (c *Catalogue) Coverage() (areas []AreaCoverage, covered, total int) {
 		if len(r.Checks) > 0 {
 			a.Covered++
 			covered++
+		} else if r.Unobservable != "" {
+			a.Unobservable++
 		}
 	}
 	return areas, covered, total
