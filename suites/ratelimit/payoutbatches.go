@@ -1,0 +1,33 @@
+package ratelimit
+
+import (
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+)
+
+// Payout batch create (document 1, Endpoints / Payout batches) lists 429
+// rate_limited among its refusals: its route template has the same
+// 600-per-minute budget as every other. The burst reuses one
+// Idempotency-Key and body, so it creates one batch and replays it 599
+// times: a replay reaches the rate limits (step 4) before the idempotency
+// store answers, and so consumes budget like any request (RATE-009).
+
+func init() {
+	check.Register(check.Check{
+		ID:     "ratelimit/payout-batch-create-budget",
+		Title:  "POST payout-batches shares the 600-per-minute route budget: 600 creates (one batch, replayed) pass, the 601st is 429 rate_limited",
+		Rules:  []string{"PB-098", "RATE-004"},
+		Labels: []string{check.NeedsControl, check.Mutating},
+		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
+		Run: func(t *check.T) {
+			t.NeedVirtualClock()
+			c := t.Client("tenant")
+			body := map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Rent")}}
+			create := client.Request{Method: "POST", Path: fresh.BatchesPath(t.Customer("active_personal")), JSON: body, IdempotencyKey: t.NewKey()}
+			exhaust(t, c, create, "PB-098")
+			create.IdempotencyKey = t.NewKey()
+			limited(t, "PB-098", t.Do(c, create), "601st POST payout-batches")
+		},
+	})
+}
