@@ -17,6 +17,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
 )
 
 // Options configure the probes for one process (touchstone load sets them;
@@ -81,6 +82,74 @@ type outcome struct {
 	problem    string // content type of a 429
 	errCode    string // problem code of a 429
 	rlHeaders  []string
+	ex         *client.Exchange // the evidence a failure about this answer carries
+}
+
+// response is the answer as a check sees one, so that a failure about it
+// carries its exchange (request, key role, answer) as evidence.
+func (o outcome) response() *client.Response {
+	r := &client.Response{Status: int(o.code), Exchange: o.ex}
+	if o.ex != nil && o.ex.Response != nil {
+		r.Header, r.Body = o.ex.Response.Header, o.ex.Response.Body
+	}
+	return r
+}
+
+// evidenceBody is how much of an answer's body a probe keeps as evidence.
+const evidenceBody = 4 << 10
+
+// exchange records a result as evidence: the request of the target it
+// answers (method, URL, headers; the key named by its profile role, so
+// that the curl line holds a placeholder) and the answer, its body clipped.
+func (p *Probe) exchange(r *vegeta.Result, ts []vegeta.Target) *client.Exchange {
+	ex := &client.Exchange{Time: r.Timestamp, Duration: r.Latency, Request: client.RequestRecord{Method: r.Method, URL: r.URL}, Error: r.Error}
+	for _, t := range ts {
+		if t.Method == r.Method && t.URL == r.URL {
+			ex.Request.Header = t.Header.Clone()
+			ex.Request.Body = t.Body
+			ex.KeyName = p.keyRole(t.Header.Get("X-Api-Key"))
+			break
+		}
+	}
+	if r.Code != 0 {
+		body := r.Body
+		if len(body) > evidenceBody {
+			body = body[:evidenceBody]
+		}
+		ex.Response = &client.ResponseRecord{Status: int(r.Code), Header: r.Headers.Clone(), Body: append([]byte(nil), body...)}
+	}
+	return ex
+}
+
+// keyRole is the profile name of a full key; a profile key's public prefix
+// with another secret (the failed-auth probe's) is "<name>_wrong_secret".
+func (p *Probe) keyRole(key string) string {
+	if key == "" {
+		return ""
+	}
+	prefix, _, _ := strings.Cut(key, ".")
+	role := ""
+	for name, k := range p.T.Target().Profile.KeyMap() {
+		if k == key {
+			return name
+		}
+		if kp, _, _ := strings.Cut(k, "."); k != "" && kp == prefix {
+			role = name + "_wrong_secret"
+		}
+	}
+	return role
+}
+
+// offending is the first answer that breaks "the first n are admitted, the
+// rest are 429", or the last answer when none does.
+func offending(os []outcome, n int) outcome {
+	for i, o := range os {
+		admitted := o.code >= 200 && o.code < 400
+		if (i < n && !admitted) || (i >= n && o.code != http.StatusTooManyRequests) {
+			return o
+		}
+	}
+	return os[len(os)-1]
 }
 
 // Probe is one probe running inside a check: its clock, engine and recorder.
@@ -205,7 +274,7 @@ func (p *Probe) burst(label string, ts []vegeta.Target, n int, fresh func(*veget
 	p.rec.SetFixed(fixed)
 	a := Attack{Name: p.Name + ":" + label, Targeter: Targets(ts, fresh), Pacer: Count{N: uint64(n)}, Workers: workers}
 	err := p.eng.Run(p.T.Context(), a, p.rec, func(r *vegeta.Result) {
-		o := outcome{code: r.Code, at: r.Timestamp.Add(r.Latency).Add(p.Clock.Offset())}
+		o := outcome{code: r.Code, at: r.Timestamp.Add(r.Latency).Add(p.Clock.Offset()), ex: p.exchange(r, ts)}
 		if !fixed.IsZero() {
 			o.at = fixed
 		}
@@ -325,18 +394,18 @@ func (p *Probe) limitedShape(os []outcome, what string) {
 			continue
 		}
 		if !strings.HasPrefix(o.problem, "application/problem+json") || o.errCode != "rate_limited" {
-			p.T.Fatalf("RATE-003", "%s: 429 with Content-Type %q and code %q, want application/problem+json and rate_limited", what, o.problem, o.errCode)
+			p.T.FatalAt(o.response(), "RATE-003", "%s: 429 with Content-Type %q and code %q, want application/problem+json and rate_limited", what, o.problem, o.errCode)
 		}
 		if len(o.retryAfter) != 1 {
-			p.T.Fatalf("RATE-001", "%s: 429 carries %d Retry-After headers %q, want one", what, len(o.retryAfter), o.retryAfter)
+			p.T.FatalAt(o.response(), "RATE-001", "%s: 429 carries %d Retry-After headers %q, want one", what, len(o.retryAfter), o.retryAfter)
 		}
 		if !wholeSeconds.MatchString(o.retryAfter[0]) {
-			p.T.Fatalf("RATE-017", "%s: Retry-After %q, want whole seconds", what, o.retryAfter[0])
+			p.T.FatalAt(o.response(), "RATE-017", "%s: Retry-After %q, want whole seconds", what, o.retryAfter[0])
 		}
 		ra, _ := strconv.Atoi(o.retryAfter[0])
 		want := secondsLeft(o.at)
 		if d := float64(ra) - want; d > 1 || d < -1 {
-			p.T.Fatalf("RATE-016", "%s: Retry-After %d at server time %s, want %.0f ±1 (seconds to the next clock minute)", what, ra, o.at.Format("15:04:05.000"), want)
+			p.T.FatalAt(o.response(), "RATE-016", "%s: Retry-After %d at server time %s, want %.0f ±1 (seconds to the next clock minute)", what, ra, o.at.Format("15:04:05.000"), want)
 		}
 	}
 }
@@ -345,7 +414,7 @@ func (p *Probe) limitedShape(os []outcome, what string) {
 func (p *Probe) noRateLimitHeaders(os []outcome) {
 	for _, o := range os {
 		if len(o.rlHeaders) > 0 {
-			p.T.Fatalf("RATE-002", "an answer (%d) carries %v: no X-RateLimit-* headers exist", o.code, o.rlHeaders)
+			p.T.FatalAt(o.response(), "RATE-002", "an answer (%d) carries %v: no X-RateLimit-* headers exist", o.code, o.rlHeaders)
 		}
 	}
 }

@@ -186,7 +186,7 @@ func routeBudgetProbe(p *Probe) {
 	}
 	p.Measure("admitted per key, method and template in one clock minute", routeBudget, admitted)
 	if other > 0 || admitted != routeBudget || limited != extra {
-		p.T.Fatalf("RATE-004", "%d GET /me of one key in one clock minute: %d admitted, %d 429, %d other; want exactly %d admitted, %d 429", len(os), admitted, limited, other, routeBudget, extra)
+		p.T.FatalAt(offending(os, routeBudget).response(), "RATE-004", "%d GET /me of one key in one clock minute: %d admitted, %d 429, %d other; want exactly %d admitted, %d 429", len(os), admitted, limited, other, routeBudget, extra)
 	}
 	p.limitedShape(os, "GET /me past the budget")
 	p.noRateLimitHeaders(os)
@@ -199,7 +199,7 @@ func routeBudgetProbe(p *Probe) {
 	p.to(0.2, true)
 	after := p.burst("GET /me after the boundary", me, 1, nil, 1)
 	if after[0].code != http.StatusOK {
-		p.T.Fatalf("RATE-004", "the first GET /me after the minute boundary is %d, want 200 (a new window)", after[0].code)
+		p.T.FatalAt(after[0].response(), "RATE-004", "the first GET /me after the minute boundary is %d, want 200 (a new window)", after[0].code)
 	}
 	p.noRateLimitHeaders(after)
 }
@@ -215,7 +215,7 @@ func templateProbe(p *Probe) {
 	last := p.burst("GET /customers/{c}", []vegeta.Target{c}, 1, nil, 1)
 	p.Measure("GET /customers/{c} after 600 on {a} and {b}", 429, last[0].code)
 	if last[0].code != http.StatusTooManyRequests {
-		p.T.Fatalf("RATE-005", "GET /customers/{c} after 300 on {a} and 300 on {b} is %d, want 429: the template does not share one counter", last[0].code)
+		p.T.FatalAt(last[0].response(), "RATE-005", "GET /customers/{c} after 300 on {a} and 300 on {b} is %d, want 429: the template does not share one counter", last[0].code)
 	}
 }
 
@@ -233,7 +233,7 @@ func methodProbe(p *Probe) {
 	r := p.burst("POST /customers", []vegeta.Target{post}, 1, nil, 1)
 	p.Measure("POST /customers after 600 GET /customers", "not 429", r[0].code)
 	if r[0].code == http.StatusTooManyRequests {
-		p.T.Fatalf("RATE-006", "POST /customers is 429 after 600 GET /customers: GET and POST share a budget")
+		p.T.FatalAt(r[0].response(), "RATE-006", "POST /customers is 429 after 600 GET /customers: GET and POST share a budget")
 	}
 }
 
@@ -253,7 +253,7 @@ func keyProbe(p *Probe) {
 	ad, lim, _ := count(osb)
 	p.Measure("admitted for a second key after the first spent its budget", routeBudget, ad)
 	if ad != routeBudget {
-		p.T.Fatalf("RATE-007", "600 GET /me with keys.pascal_scopes after keys.read_only spent its budget: %d admitted, %d 429; keys share a counter", ad, lim)
+		p.T.FatalAt(offending(osb, routeBudget).response(), "RATE-007", "600 GET /me with keys.pascal_scopes after keys.read_only spent its budget: %d admitted, %d 429; keys share a counter", ad, lim)
 	}
 }
 
@@ -276,7 +276,7 @@ func tenantProbe(p *Probe) {
 	last := p.burst("6,001st on V2", []vegeta.Target{p.target("tenant", http.MethodGet, v2+"/customers")}, 1, nil, 1)
 	p.Measure("tenant-wide requests admitted in 60 s", tenantBudget, fmt.Sprintf("%d, then the 6,001st (GET V2/customers, untouched route) %d", ad, last[0].code))
 	if last[0].code != http.StatusTooManyRequests {
-		p.T.Fatalf("RATE-010", "the tenant's 6,001st request in the minute (GET %s/customers, an untouched route budget) is %d, want 429", v2, last[0].code)
+		p.T.FatalAt(last[0].response(), "RATE-010", "the tenant's 6,001st request in the minute (GET %s/customers, an untouched route budget) is %d, want 429", v2, last[0].code)
 	}
 	p.limitedShape(last, "the tenant's 6,001st request")
 }
@@ -317,7 +317,7 @@ func boundaryProbe(p *Probe) {
 	after, lim, _ := count(os)
 	p.Measure("admitted across one boundary (600 at :55, 601 at :00)", 2*routeBudget, before+after)
 	if after != routeBudget || lim != 1 {
-		p.T.Fatalf("RATE-008", "601 GET /me just after the boundary, 600 having passed just before it: %d admitted, %d 429; want 600 and 1 (fixed clock-minute windows, not sliding)", after, lim)
+		p.T.FatalAt(offending(os, routeBudget).response(), "RATE-008", "601 GET /me just after the boundary, 600 having passed just before it: %d admitted, %d 429; want 600 and 1 (fixed clock-minute windows, not sliding)", after, lim)
 	}
 }
 
@@ -352,10 +352,10 @@ func failedAuthProbe(p *Probe) {
 	_, lim, _ := count(all)
 	p.Measure("failed authentications answered 401/403 before 429 (one IP, 60 s)", failedAuthBudget, refused)
 	if second[0].code == http.StatusTooManyRequests && refused < failedAuthBudget {
-		p.T.Fatalf("RATE-013", "after 10 failures and 30 successful calls the next failure is 429: successes consumed the failed-auth budget (%d 401/403 in all)", refused)
+		p.T.FatalAt(second[0].response(), "RATE-013", "after 10 failures and 30 successful calls the next failure is 429: successes consumed the failed-auth budget (%d 401/403 in all)", refused)
 	}
 	if refused != failedAuthBudget || lim != 1 || all[len(all)-1].code != http.StatusTooManyRequests {
-		p.T.Fatalf("RATE-012", "21 failed authentications from one IP in one minute: %d answered 401/403, %d 429 (last %d); want 20 then 429", refused, lim, all[len(all)-1].code)
+		p.T.FatalAt(all[len(all)-1].response(), "RATE-012", "21 failed authentications from one IP in one minute: %d answered 401/403, %d 429 (last %d); want 20 then 429", refused, lim, all[len(all)-1].code)
 	}
 	p.limitedShape(all, "the 21st failed authentication")
 }
@@ -376,7 +376,7 @@ func accessProbe(p *Probe) {
 		p.T.NoVerdict(fmt.Errorf("POST V2/access-requests: %d answers neither 2xx nor 429 (the harness's guessed body?)", other))
 	}
 	if ad >= routeBudget || lim == 0 {
-		p.T.Fatalf("RATE-014", "601 POST V2/access-requests of one key in one minute: %d admitted, %d 429; want a budget tighter than the general 600", ad, lim)
+		p.T.FatalAt(os[len(os)-1].response(), "RATE-014", "601 POST V2/access-requests of one key in one minute: %d admitted, %d 429; want a budget tighter than the general 600", ad, lim)
 	}
 	p.limitedShape(os, "POST V2/access-requests past its budget")
 }

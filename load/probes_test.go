@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,29 @@ func TestProbesCatchRateLimitFaults(t *testing.T) {
 		r := check.Run(context.Background(), tgt, check.Get(c.check))
 		if r.Status != check.Failed || !slices.Contains(r.FailedRules(), c.rule) {
 			t.Errorf("%s against fault %s: %s, failed rules %v; want a failure under %s\n%s", c.check, c.fault, r.Status, r.FailedRules(), c.rule, r.Summary())
+			continue
+		}
+		// The failure carries the HTTP exchange it is about: a request of
+		// the probe (its key by profile role, never the secret) and the
+		// answer that broke the rule.
+		for _, f := range r.Failures {
+			if f.Rule != c.rule {
+				continue
+			}
+			ex := f.Exchange
+			if ex == nil || ex.Response == nil || ex.Request.URL == "" {
+				t.Errorf("%s against fault %s: the %s failure carries no HTTP exchange: %+v", c.check, c.fault, c.rule, ex)
+				continue
+			}
+			curl := ex.Curl()
+			if !strings.Contains(curl, "${TOUCHSTONE_KEY_") {
+				t.Errorf("%s against fault %s: the evidence's curl line names no key role: %s", c.check, c.fault, curl)
+			}
+			for _, secret := range tgt.Profile.Secrets() {
+				if strings.Contains(curl, secret) {
+					t.Errorf("%s against fault %s: the evidence's curl line holds a key secret", c.check, c.fault)
+				}
+			}
 		}
 	}
 }
