@@ -31,6 +31,9 @@ type Rule struct {
 	Rule           string   `json:"rule"`
 	Interpretation string   `json:"interpretation"`
 	Checks         []string `json:"checks"`
+	// Unobservable gives the reason a rule cannot be observed over the API
+	// (such a rule names no checks).
+	Unobservable string `json:"unobservable,omitempty"`
 }
 
 // Catalogue is the whole list.
