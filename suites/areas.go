@@ -17,6 +17,7 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/ratelimit"
 	_ "github.com/touchstone-harness/touchstone/suites/schemas"
 	_ "github.com/touchstone-harness/touchstone/suites/subcustomers"
+	_ "github.com/touchstone-harness/touchstone/suites/transfers"
 	_ "github.com/touchstone-harness/touchstone/suites/webhooks"
 	_ "github.com/touchstone-harness/touchstone/suites/withdrawals"
 
