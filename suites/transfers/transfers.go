@@ -55,7 +55,7 @@ func ctl(t *check.T, rule, op string, body map[string]any) {
 
 // rows finds the one array member of the list's data (its key is not shown).
 func rows(t *check.T, rule string, r *client.Response) []any {
-	d := shape.Envelope(t, rule, r, http.StatusOK)
+	d := shape.Envelope(t, "ITR-036", r, http.StatusOK)
 	var out []any
 	n := 0
 	for _, v := range d {
@@ -155,7 +155,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "transfers/recovery-reads",
 		Title:  "GET .../internal-transfers/by-client-reference/{ref} and .../{id} return the transfer; an unknown reference is 404",
-		Rules:  []string{"ITR-014", "ITR-015", "ITR-022"},
+		Rules:  []string{"ITR-014", "ITR-015", "ITR-022", "ITR-035"},
 		Labels: []string{check.Mutating},
 		Needs:  needs,
 		Run: func(t *check.T) {
@@ -163,7 +163,7 @@ func init() {
 			// Before the POST the reference is unknown: the 404 a recovery read
 			// gives while the original is not yet committed.
 			shape.NotFound(t, "ITR-022", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)))
-			x := done(t, "ITR-012", post(t, b))
+			x := done(t, "ITR-035", post(t, b))
 			byRef := done(t, "ITR-015", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)))
 			if byRef["id"] != x["id"] {
 				t.Fatalf("ITR-015", "by-client-reference returned %v, want %v", byRef["id"], x["id"])
@@ -178,7 +178,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "transfers/take-list",
 		Title:  "The child's internal-transfers list shows both directions, takes take (clamped 1-200) and has no pagination",
-		Rules:  []string{"ITR-009", "ITR-013"},
+		Rules:  []string{"ITR-009", "ITR-013", "ITR-036"},
 		Labels: []string{check.Mutating},
 		Needs:  needs,
 		Run: func(t *check.T) {
