@@ -188,7 +188,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "withdrawals/child-own-funds-plus-fee",
 		Title:  "A child's withdrawal needs its own Available to cover amount plus its effective fee; the parent's balance is no fallback",
-		Rules:  []string{"FWD-008", "FEE-004", "FWD-023"},
+		Rules:  []string{"FWD-008", "FEE-004", "FWD-023", "ERR-096"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
 		Run: func(t *check.T) {
@@ -206,6 +206,11 @@ func init() {
 			r := withdraw(t, child, body(ben, "GBP", 9_751))
 			refused(t, "FWD-008", r, "a child withdrawal of 9751 with a fee of 250 from 10000 Available (the parent holds plenty)")
 			refused(t, "FWD-023", r, "a withdrawal its funds do not cover")
+			if m, err := r.JSON(); err == nil {
+				if code, _ := shape.Get(m, "data.code"); code == "fiat_withdrawal_failed" && r.Status != http.StatusConflict {
+					t.FatalAt(r, "ERR-096", "fiat_withdrawal_failed answered with status %d, want 409", r.Status)
+				}
+			}
 			r = withdraw(t, child, body(ben, "GBP", 9_750))
 			shape.Envelope(t, "FEE-004", r, http.StatusOK)
 		},
