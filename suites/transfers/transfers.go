@@ -324,3 +324,28 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	check.Register(check.Check{
+		ID:     "transfers/amount-exact-above-2-53",
+		Title:  "A quoted amount_minor above 2^53 moves exactly: amount_minor_string is the same digits",
+		Rules:  []string{"ITR-008", "ITR-003"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  needs,
+		Run: func(t *check.T) {
+			parent := t.Customer("parent")
+			const big = "9007199254740993" // 2^53 + 1
+			if err := t.Control().SetFunds(t.Context(), parent, "EUR", 1<<62); err != nil {
+				t.Fatalf("ITR-008", "control: fund the parent: %v", err)
+			}
+			defer func() { _ = t.Control().SetFunds(t.Context(), parent, "EUR", 5_000_000) }()
+			r := post(t, tbody("parent_to_end_customer", "EUR", big))
+			x := done(t, "ITR-003", r)
+			if s := shape.String(t, "ITR-008", x, "amount_minor_string"); s != big {
+				t.FatalAt(r, "ITR-008", "amount_minor_string %q, want exactly %q", s, big)
+			}
+			back := post(t, tbody("end_customer_to_parent", "EUR", big))
+			done(t, "ITR-003", back)
+		},
+	})
+}
