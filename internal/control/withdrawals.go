@@ -32,3 +32,9 @@ func (c *Client) CustomerFee(ctx context.Context, customerID string, feeMinor in
 func (c *Client) Disclosure(ctx context.Context, customerID string, required bool) error {
 	return c.Call(ctx, http.MethodPost, "/withdrawals/disclosure/"+customerID, map[string]any{"required": required}, nil)
 }
+
+// SourceAccount sets the state of a customer's source account in a
+// currency by its withdrawal refusal code ("" clears it).
+func (c *Client) SourceAccount(ctx context.Context, customerID, currency, code string) error {
+	return c.Call(ctx, http.MethodPost, "/withdrawals/source-account/"+customerID, map[string]any{"currency": currency, "code": code}, nil)
+}

@@ -292,3 +292,28 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	check.Register(check.Check{
+		ID:     "withdrawals/source-account-refusals",
+		Title:  "A source account not ready, client-money blocked, without its pot or missing prerequisites refuses the withdrawal with its 409 code",
+		Rules:  []string{"ERR-092", "ERR-093", "ERR-094", "ERR-095"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.eur"},
+		Run: func(t *check.T) {
+			cust := t.Customer("active_personal")
+			defer func() { _ = t.Control().SourceAccount(t.Context(), cust, "EUR", "") }()
+			for rule, code := range map[string]string{
+				"ERR-092": "source_account_not_ready", "ERR-093": "withdrawal_client_money_blocked",
+				"ERR-094": "source_account_pot_missing", "ERR-095": "fiat_withdrawal_prerequisites_missing",
+			} {
+				if err := t.Control().SourceAccount(t.Context(), cust, "EUR", code); err != nil {
+					t.Fatalf(rule, "control: source account: %v", err)
+				}
+				b := body(t.Beneficiary("eur"), "EUR", 112)
+				b["rail"] = "SCT"
+				shape.Refusal(t, rule, withdraw(t, cust, b), http.StatusConflict, code)
+			}
+		},
+	})
+}
