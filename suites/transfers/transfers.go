@@ -349,3 +349,39 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	check.Register(check.Check{
+		ID:     "transfers/recovery-404-in-flight",
+		Title:  "While the original POST is held in flight a recovery read by its client reference is 404; retrying the original POST with the same UUID and body returns the transfer",
+		Rules:  []string{"ITR-022", "ITR-020"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  needs,
+		Run: func(t *check.T) {
+			const template = api.P + "/customers/{customerId}/end-customers/{endCustomerId}/internal-transfers"
+			ctl := t.Control()
+			if err := ctl.SetLatency(t.Context(), http.MethodPost, template, 300*time.Millisecond); err != nil {
+				t.Fatalf("ITR-022", "control: latency: %v", err)
+			}
+			b := tbody("parent_to_end_customer", "GBP", 77)
+			var first, during *client.Response
+			t.Go(2, func(i int) {
+				if i == 0 {
+					first = post(t, b)
+					return
+				}
+				time.Sleep(100 * time.Millisecond)
+				during = get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string))
+			})
+			if err := ctl.SetLatency(t.Context(), http.MethodPost, template, 0); err != nil {
+				t.Fatalf("ITR-022", "control: latency off: %v", err)
+			}
+			shape.NotFound(t, "ITR-022", during)
+			x := done(t, "ITR-012", first)
+			again := done(t, "ITR-020", post(t, b))
+			if again["id"] != x["id"] {
+				t.Fatalf("ITR-020", "retrying the original POST answered %v, want the transfer %v", again["id"], x["id"])
+			}
+		},
+	})
+}
