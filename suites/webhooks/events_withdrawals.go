@@ -3,6 +3,7 @@ package webhooks
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -19,7 +20,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "webhooks/event-fiat-withdrawal-completed-and-returned",
 		Title:  "A completed fiat withdrawal emits withdrawal.completed with the documented fiat payload; a bank return emits withdrawal.returned, balance adjusted, with the reversing entry",
-		Rules:  []string{"EVT-113", "EVT-114", "EVT-115", "EVT-116", "EVT-117", "EVT-118", "EVT-119", "EVT-120", "EVT-121", "EVT-122", "EVT-059", "FWD-010", "FWD-014"},
+		Rules:  []string{"EVT-113", "EVT-114", "EVT-115", "EVT-116", "EVT-117", "EVT-118", "EVT-119", "EVT-120", "EVT-121", "EVT-122", "EVT-059", "FWD-010", "FWD-014", "EVT-125"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "webhook_url"},
 		Run: func(t *check.T) {
@@ -70,6 +71,15 @@ func init() {
 				if fmt.Sprint(d[k]) != fmt.Sprint(w.v) {
 					t.Errorf(w.rule, "withdrawal.completed data.%s is %v, want %v", k, d[k], w.v)
 				}
+			}
+			ben := fresh.Success(t, "EVT-125", t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: fresh.Beneficiaries(cust) + "/" + t.Beneficiary("gbp")}))
+			full, _ := shape.Get(ben, "beneficiary.account_number")
+			if iban, _ := shape.Get(ben, "beneficiary.iban"); iban != nil {
+				full = iban
+			}
+			masked, isString := d["beneficiary_iban_masked"].(string)
+			if d["beneficiary_iban_masked"] != nil && (!isString || (full != nil && full != "" && strings.Contains(masked, fmt.Sprint(full)))) {
+				t.Errorf("EVT-125", "beneficiary_iban_masked is %v: want null or a masked string that never shows the full account identifier", d["beneficiary_iban_masked"])
 			}
 			if p, _ := d["provider_transaction_id"].(string); p == "" {
 				t.Errorf("EVT-119", "withdrawal.completed data.provider_transaction_id is %v, want the provider reference or the withdrawal id", d["provider_transaction_id"])
