@@ -33,7 +33,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "webhooks/event-beneficiary-decisions",
 		Title:  "A staff approval emits beneficiary.approved (empty rejection_reason) and fiat.beneficiary.updated (change approval); a rejection emits beneficiary.rejected; a bank registration emits fiat.beneficiary.updated (change registration)",
-		Rules:  []string{"EVT-061", "EVT-062", "EVT-129", "EVT-130", "EVT-132", "EVT-133", "EVT-134"},
+		Rules:  []string{"EVT-061", "EVT-062", "EVT-129", "EVT-130", "EVT-132", "EVT-133", "EVT-134", "EVT-135", "EVT-136"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "webhook_url"},
 		Run: func(t *check.T) {
@@ -82,10 +82,39 @@ func init() {
 			if u["change"] != "approval" {
 				t.Errorf("EVT-134", "change is %v after a staff approval, want approval", u["change"])
 			}
-			if providerB != "" && providerB != approved {
-				fresh.BeneficiaryDecision(t, providerB, "rejected", "details could not be verified")
-				in.await(subID, 4)
-				one(t, "EVT-061", v1Events(t, in.records(), subID, "beneficiary.rejected", providerB), "beneficiary.rejected of the rejected beneficiary")
+			rej := fresh.NewBeneficiaries(t, cust, fresh.GBPPayee("Rejected Payee"))
+			rejID, _ := rej[0]["id"].(string)
+			fresh.BeneficiaryDecision(t, rejID, "rejected", "details could not be verified")
+			in.await(subID, 4)
+			one(t, "EVT-061", v1Events(t, in.records(), subID, "beneficiary.rejected", rejID), "beneficiary.rejected of the rejected beneficiary")
+			if providerB == "" || providerB == approved {
+				return
+			}
+			// Two transitions of one PROVIDER_B row: approval, then bank
+			// registration; each is its own event with its own X-Webhook-Id.
+			fresh.BeneficiaryDecision(t, providerB, "approved", "")
+			fresh.BankRegistration(t, providerB, "Pending")
+			in.await(subID, 8)
+			seen := map[string]bool{}
+			changes := map[any]bool{}
+			for _, r := range forSub(in.records(), subID) {
+				if r.EventType != "fiat.beneficiary.updated" {
+					continue
+				}
+				env := envelopeOf(t, "EVT-135", r)
+				if env["resourceId"] != providerB {
+					continue
+				}
+				id := r.Header.Get("X-Webhook-Id")
+				if seen[id] || r.Duplicate {
+					t.Errorf("EVT-136", "two transitions of beneficiary %s share X-Webhook-Id %q", providerB, id)
+				}
+				seen[id] = true
+				d, _ := env["data"].(map[string]any)
+				changes[d["change"]] = true
+			}
+			if !changes["approval"] || !changes["registration"] {
+				t.Errorf("EVT-135", "fiat.beneficiary.updated of %s for the approval and the registration transitions: got changes %v, want both", providerB, changes)
 			}
 		},
 	})
