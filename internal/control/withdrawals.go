@@ -38,3 +38,9 @@ func (c *Client) Disclosure(ctx context.Context, customerID string, required boo
 func (c *Client) SourceAccount(ctx context.Context, customerID, currency, code string) error {
 	return c.Call(ctx, http.MethodPost, "/withdrawals/source-account/"+customerID, map[string]any{"currency": currency, "code": code}, nil)
 }
+
+// BeneficiaryOutcome arms a provider-side refusal code for the customer's
+// next beneficiary create.
+func (c *Client) BeneficiaryOutcome(ctx context.Context, customerID, code string) error {
+	return c.Call(ctx, http.MethodPost, "/beneficiary-outcomes/"+customerID, map[string]any{"code": code}, nil)
+}

@@ -38,3 +38,30 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	check.Register(check.Check{
+		ID:     "beneficiaries/provider-refusal-codes",
+		Title:  "Provider-side beneficiary refusals carry their documented status: unsupported_provider and beneficiary_provider_validation_failed 422, bank_account_required and beneficiary_creation_failed 409",
+		Rules:  []string{"ERR-076", "ERR-079", "ERR-080", "ERR-081"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  []string{"keys.tenant", "customers.active_personal"},
+		Run: func(t *check.T) {
+			cust := t.Customer("active_personal")
+			for _, c := range []struct {
+				rule, code string
+				status     int
+			}{
+				{"ERR-076", "unsupported_provider", http.StatusUnprocessableEntity},
+				{"ERR-079", "beneficiary_provider_validation_failed", http.StatusUnprocessableEntity},
+				{"ERR-080", "bank_account_required", http.StatusConflict},
+				{"ERR-081", "beneficiary_creation_failed", http.StatusConflict},
+			} {
+				if err := t.Control().BeneficiaryOutcome(t.Context(), cust, c.code); err != nil {
+					t.Fatalf(c.rule, "control: beneficiary outcome: %v", err)
+				}
+				shape.Refusal(t, c.rule, fresh.PostBeneficiary(t, cust, fresh.GBPPayee("Refused Payee")), c.status, c.code)
+			}
+		},
+	})
+}
