@@ -7,6 +7,7 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/beneficiaries"
 	_ "github.com/touchstone-harness/touchstone/suites/checkorder"
 	_ "github.com/touchstone-harness/touchstone/suites/customers"
+	_ "github.com/touchstone-harness/touchstone/suites/fees"
 	_ "github.com/touchstone-harness/touchstone/suites/headers"
 	_ "github.com/touchstone-harness/touchstone/suites/idempotency"
 	_ "github.com/touchstone-harness/touchstone/suites/onboarding"
@@ -16,6 +17,7 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/ratelimit"
 	_ "github.com/touchstone-harness/touchstone/suites/schemas"
 	_ "github.com/touchstone-harness/touchstone/suites/subcustomers"
+	_ "github.com/touchstone-harness/touchstone/suites/transfers"
 	_ "github.com/touchstone-harness/touchstone/suites/webhooks"
 	_ "github.com/touchstone-harness/touchstone/suites/withdrawals"
 

@@ -91,7 +91,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "beneficiaries/bank-details-required",
 		Title:  "A GBP beneficiary needs sort_code and account_number, a EUR one an IBAN; without them 422 beneficiary_details_incomplete",
-		Rules:  []string{"BEN-001"},
+		Rules:  []string{"BEN-001", "ERR-078"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.active_personal"},
 		Run: func(t *check.T) {
@@ -106,7 +106,7 @@ func init() {
 			eur["currency"], eur["rail"] = "EUR", "SCT"
 			r := fresh.PostBeneficiary(t, cust, eur)
 			refused(t, "BEN-001", r, "a EUR beneficiary without an IBAN")
-			shape.Refusal(t, "BEN-001", r, http.StatusUnprocessableEntity, "beneficiary_details_incomplete")
+			shape.Refusal(t, "ERR-078", r, http.StatusUnprocessableEntity, "beneficiary_details_incomplete")
 		},
 	})
 	check.Register(check.Check{

@@ -45,7 +45,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "beneficiaries/patch-refused-once-registration-started",
 		Title:  "PATCH on a PROVIDER_B beneficiary whose bank registration has started is refused (409 beneficiary_update_failed)",
-		Rules:  []string{"BEN-018", "BEN-019"},
+		Rules:  []string{"BEN-018", "BEN-019", "ERR-082"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.active_personal"},
 		Run: func(t *check.T) {
@@ -59,6 +59,7 @@ func init() {
 			r := patch(t, cust, id, fresh.GBPPayee("Renamed Payee"))
 			refused(t, "BEN-018", r, "PATCH of a PROVIDER_B beneficiary whose bank registration started")
 			shape.Refusal(t, "BEN-019", r, http.StatusConflict, "beneficiary_update_failed")
+			shape.Refusal(t, "ERR-082", r, http.StatusConflict, "beneficiary_update_failed")
 		},
 	})
 	check.Register(check.Check{
