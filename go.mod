@@ -1,6 +1,6 @@
 module github.com/touchstone-harness/touchstone
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/getkin/kin-openapi v0.152.0
