@@ -5,6 +5,7 @@ package reports
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,9 +17,24 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/redact"
 )
 
+// SchemaVersion is the version of results.json's layout; it changes when a
+// field changes meaning or goes away (added fields keep it).
+const SchemaVersion = 2
+
 // Run is everything a report says about one run.
 type Run struct {
-	Target      string          `json:"target"`
+	SchemaVersion int    `json:"schema_version"`
+	Tool          Tool   `json:"tool"`
+	Spec          []Spec `json:"spec"`
+	Target        string `json:"target"`
+	// TargetInfo names the target without its secrets.
+	TargetInfo TargetInfo `json:"target_info"`
+	Ended      time.Time  `json:"ended"`
+	Seeds      Seeds      `json:"seeds"`
+	// Fault is the embedded sandbox's fault mode, if any.
+	Fault string `json:"fault,omitempty"`
+	// Baseline is the verdict of --baseline, when given.
+	Baseline *BaselineVerdict `json:"baseline,omitempty"`
 	Started     time.Time       `json:"started"`
 	Duration    time.Duration   `json:"duration_ns"`
 	LabelFilter string          `json:"label_filter,omitempty"`
@@ -37,7 +53,8 @@ type Run struct {
 // by no check that failed: what this target was actually shown to honour.
 func (r *Run) VerifiedRules() []string { return r.Tally().Verified }
 
-type evidence struct {
+// Evidence is one failure with the exchange it is about.
+type Evidence struct {
 	Rule       string            `json:"rule"`
 	Message    string            `json:"message"`
 	Exchange   *client.Exchange  `json:"exchange,omitempty"`
@@ -48,16 +65,22 @@ type evidence struct {
 	Extra      map[string]string `json:"-"`
 }
 
-type resultDoc struct {
+// ResultDoc is one check's result as results.json holds it.
+type ResultDoc struct {
 	*check.Result
-	Evidence []evidence `json:"evidence,omitempty"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+	// Replay is the command that re-runs a failed check, from the
+	// directory holding results.json.
+	Replay string `json:"replay,omitempty"`
 }
 
-type runDoc struct {
+// Document is results.json: the single source the page, the comparison,
+// the baseline and replay read back.
+type Document struct {
 	*Run
 	Tally
 	Coverage coverageDoc `json:"rule_coverage"`
-	Results  []resultDoc `json:"results"`
+	Results  []ResultDoc `json:"results"`
 }
 
 type coverageDoc struct {
@@ -68,16 +91,36 @@ type coverageDoc struct {
 
 // WriteJSON writes results.json into dir.
 func WriteJSON(dir string, r *Run, cat *catalogue.Catalogue, red *redact.Redactor) error {
-	doc := runDoc{Run: r, Tally: r.Tally()}
+	doc := NewDocument(r, cat)
+	raw, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeRedacted(filepath.Join(dir, "results.json"), raw, red)
+}
+
+// NewDocument is the results document of a run.
+func NewDocument(r *Run, cat *catalogue.Catalogue) *Document {
+	r.SchemaVersion = SchemaVersion
+	if r.Tool.Version == "" {
+		r.Tool = ThisTool()
+	}
+	if r.Spec == nil {
+		r.Spec = SpecDocuments(cat)
+	}
+	doc := &Document{Run: r, Tally: r.Tally()}
 	if cat != nil {
 		doc.Coverage.Areas, doc.Coverage.Covered, doc.Coverage.Total = cat.Coverage()
 	}
 	results := append([]*check.Result(nil), r.Results...)
 	sort.Slice(results, func(i, j int) bool { return results[i].ID < results[j].ID })
 	for _, res := range results {
-		rd := resultDoc{Result: res}
+		rd := ResultDoc{Result: res}
+		if res.Status == check.Failed {
+			rd.Replay = ReplayCommand("results.json", res.CaseID, r.Seeds.Sandbox == 0)
+		}
 		for _, f := range res.Failures {
-			ev := evidence{Rule: f.Rule, Message: f.Message}
+			ev := Evidence{Rule: f.Rule, Message: f.Message}
 			if f.Exchange != nil {
 				ev.Exchange = f.Exchange
 				ev.Curl = f.Exchange.Curl()
@@ -91,11 +134,39 @@ func WriteJSON(dir string, r *Run, cat *catalogue.Catalogue, red *redact.Redacto
 		}
 		doc.Results = append(doc.Results, rd)
 	}
-	raw, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
+	return doc
+}
+
+// ReplayCommand is the command line that re-runs one case of a results
+// file; other targets than the embedded sandbox need their profile again.
+func ReplayCommand(results, caseID string, needsTarget bool) string {
+	cmd := "touchstone replay " + results + " '" + caseID + "'"
+	if needsTarget {
+		cmd += " --target PROFILE"
 	}
-	return writeRedacted(filepath.Join(dir, "results.json"), raw, red)
+	return cmd
+}
+
+// ReadJSON reads DIR/results.json (or the file itself when path names one).
+func ReadJSON(path string) (*Document, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "results.json")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc Document
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("%s: not a results.json: %v", path, err)
+	}
+	if doc.Run == nil || doc.SchemaVersion == 0 {
+		return nil, fmt.Errorf("%s: not a Touchstone results.json (no schema_version)", path)
+	}
+	if doc.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d is newer than this Touchstone reads (%d)", path, doc.SchemaVersion, SchemaVersion)
+	}
+	return &doc, nil
 }
 
 // writeRedacted is the one place report files are written.

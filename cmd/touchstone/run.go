@@ -36,6 +36,9 @@ type runFlags struct {
 	seed                                   int64
 	allowLive                              bool
 	receiverAddr                           string
+	baseline                               string
+	certify                                bool
+	signingKey                             string
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -49,8 +52,23 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&f.seed, "seed", 1, "embedded sandbox only: fixture seed")
 	fs.BoolVar(&f.allowLive, "allow-live", false, "allow mutating checks with a live key")
 	fs.StringVar(&f.receiverAddr, "receiver-addr", "", "other targets: HOST:PORT the profile's webhook_url is forwarded to; the webhook checks receive deliveries there")
+	fs.StringVar(&f.baseline, "baseline", "", "expected failures (JSON: rule, reason, review_by); the run fails on an unexpected failure, a stale entry or an expired one")
+	fs.BoolVar(&f.certify, "certify", false, "run the whole catalogue (no --focus or --label-filter) and, when it passes, write a signed certification bundle in OUT/certificate")
+	fs.StringVar(&f.signingKey, "signing-key", "", "with --certify: Ed25519 private key (PKCS#8 PEM) to sign the bundle; default a throwaway key whose public half is in the bundle")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if code, ok := certifyFlags(fs, &f, stderr); !ok {
+		return code
+	}
+	var baseline *reports.Baseline
+	if f.baseline != "" {
+		b, err := reports.LoadBaseline(f.baseline, catalogue.MustLoad())
+		if err != nil {
+			fmt.Fprintf(stderr, "touchstone run: --baseline: %v\n", oneLine(err))
+			return exitUsage
+		}
+		baseline = b
 	}
 	if f.target != "" && f.fault != "" {
 		fmt.Fprintln(stderr, "touchstone run: --fault applies to the embedded sandbox only; drop --target or --fault")
@@ -76,7 +94,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone run: --out: %v\n", oneLine(err))
 		return exitUsage
 	}
-	return execute(f, selected(filter, focus), stdout, stderr)
+	return execute(f, selected(filter, focus), baseline, stdout, stderr)
 }
 
 func focusNote(focus string) string {
@@ -116,7 +134,7 @@ func writableDir(dir string) error {
 	return os.Remove(fh.Name())
 }
 
-func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
+func execute(f runFlags, nSelected int, baseline *reports.Baseline, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := time.Now()
@@ -185,6 +203,9 @@ func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
 				fmt.Fprintf(console, "          %s\n", line)
 			}
 		}
+		if r.Status == check.Failed {
+			fmt.Fprintf(console, "          replay: %s\n", reports.ReplayCommand(filepath.Join(f.out, "results.json"), r.CaseID, f.target != ""))
+		}
 	}
 	logFile, err := os.Create(filepath.Join(f.out, "ginkgo.log"))
 	if err != nil {
@@ -205,8 +226,17 @@ func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
 	}
 
 	run := &reports.Run{Target: tgt.Profile.BaseURL, Started: started.UTC(), Duration: time.Since(started), LabelFilter: f.labelFilter, Focus: f.focus,
-		Results: results, Selected: nSelected, Interrupted: interrupted.Load(), Stopped: check.Stopped(tgt)}
+		Results: results, Selected: nSelected, Interrupted: interrupted.Load(), Stopped: check.Stopped(tgt),
+		Ended: time.Now().UTC(), TargetInfo: reports.DescribeTarget(tgt.Profile), Fault: f.fault,
+		Seeds: reports.Seeds{Ginkgo: report.SuiteConfig.RandomSeed}}
+	if f.target == "" {
+		run.Seeds.Sandbox = f.seed
+	}
 	cat := catalogue.MustLoad()
+	if baseline != nil {
+		run.Baseline = baseline.Judge(f.baseline, run.Tally(), time.Now())
+	}
+	doc := reports.NewDocument(run, cat)
 	if err := reports.WriteJSON(f.out, run, cat, red); err != nil {
 		fmt.Fprintf(stderr, "touchstone run: write results.json: %v\n", err)
 		return exitNoVerdict
@@ -215,8 +245,21 @@ func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone run: write junit.xml: %v\n", err)
 		return exitNoVerdict
 	}
-	fmt.Fprintf(console, "\nreports: %s/junit.xml, %s/results.json, %s/ginkgo.log\n", f.out, f.out, f.out)
+	if err := reports.WriteHTML(f.out, doc, cat, red); err != nil {
+		fmt.Fprintf(stderr, "touchstone run: write report.html: %v\n", err)
+		return exitNoVerdict
+	}
+	fmt.Fprintf(console, "\nreports: %s/report.html, %s/junit.xml, %s/results.json, %s/ginkgo.log\n", f.out, f.out, f.out, f.out)
 	tally := reports.PrintSummary(console, run, cat)
+	if run.Baseline != nil {
+		for _, line := range run.Baseline.Lines() {
+			fmt.Fprintln(console, line)
+		}
+	}
+	certCode := exitOK
+	if f.certify {
+		certCode = writeCertificate(f, doc, cat, tgt, console, stderr)
+	}
 	switch {
 	case run.Interrupted:
 		fmt.Fprintf(stderr, "touchstone run: interrupted: no verdict; %d of %d selected checks not run\n", tally.NotRun, tally.Selected)
@@ -224,12 +267,14 @@ func execute(f runFlags, nSelected int, stdout, stderr io.Writer) int {
 	case run.Stopped != "":
 		fmt.Fprintf(stderr, "touchstone run: no verdict: %s; %d of %d selected checks not run\n", red.String(run.Stopped), tally.NotRun, tally.Selected)
 		return exitNoVerdict
-	case tally.Total.Failed > 0:
+	case run.Baseline != nil && !run.Baseline.Passed:
+		return exitFailed
+	case tally.Total.Failed > 0 && run.Baseline == nil:
 		return exitFailed
 	case tally.Total.Error > 0 || tally.NotRun > 0:
 		return exitNoVerdict
 	}
-	return exitOK
+	return certCode
 }
 
 // harnessT is the minimal testing.T Ginkgo needs outside `go test`.

@@ -1,0 +1,109 @@
+package reports
+
+import (
+	"bytes"
+	_ "embed"
+	"html/template"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/redact"
+)
+
+//go:embed report.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"join":  strings.Join,
+	"round": func(d time.Duration) time.Duration { return d.Round(time.Millisecond) },
+	"utc":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+}).Parse(pageTemplate))
+
+// pageData is what report.html shows, all of it derived from results.json.
+type pageData struct {
+	Doc      *Document
+	Verdict  Verdict
+	Areas    []AreaStatus
+	Statuses []string
+	Rules    []RuleStatus
+	Failures []pageFailure
+	Skips    []skipGroup
+	Property []ResultDoc
+	Load     []ResultDoc
+	LoadPage string
+}
+
+type pageFailure struct {
+	ResultDoc
+	Rules map[string]*catalogue.Rule
+}
+
+type skipGroup struct {
+	Reason string
+	Checks []string
+}
+
+// WriteHTML writes report.html into dir: one self-contained page (inline
+// style and script, nothing fetched) rendered from the results document.
+func WriteHTML(dir string, doc *Document, cat *catalogue.Catalogue, red *redact.Redactor) error {
+	raw, err := RenderHTML(dir, doc, cat)
+	if err != nil {
+		return err
+	}
+	return writeRedacted(filepath.Join(dir, "report.html"), raw, red)
+}
+
+// RenderHTML is the page's bytes; dir is where sibling reports (load.html)
+// are looked for.
+func RenderHTML(dir string, doc *Document, cat *catalogue.Catalogue) ([]byte, error) {
+	d := pageData{Doc: doc, Verdict: Certify(doc, cat), Rules: RuleStatuses(doc, cat),
+		Statuses: []string{RuleFailed, RuleNoVerdict, RuleSkipped, RuleNotRun, RuleNotSelected, RulePassed, RuleNotCovered, RuleUnobservable}}
+	d.Areas = AreaStatuses(d.Rules)
+	skips := map[string][]string{}
+	for _, rd := range doc.Results {
+		switch {
+		case rd.Status == check.Failed || rd.Status == check.Error && !rd.NotRun:
+			pf := pageFailure{ResultDoc: rd, Rules: map[string]*catalogue.Rule{}}
+			for _, id := range rd.Rules {
+				pf.Rules[id] = cat.Rule(id)
+			}
+			for _, ev := range rd.Evidence {
+				pf.Rules[ev.Rule] = cat.Rule(ev.Rule)
+			}
+			d.Failures = append(d.Failures, pf)
+		case rd.Status == check.Skipped:
+			skips[rd.SkipReason] = append(skips[rd.SkipReason], rd.ID)
+		}
+		switch rd.Area {
+		case "property":
+			d.Property = append(d.Property, rd)
+		case "load":
+			d.Load = append(d.Load, rd)
+		}
+	}
+	for reason, ids := range skips {
+		d.Skips = append(d.Skips, skipGroup{reason, ids})
+	}
+	sort.Slice(d.Skips, func(i, j int) bool {
+		if len(d.Skips[i].Checks) != len(d.Skips[j].Checks) {
+			return len(d.Skips[i].Checks) > len(d.Skips[j].Checks)
+		}
+		return d.Skips[i].Reason < d.Skips[j].Reason
+	})
+	for _, name := range []string{"load.html", filepath.Join("load", "load.html")} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			d.LoadPage = name
+			break
+		}
+	}
+	var b bytes.Buffer
+	if err := page.Execute(&b, d); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

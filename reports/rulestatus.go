@@ -1,0 +1,148 @@
+package reports
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
+	"github.com/touchstone-harness/touchstone/internal/check"
+)
+
+// Rule statuses in a run, worst first.
+const (
+	RuleFailed       = "fail"
+	RuleNoVerdict    = "no-verdict"
+	RuleSkipped      = "skip"
+	RuleNotRun       = "not-run"
+	RuleNotSelected  = "not-selected"
+	RulePassed       = "pass"
+	RuleNotCovered   = "not-covered"
+	RuleUnobservable = "unobservable"
+)
+
+// ruleRank orders statuses worst first (an area shows its worst).
+var ruleRank = map[string]int{RuleFailed: 0, RuleNoVerdict: 1, RuleSkipped: 2, RuleNotRun: 3, RuleNotSelected: 4, RuleNotCovered: 5, RulePassed: 6, RuleUnobservable: 7}
+
+// RuleStatus is one catalogued rule's standing in a run.
+type RuleStatus struct {
+	*catalogue.Rule
+	Status string `json:"status"`
+	// Reason says why the rule was not shown to pass or fail: the skip
+	// reason, the no-verdict error, or why no check exists.
+	Reason string `json:"reason,omitempty"`
+	// By are the checks of this run that decided the status.
+	By []string `json:"by,omitempty"`
+}
+
+// RuleStatuses are every catalogued rule's status in the run, in catalogue
+// order: failed when a check failed under it; passed when a check naming it
+// passed and none failed; otherwise the best the checks that name it got
+// (no verdict, skipped with the reason, not run), not selected when no
+// check naming it was selected; and not covered or unobservable when the
+// catalogue names no check.
+func RuleStatuses(doc *Document, cat *catalogue.Catalogue) []RuleStatus {
+	byRule := map[string][]*check.Result{}
+	for _, rd := range doc.Results {
+		for _, id := range rd.Rules {
+			byRule[id] = append(byRule[id], rd.Result)
+		}
+	}
+	verified := map[string]bool{}
+	for _, id := range doc.Verified {
+		verified[id] = true
+	}
+	var out []RuleStatus
+	for _, r := range cat.Rules {
+		rs := RuleStatus{Rule: r}
+		results := byRule[r.ID]
+		switch {
+		case len(doc.FailedRules[r.ID]) > 0:
+			rs.Status, rs.By = RuleFailed, doc.FailedRules[r.ID]
+		case verified[r.ID]:
+			rs.Status = RulePassed
+			for _, res := range results {
+				if res.Status == check.Passed {
+					rs.By = append(rs.By, res.ID)
+				}
+			}
+		case len(results) > 0:
+			rs.Status, rs.Reason, rs.By = undecided(results)
+		case r.Unobservable != "":
+			rs.Status, rs.Reason = RuleUnobservable, r.Unobservable
+		case len(r.Checks) == 0:
+			rs.Status, rs.Reason = RuleNotCovered, "no check yet"
+		default:
+			rs.Status, rs.Reason = RuleNotSelected, "its checks were not selected: "+strings.Join(r.Checks, ", ")
+		}
+		sort.Strings(rs.By)
+		out = append(out, rs)
+	}
+	return out
+}
+
+// undecided is the status of a rule whose checks neither passed nor failed
+// under it (a check may have failed under another rule: the rule is then
+// not shown either way).
+func undecided(results []*check.Result) (status, reason string, by []string) {
+	status = RuleNotRun
+	for _, res := range results {
+		s, why := RuleNotRun, res.Error
+		switch {
+		case res.NotRun:
+		case res.Status == check.Error:
+			s = RuleNoVerdict
+		case res.Status == check.Skipped:
+			s, why = RuleSkipped, res.SkipReason
+		case res.Status == check.Failed:
+			s, why = RuleNoVerdict, "its check failed under another rule"
+		case res.Status == check.Passed:
+			s, why = RuleNoVerdict, "a check naming it passed while another failed"
+		}
+		if reason == "" || ruleRank[s] < ruleRank[status] {
+			status, reason = s, why
+		}
+		by = append(by, res.ID)
+	}
+	return status, reason, by
+}
+
+// AreaStatus is an area's rules rolled up: the count by status and the
+// worst status among the rules a check covers.
+type AreaStatus struct {
+	Area   string         `json:"area"`
+	Worst  string         `json:"worst"`
+	Counts map[string]int `json:"counts"`
+}
+
+// AreaStatuses rolls rule statuses up by area, worst area first.
+func AreaStatuses(rules []RuleStatus) []AreaStatus {
+	idx := map[string]*AreaStatus{}
+	var order []string
+	for _, r := range rules {
+		a := idx[r.Area]
+		if a == nil {
+			a = &AreaStatus{Area: r.Area, Worst: RuleUnobservable, Counts: map[string]int{}}
+			idx[r.Area] = a
+			order = append(order, r.Area)
+		}
+		a.Counts[r.Status]++
+		if ruleRank[r.Status] < ruleRank[a.Worst] {
+			a.Worst = r.Status
+		}
+	}
+	out := make([]AreaStatus, 0, len(order))
+	for _, name := range order {
+		out = append(out, *idx[name])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return ruleRank[out[i].Worst] < ruleRank[out[j].Worst] })
+	return out
+}
+
+// MissingFixture is the profile fixture a skip reason names ("profile has
+// no customers.parent" → "customers.parent"), or "".
+func MissingFixture(reason string) string {
+	if rest, ok := strings.CutPrefix(reason, "profile has no "); ok {
+		return strings.TrimSpace(rest)
+	}
+	return ""
+}
