@@ -100,9 +100,9 @@ func TestBaselineGate(t *testing.T) {
 		return p
 	}
 	for body, want := range map[string]string{
-		`{"expected_failures":[{"rule":"NOPE-1","reason":"r","review_by":"2027-01-01"}]}`: "not a catalogued rule",
+		`{"expected_failures":[{"rule":"NOPE-1","reason":"r","review_by":"2027-01-01"}]}`:  "not a catalogued rule",
 		`{"expected_failures":[{"rule":"AUTH-002","reason":"","review_by":"2027-01-01"}]}`: "no reason",
-		`{"expected_failures":[{"rule":"AUTH-002","reason":"r","review_by":"soon"}]}`:     "YYYY-MM-DD",
+		`{"expected_failures":[{"rule":"AUTH-002","reason":"r","review_by":"soon"}]}`:      "YYYY-MM-DD",
 		`{"expected_failures":[]} junk`: "after the JSON",
 		`{"expected":[]}`:               "unknown field",
 	} {

@@ -34,12 +34,12 @@ type Run struct {
 	// Fault is the embedded sandbox's fault mode, if any.
 	Fault string `json:"fault,omitempty"`
 	// Baseline is the verdict of --baseline, when given.
-	Baseline *BaselineVerdict `json:"baseline,omitempty"`
-	Started     time.Time       `json:"started"`
-	Duration    time.Duration   `json:"duration_ns"`
-	LabelFilter string          `json:"label_filter,omitempty"`
-	Focus       string          `json:"focus,omitempty"`
-	Results     []*check.Result `json:"-"`
+	Baseline    *BaselineVerdict `json:"baseline,omitempty"`
+	Started     time.Time        `json:"started"`
+	Duration    time.Duration    `json:"duration_ns"`
+	LabelFilter string           `json:"label_filter,omitempty"`
+	Focus       string           `json:"focus,omitempty"`
+	Results     []*check.Result  `json:"-"`
 	// Selected is how many checks the filters chose (0: len(Results)).
 	Selected int `json:"-"`
 	// Interrupted: the run was stopped by a signal before its end.

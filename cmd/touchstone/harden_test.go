@@ -233,7 +233,7 @@ func TestMisbehavingServers(t *testing.T) {
 				t.Errorf("crash or harness panic:\n%s\n%s", tail(stdout), tail(stderr))
 			}
 			files := map[string]string{"console": stdout + stderr}
-			for _, name := range []string{"junit.xml", "results.json", "ginkgo.log"} {
+			for _, name := range []string{"junit.xml", "results.json", "ginkgo.log", "report.html"} {
 				raw, err := os.ReadFile(filepath.Join(out, name))
 				if err != nil {
 					t.Fatalf("%s not written: %v", name, err)
@@ -278,7 +278,7 @@ func TestBasicSchemeEvidenceIsMasked(t *testing.T) {
 		t.Errorf("results.json does not show the masked Basic credential:\n%s", tail(string(raw)))
 	}
 	secret := strings.SplitN(plantedKeys["tenant"], ".", 2)[1]
-	for _, name := range []string{"junit.xml", "results.json", "ginkgo.log"} {
+	for _, name := range []string{"junit.xml", "results.json", "ginkgo.log", "report.html"} {
 		b, _ := os.ReadFile(filepath.Join(out, name))
 		for _, f := range append(redact.Forms(secret), secret) {
 			if strings.Contains(string(b), f) || strings.Contains(stdout, f) {
@@ -402,7 +402,7 @@ func TestFaultedRunLeaksNoEncodedSecret(t *testing.T) {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFailed, tail(stdout), stderr)
 	}
 	files := map[string]string{"console": stdout + stderr}
-	for _, name := range []string{"junit.xml", "results.json", "ginkgo.log"} {
+	for _, name := range []string{"junit.xml", "results.json", "ginkgo.log", "report.html"} {
 		raw, _ := os.ReadFile(filepath.Join(out, name))
 		files[name] = string(raw)
 	}

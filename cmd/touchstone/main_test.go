@@ -157,7 +157,7 @@ func TestRunWritesRedactedEvidence(t *testing.T) {
 	secrets := secretsOfSeed(1)
 	console := stdout + stderr
 	files := map[string]string{"console": console}
-	for _, name := range []string{"junit.xml", "results.json", "ginkgo.log"} {
+	for _, name := range []string{"junit.xml", "results.json", "ginkgo.log", "report.html"} {
 		raw, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
 			t.Fatalf("%s not written: %v", name, err)
