@@ -188,9 +188,31 @@ func (sh *readmeShell) statement(where string, st *syntax.Stmt) {
 		if err != nil {
 			t.Fatalf("%s: %v", where, err)
 		}
+		if len(args) > 0 && args[0] == "echo" {
+			sh.echo(where, cfg, args[1:], st.Redirs)
+			return
+		}
+		if len(st.Redirs) > 0 {
+			t.Fatalf("%s: teach readme_test.go redirections of %q", where, strings.Join(args, " "))
+		}
 		sh.call(where, st.Background, callEnv, args)
 	default:
 		t.Fatalf("%s: %T: teach readme_test.go this kind of statement", where, st.Cmd)
+	}
+}
+
+// echo writes its words to the one file its `>` names, in the block's
+// directory (how the README writes a small input file).
+func (sh *readmeShell) echo(where string, cfg *expand.Config, words []string, redirs []*syntax.Redirect) {
+	if len(redirs) != 1 || redirs[0].Op != syntax.RdrOut {
+		sh.t.Fatalf("%s: echo is taught only as `echo TEXT > FILE`", where)
+	}
+	name, err := expand.Literal(cfg, redirs[0].Word)
+	if err != nil {
+		sh.t.Fatalf("%s: %v", where, err)
+	}
+	if err := os.WriteFile(filepath.Join(sh.dir, name), []byte(strings.Join(words, " ")+"\n"), 0o644); err != nil {
+		sh.t.Fatalf("%s: %v", where, err)
 	}
 }
 
