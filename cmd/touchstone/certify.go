@@ -111,8 +111,9 @@ func writeCertificate(f runFlags, doc *reports.Document, cat *catalogue.Catalogu
 	}
 	pub := priv.Public().(ed25519.PublicKey)
 	cert := certificate{
-		Statement: fmt.Sprintf("Every check of the Touchstone catalogue ran against %s; none failed; no required rule was skipped for a missing fixture.", doc.Target),
-		Target:    doc.TargetInfo, Tool: doc.Tool, Spec: doc.Spec, Started: doc.Started, Ended: doc.Ended,
+		Statement: fmt.Sprintf("Every check of the Touchstone catalogue was run against %s: %d passed, none failed, %d skipped, none for a missing fixture (each skip's reason is in results.json); %d of %d catalogued rules were verified.",
+			doc.Target, doc.Total.Passed, doc.Total.Skipped, len(doc.Verified), len(cat.Rules)),
+		Target: doc.TargetInfo, Tool: doc.Tool, Spec: doc.Spec, Started: doc.Started, Ended: doc.Ended,
 		Counts: doc.Total, Verified: len(doc.Verified), Catalogued: len(cat.Rules), NotVerified: v.NotVerifiedHere,
 		Signer: certify.Fingerprint(pub),
 	}
