@@ -93,7 +93,8 @@ func init() {
 		Needs:  []string{"keys.tenant", "customers.blocked_country"},
 		Run: func(t *check.T) {
 			cust := t.Customer("blocked_country")
-			for _, b := range []map[string]any{{"currency": "GBP"}, {"currency": "EUR", "provider": "PROVIDER_A"}, {"currency": "USD"}, {"currency": "GBP", "provider": "PROVIDER_B"}} {
+			flatCode(t, "SVC-007", open(t, cust, map[string]any{"currency": "GBP"}), http.StatusForbidden, "fiat_unsupported_jurisdiction")
+			for _, b := range []map[string]any{{"currency": "EUR", "provider": "PROVIDER_A"}, {"currency": "USD"}, {"currency": "GBP", "provider": "PROVIDER_B"}} {
 				flatCode(t, "ERR-033", open(t, cust, b), http.StatusForbidden, "fiat_unsupported_jurisdiction")
 			}
 		},
@@ -130,7 +131,7 @@ func init() {
 			flatCode(t, "ERR-035", open(t, cust, map[string]any{"currency": "USD"}), http.StatusForbidden, "self_serve_provisioning_disabled")
 			draft, _ := fresh.Customer(t)
 			policy(t, draft, map[string]any{"self_serve_disabled": true})
-			flatCode(t, "ERR-036", open(t, draft, map[string]any{"currency": "GBP"}), http.StatusForbidden, "self_serve_provisioning_disabled")
+			flatCode(t, "ERR-035", open(t, draft, map[string]any{"currency": "GBP"}), http.StatusForbidden, "self_serve_provisioning_disabled")
 		},
 	})
 	check.Register(check.Check{
