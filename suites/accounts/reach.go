@@ -1,0 +1,46 @@
+package accounts
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/suites/api"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+func init() {
+	check.Register(check.Check{
+		ID:    "accounts/not-mine-404-and-v2-binding",
+		Title: "A subject key's fiat account, balance and deposit reads of a customer it cannot act for are 404, byte-identical to a nonexistent customer; V2/fiat/accounts lists only the subject's and its children's accounts",
+		Rules: []string{"BIND-001", "BIND-005", "V2-004"},
+		Needs: []string{"keys.subject", "keys.tenant", "customers.active_personal", "customers.parent"},
+		Run: func(t *check.T) {
+			mine, other := t.Customer("active_personal"), uuid.NewString()
+			for _, suffix := range []string{"/banking/accounts", "/banking/balance", "/banking/deposits", "/banking/accounts/form-schema"} {
+				a := get(t, "subject", api.Customer(mine)+suffix)
+				b := get(t, "subject", api.Customer(other)+suffix)
+				shape.NotFound(t, "BIND-001", a)
+				shape.SameResponse(t, "BIND-001", a, b, "not-mine and nonexistent "+suffix)
+			}
+			accts := accountsOf(t, "FIAT-018", "tenant", accountsPath(mine))
+			r := get(t, "subject", "/api/v2/public/fiat/accounts?limit=500")
+			shape.Status(t, "BIND-005", r, http.StatusOK)
+			m := shape.Object(t, "BIND-005", r)
+			items, _ := m["items"].([]any)
+			for _, x := range items {
+				it, _ := x.(map[string]any)
+				for _, a := range accts {
+					if it["id"] == a["id"] {
+						t.FatalAt(r, "BIND-005", "keys.subject lists account %v of customers.active_personal, which it cannot act for", a["id"])
+					}
+				}
+			}
+			if len(accts) > 0 {
+				id, _ := accts[0]["id"].(string)
+				shape.NotFound(t, "V2-004", get(t, "subject", "/api/v2/public/fiat/accounts/"+id))
+			}
+		},
+	})
+}
