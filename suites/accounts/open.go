@@ -47,6 +47,9 @@ func init() {
 						t.Errorf("FIAT-006", "the Completed %s account has %s %v, want a string", tc.cur, k, got[k])
 					}
 				}
+				if owner, present := got["customer_id"]; present && owner != cust {
+					t.Errorf("SVC-002", "the %s account of customer %s names customer_id %v", tc.cur, cust, owner)
+				}
 				if got["currency"] != nil && got["currency"] != tc.cur {
 					t.Errorf("FIAT-001", "the %s account reads currency %v", tc.cur, got["currency"])
 				}
