@@ -6,7 +6,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/suites/api"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -40,6 +42,33 @@ func init() {
 			if len(accts) > 0 {
 				id, _ := accts[0]["id"].(string)
 				shape.NotFound(t, "V2-004", get(t, "subject", "/api/v2/public/fiat/accounts/"+id))
+			}
+		},
+	})
+}
+
+func init() {
+	check.Register(check.Check{
+		ID:     "accounts/open-replays-once",
+		Title:  "A retry of POST banking/accounts with the same Idempotency-Key and body replays the first answer byte for byte and opens one account",
+		Rules:  []string{"IDEM-008", "FIAT-022"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  []string{"keys.tenant"},
+		Run: func(t *check.T) {
+			cust := fresh.Activated(t, "FIAT-022")
+			req := client.Request{Method: http.MethodPost, Path: accountsPath(cust), JSON: map[string]any{"currency": "EUR"}, IdempotencyKey: t.NewKey()}
+			first := t.Do(t.Client("tenant"), req)
+			opened(t, "FIAT-022", first)
+			again := t.Do(t.Client("tenant"), req)
+			shape.SameResponse(t, "IDEM-008", first, again, "the account opening and its retry")
+			n := 0
+			for _, a := range accountsOf(t, "FIAT-018", "tenant", accountsPath(cust)) {
+				if a["currency"] == "EUR" || a["currency"] == nil {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Fatalf("IDEM-008", "the customer holds %d EUR accounts after one opening and its retry, want 1", n)
 			}
 		},
 	})
