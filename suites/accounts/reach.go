@@ -73,3 +73,45 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	check.Register(check.Check{
+		ID:     "accounts/not-active-states-blocked",
+		Title:  "A customer in PendingCompliance, Onboarding or Suspended cannot open a fiat account (409 kyc_or_kyb_not_approved); once Active it can",
+		Rules:  []string{"LIFE-001", "LIFE-004", "LIFE-025"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  []string{"keys.tenant"},
+		Run: func(t *check.T) {
+			cust, _ := fresh.Customer(t)
+			for _, st := range []string{"PendingCompliance", "Onboarding", "Suspended"} {
+				fresh.Staff(t, cust, st)
+				shape.Refusal(t, "LIFE-025", open(t, cust, map[string]any{"currency": "GBP"}), http.StatusConflict, "kyc_or_kyb_not_approved")
+			}
+			fresh.Staff(t, cust, "Active")
+			opened(t, "LIFE-001", open(t, cust, map[string]any{"currency": "GBP"}))
+		},
+	})
+}
+
+func init() {
+	check.Register(check.Check{
+		ID:    "accounts/parent-id-reads-parent-own",
+		Title: "GET .../banking/accounts with the parent's id lists the parent's own accounts, never its child's nested accounts",
+		Rules: []string{"BIND-004"},
+		Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
+		Run: func(t *check.T) {
+			parent, child := t.Customer("parent"), t.Customer("child")
+			kids := accountsOf(t, "SUB-027", "tenant", nestedPath(parent, child)+"/accounts")
+			if len(kids) == 0 {
+				t.Skipf("customers.child holds no account to tell apart")
+			}
+			for _, a := range accountsOf(t, "BIND-004", "tenant", accountsPath(parent)) {
+				for _, k := range kids {
+					if a["id"] == k["id"] {
+						t.Fatalf("BIND-004", "the parent's banking/accounts lists the child's account %v", k["id"])
+					}
+				}
+			}
+		},
+	})
+}
