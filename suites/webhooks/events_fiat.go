@@ -134,7 +134,7 @@ func init() {
 		ID:    "webhooks/event-fiat-account-issued",
 		Title: "A completed fiat account emits viban.ready (coordinates per currency, provider fields, nulls as documented), virtual_account_request.completed and customer.account_ready (one shape, status active)",
 		Rules: []string{"EVT-052", "EVT-053", "EVT-076", "EVT-077", "EVT-078", "EVT-079", "EVT-080", "EVT-081", "EVT-082", "EVT-083",
-			"EVT-084", "EVT-085", "EVT-086", "EVT-087", "EVT-088", "EVT-089", "EVT-091", "EVT-092", "EVT-093", "FIAT-012", "EVT-137"},
+			"EVT-084", "EVT-085", "EVT-086", "EVT-087", "EVT-088", "EVT-089", "EVT-091", "EVT-092", "EVT-093", "FIAT-012", "EVT-137", "EVT-046"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
@@ -149,6 +149,20 @@ func init() {
 				provisioning(t, id, "Completed", "", "")
 				in.await(subID, 3)
 				recs := in.records()
+				// One outcome, three deliveries: distinct event ids, one
+				// envelope id and occurred_at (EVT-046).
+				ids, at := map[string]bool{}, map[any]bool{}
+				for _, typ := range []string{"viban.ready", "virtual_account_request.completed", "customer.account_ready"} {
+					for _, rec := range forSub(recs, subID) {
+						if rec.EventType == typ && envelopeOf(t, "EVT-006", rec)["id"] == id {
+							ids[rec.Header.Get(verify.HeaderID)] = true
+							at[envelopeOf(t, "EVT-006", rec)["occurred_at"]] = true
+						}
+					}
+				}
+				if len(ids) != 3 || len(at) != 1 {
+					t.Errorf("EVT-046", "the %s account's issuance: %d distinct event ids (want 3) and %d distinct occurred_at (want 1)", cur, len(ids), len(at))
+				}
 				_, d := oneEnv(t, "EVT-052", envsOf(t, recs, subID, "viban.ready", id), "viban.ready of the completed "+cur+" account")
 				for _, k := range []string{"user_id", "customer_id"} {
 					if d[k] != cust {
