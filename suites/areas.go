@@ -3,6 +3,7 @@ package suites
 // Every area package registers its checks when imported.
 import (
 	_ "github.com/touchstone-harness/touchstone/property"
+	_ "github.com/touchstone-harness/touchstone/suites/accounts"
 	_ "github.com/touchstone-harness/touchstone/suites/auth"
 	_ "github.com/touchstone-harness/touchstone/suites/beneficiaries"
 	_ "github.com/touchstone-harness/touchstone/suites/checkorder"

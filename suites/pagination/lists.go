@@ -42,9 +42,11 @@ var pagedLists = []pagedList{
 		emptyNeeds: []string{"keys.unbound"},
 		create:     createCustomer,
 	},
-	// Next lists, one line each when served, e.g.:
-	// {name: "banking-deposits", rule: "PAGE-019", items: "deposits", key: "tenant", needs: []string{"customers.active_personal"},
-	//  path: func(t *check.T) string { return v1 + "/customers/" + t.Customer("active_personal") + "/banking/deposits" }},
+	{
+		name: "banking-deposits", rule: "PAGE-019", items: "deposits", key: "tenant", needs: []string{"customers.active_personal"},
+		path: func(t *check.T) string { return api.Customer(t.Customer("active_personal")) + "/banking/deposits" },
+	},
+	// Next lists, one line each when served.
 }
 
 // unpagedList is a list documented as unpaged: all rows in one response,
