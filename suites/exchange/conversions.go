@@ -54,7 +54,7 @@ func init() {
 			for _, amt := range []any{0, -500} {
 				r := convert(t, cust, body("GBP", "EUR", amt))
 				if r.Status/100 == 2 {
-					t.FatalAt(r, "CONV-003", "a conversion of amount_minor %v was taken", amt)
+					t.FatalAt(r, "ERR-055", "a conversion of amount_minor %v was taken", amt)
 				}
 				shape.Refusal(t, "ERR-055", r, http.StatusUnprocessableEntity, "invalid_amount")
 			}
@@ -97,7 +97,7 @@ func init() {
 		Run: func(t *check.T) {
 			r := convert(t, t.Customer("exchange"), body("GBP", "EUR", 1))
 			if r.Status/100 == 2 {
-				t.FatalAt(r, "CONV-018", "a conversion of 1 minor unit was taken")
+				t.FatalAt(r, "ERR-056", "a conversion of 1 minor unit was taken (CONV-018: below any minimum)")
 			}
 			shape.Refusal(t, "ERR-056", r, http.StatusUnprocessableEntity, "below_minimum_trade_size")
 		},

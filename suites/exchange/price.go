@@ -40,21 +40,21 @@ func init() {
 	check.Register(check.Check{
 		ID:    "exchange/price-invalid-pair",
 		Title: "A missing pair, a pair without a slash, with two slashes, with the same asset twice or with an unknown asset is 422 invalid_pair (envelope, on a GET without body)",
-		Rules: []string{"CONV-009", "CONV-010", "ERR-054", "ERR-007"},
+		Rules: []string{"CONV-008", "CONV-009", "CONV-010", "ERR-054", "ERR-007"},
 		Needs: []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			r := price(t, nil)
-			shape.Refusal(t, "CONV-009", r, http.StatusUnprocessableEntity, "invalid_pair")
+			shape.Refusal(t, "ERR-007", r, http.StatusUnprocessableEntity, "invalid_pair")
 			for _, pair := range []string{"GBPEUR", "GBP/EUR/USD", "GBP/GBP", "GBP/XYZ", "/EUR", "GBP//EUR"} {
 				r := price(t, ptr(pair))
+				rule := map[string]string{"GBP/GBP": "CONV-008", "GBP/EUR/USD": "CONV-009", "GBP//EUR": "CONV-009", "GBPEUR": "CONV-009"}[pair]
+				if rule == "" {
+					rule = "CONV-010"
+				}
 				if r.Status/100 == 2 {
-					t.FatalAt(r, "CONV-010", "the invalid pair %q was priced (%d)", pair, r.Status)
+					t.FatalAt(r, rule, "the invalid pair %q was priced (%d)", pair, r.Status)
 				}
-				rule := "ERR-054"
-				if pair == "GBP/EUR/USD" || pair == "GBP//EUR" || pair == "GBPEUR" || pair == "GBP/GBP" {
-					rule = "CONV-009"
-				}
-				shape.Refusal(t, rule, r, http.StatusUnprocessableEntity, "invalid_pair")
+				shape.Refusal(t, "ERR-054", r, http.StatusUnprocessableEntity, "invalid_pair")
 			}
 		},
 	})
