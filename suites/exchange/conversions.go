@@ -134,6 +134,30 @@ func init() {
 		},
 	})
 	check.Register(check.Check{
+		ID:     "exchange/proceeds-spendable-once-settled",
+		Title:  "The proceeds of a conversion are spendable only once it is Settled: converting them before is 422 insufficient_onchain_balance, after settlement it is taken",
+		Rules:  []string{"CONV-006", "BAL-001"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  []string{"keys.tenant"},
+		Run: func(t *check.T) {
+			cust := activeCustomer(t)
+			control(t, "/crypto-funds/"+cust, map[string]any{"asset": "BTC", "available_atomic": "1000000"})
+			id := setup(t, "CONV-014", cust, body("BTC", "ETH", 1000000))["id"].(string)
+			// 0.0001 ETH: far below what 0.01 BTC buys, above any minimum.
+			r := convert(t, cust, body("ETH", "BTC", json.Number("100000000000000")))
+			if r.Status/100 == 2 {
+				t.FatalAt(r, "CONV-006", "the ETH proceeds of a conversion not yet Settled were converted")
+			}
+			shape.Refusal(t, "ERR-057", r, http.StatusUnprocessableEntity, "insufficient_onchain_balance")
+			control(t, "/exchange/conversions/"+id+"/settle", nil)
+			d := shape.Envelope(t, "CONV-013", read(t, cust, id), http.StatusOK)
+			if st := shape.String(t, "CONV-006", d, "conversion_request.status"); st != "Settled" {
+				t.Fatalf("CONV-006", "a settled conversion reads status %q, want Settled", st)
+			}
+			created(t, "CONV-006", convert(t, cust, body("ETH", "BTC", json.Number("100000000000000"))))
+		},
+	})
+	check.Register(check.Check{
 		ID:     "exchange/refusals-409",
 		Title:  "The exchange 409 refusals the API cannot provoke (account, wallet, funding account, ledger, workflow, crypto balance, network, network funds, order failed) are 409 envelopes with their code",
 		Rules:  []string{"ERR-059", "ERR-060", "ERR-061", "ERR-062", "ERR-063", "ERR-064", "ERR-065", "ERR-066", "ERR-067"},
