@@ -141,12 +141,12 @@ func init() {
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			cust := activeCustomer(t)
-			control(t, "/crypto-funds/"+cust, map[string]any{"asset": "BTC", "available_atomic": "1000000"})
-			id := setup(t, "CONV-014", cust, body("BTC", "ETH", 1000000))["id"].(string)
-			// 0.0001 ETH: far below what 0.01 BTC buys, above any minimum.
-			r := convert(t, cust, body("ETH", "BTC", json.Number("100000000000000")))
+			control(t, "/withdrawals/funds/"+cust, map[string]any{"currency": "EUR", "available_minor": 10000})
+			// 100.00 EUR buys far more than the 20,000 sat converted back.
+			id := setup(t, "CONV-014", cust, body("EUR", "BTC", 10000))["id"].(string)
+			r := convert(t, cust, body("BTC", "GBP", 20000))
 			if r.Status/100 == 2 {
-				t.FatalAt(r, "CONV-006", "the ETH proceeds of a conversion not yet Settled were converted")
+				t.FatalAt(r, "CONV-006", "the BTC proceeds of a conversion not yet Settled were converted")
 			}
 			shape.Refusal(t, "ERR-057", r, http.StatusUnprocessableEntity, "insufficient_onchain_balance")
 			control(t, "/exchange/conversions/"+id+"/settle", nil)
@@ -154,7 +154,7 @@ func init() {
 			if st := shape.String(t, "CONV-006", d, "conversion_request.status"); st != "Settled" {
 				t.Fatalf("CONV-006", "a settled conversion reads status %q, want Settled", st)
 			}
-			created(t, "CONV-006", convert(t, cust, body("ETH", "BTC", json.Number("100000000000000"))))
+			created(t, "CONV-006", convert(t, cust, body("BTC", "GBP", 20000)))
 		},
 	})
 	check.Register(check.Check{

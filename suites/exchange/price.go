@@ -75,6 +75,26 @@ func init() {
 		},
 	})
 	check.Register(check.Check{
+		ID:    "exchange/price-crypto-to-crypto",
+		Title: "A crypto-to-crypto pair (not a listed kind) is either priced with a rate and an expiry or refused as a pair with 422 invalid_pair",
+		Rules: []string{"CONV-020"},
+		Needs: []string{"keys.tenant"},
+		Run: func(t *check.T) {
+			r := price(t, ptr("BTC/ETH"))
+			if r.Status == http.StatusOK {
+				d := shape.Envelope(t, "CONV-020", r, http.StatusOK)
+				if rate, _ := rateOf(d); rate == nil {
+					t.FatalAt(r, "CONV-020", "BTC/ETH was answered 200 without a rate: %v", d)
+				}
+				if _, ok := expiryOf(d); !ok {
+					t.FatalAt(r, "CONV-020", "BTC/ETH was answered 200 without an expiry: %v", d)
+				}
+				return
+			}
+			shape.Refusal(t, "CONV-020", r, http.StatusUnprocessableEntity, "invalid_pair")
+		},
+	})
+	check.Register(check.Check{
 		ID:     "exchange/price-quote-unavailable",
 		Title:  "When no quote is available the price is 409 exchange_quote_unavailable; once one is, 200 again",
 		Rules:  []string{"CONV-011", "ERR-058"},

@@ -134,7 +134,7 @@ func init() {
 	})
 	check.Register(check.Check{
 		ID:     "webhooks/event-conversion-completed-exact-atomic",
-		Title:  "An ETH conversion of 9007199254740993 wei (above 2^53) is reported in conversion.completed exactly, with executed_rate consistent with the amounts",
+		Title:  "An ETH-to-GBP conversion of 9007199254740993 wei (above 2^53) is reported in conversion.completed exactly, with executed_rate consistent with the amounts",
 		Rules:  []string{"CONV-003", "EVT-127", "EVT-128"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
@@ -146,14 +146,14 @@ func init() {
 			defer disable(t, "tenant", subID)
 			cust := t.Customer("exchange")
 			const wei = "9007199254740993"
-			id := settledConversion(t, cust, "ETH", "USDC", json.Number(wei))
+			id := settledConversion(t, cust, "ETH", "GBP", json.Number(wei))
 			in.await(subID, 1)
 			d := one(t, "EVT-060", eventsOf(t, in.records(), subID, "conversion.completed", id), "conversion.completed of the settled conversion")
 			amount, _ := new(big.Int).SetString(wei, 10)
 			if got, _ := d["amount_minor"].(json.Number); string(got) != wei {
 				t.Errorf("CONV-003", "amount_minor %v is not the %s wei sent (read without float loss)", d["amount_minor"], wei)
 			}
-			checkCompleted(t, d, id, cust, "ETH", "USDC", amount, 18, 6)
+			checkCompleted(t, d, id, cust, "ETH", "GBP", amount, 18, 2)
 		},
 	})
 }
