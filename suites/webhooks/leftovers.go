@@ -61,7 +61,7 @@ func init() {
 				hold := func(ms int) error {
 					return t.Control().Call(t.Context(), http.MethodPost, "/webhooks/rotation-hold", map[string]any{"subscription_id": subID, "delay_ms": ms}, nil)
 				}
-				if err := hold(300); err != nil {
+				if err := hold(250); err != nil {
 					t.NoVerdict(err)
 				}
 				defer func() { _ = hold(0) }()
