@@ -8,6 +8,7 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/beneficiaries"
 	_ "github.com/touchstone-harness/touchstone/suites/checkorder"
 	_ "github.com/touchstone-harness/touchstone/suites/customers"
+	_ "github.com/touchstone-harness/touchstone/suites/exchange"
 	_ "github.com/touchstone-harness/touchstone/suites/fees"
 	_ "github.com/touchstone-harness/touchstone/suites/headers"
 	_ "github.com/touchstone-harness/touchstone/suites/idempotency"

@@ -76,6 +76,9 @@ type Customers struct {
 	Parent         string `json:"parent,omitempty"`
 	Child          string `json:"child,omitempty"`
 	OtherTenant    string `json:"other_tenant,omitempty"`
+	// Exchange is an Active customer funded for conversions: Available GBP
+	// and BTC (and ETH) well above the minimum trade sizes.
+	Exchange string `json:"exchange,omitempty"`
 }
 
 // Beneficiaries are owned by customers.active_personal.

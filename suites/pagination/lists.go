@@ -1,10 +1,13 @@
 package pagination
 
 import (
+	"net/http"
+
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
 // pagedList is one paged list route (document 1, Pagination). Every check
@@ -46,6 +49,15 @@ var pagedLists = []pagedList{
 		name: "banking-deposits", rule: "PAGE-019", items: "deposits", key: "tenant", needs: []string{"customers.active_personal"},
 		path: func(t *check.T) string { return api.Customer(t.Customer("active_personal")) + "/banking/deposits" },
 	},
+	{
+		name: "conversion-requests", rule: "PAGE-023", key: "tenant", needs: []string{"customers.exchange"},
+		path: func(t *check.T) string { return conversionRequests(t.Customer("exchange")) },
+		empty: func(t *check.T) (*client.Client, string) {
+			id, _ := fresh.Customer(t)
+			return t.Client("tenant"), conversionRequests(id)
+		},
+		create: createConversion,
+	},
 	// Next lists, one line each when served.
 }
 
@@ -72,4 +84,17 @@ var unpagedLists = []unpagedList{
 func createCustomer(t *check.T) string {
 	id, _ := fresh.Customer(t)
 	return id
+}
+
+// conversionRequests is a customer's conversion-requests list.
+func conversionRequests(customerID string) string {
+	return api.Customer(customerID) + "/banking/conversion-requests"
+}
+
+// createConversion converts 1.00 GBP to EUR for customers.exchange (setup
+// under CONV-014) and returns the conversion id.
+func createConversion(t *check.T) string {
+	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: conversionRequests(t.Customer("exchange")),
+		JSON: map[string]any{"from_currency": "GBP", "to_currency": "EUR", "amount_minor": 100}, IdempotencyKey: t.NewKey()})
+	return shape.String(t, "CONV-004", fresh.Setup(t, "CONV-014", r, "create a conversion request"), "conversion_request.id")
 }

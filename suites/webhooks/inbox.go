@@ -70,6 +70,11 @@ func startInbox(t *check.T) *inbox {
 	}
 	in.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a := in.arrive(r.Header.Get(verify.HeaderAttemptID))
+		if a/100 == 3 {
+			// A scripted redirect points at this receiver (EVT-036: it
+			// must not be followed).
+			w.Header().Set("Location", in.url+redirectPath)
+		}
 		if a == stall {
 			// Answer only after the sender's 20-second deadline, or when the
 			// sender gives up.

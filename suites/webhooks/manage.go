@@ -62,7 +62,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/patch-replaces-whole",
 			Title:  "PATCH requires url, eventTypes and enabled, replaces the subscription, and maxAttempts null resets it to 5",
-			Rules:  []string{"WHM-006", "WHM-041", "WHM-042", "WHM-048"},
+			Rules:  []string{"WHM-006", "WHM-041", "WHM-042", "WHM-048", "ERR-120"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
@@ -97,7 +97,7 @@ func init() {
 					t.Errorf("WHM-042", "after PATCH maxAttempts null the subscription reports %v, want 5", v)
 				}
 				r = patch(t, "subject", id, map[string]any{"url": other["url"], "eventTypes": []string{"kyc.approved"}, "enabled": true})
-				shape.Refusal(t, "WHM-048", r, http.StatusConflict, "webhook_subscription_url_already_registered")
+				webhookRefusal(t, "WHM-048", r, http.StatusConflict, "webhook_subscription_url_already_registered")
 			},
 		},
 		check.Check{
@@ -131,7 +131,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/enabled-limit",
 			Title:  "At most 10 enabled endpoints per owning subject: the 11th registration and a re-enable past 10 get 409 webhook_subscription_limit_reached",
-			Rules:  []string{"WHM-027", "WHM-028", "WHM-043"},
+			Rules:  []string{"WHM-027", "WHM-028", "WHM-043", "ERR-121", "ERR-124"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.child", "webhook_url"},
 			Run: func(t *check.T) {
@@ -163,7 +163,7 @@ func init() {
 						created = append(created, id)
 					}
 				}
-				shape.Refusal(t, "WHM-027", r, http.StatusConflict, "webhook_subscription_limit_reached")
+				webhookRefusal(t, "WHM-027", r, http.StatusConflict, "webhook_subscription_limit_reached")
 				// Disable one, register another in its place, then re-enable
 				// the first: the 11th again.
 				first := created[0]
@@ -172,7 +172,7 @@ func init() {
 				created = append(created, shape.String(t, "WHM-027", m, "subscriptionId"))
 				url := readSubKey(t, "WHM-028", key, first)["url"]
 				r = patch(t, key, first, map[string]any{"url": url, "eventTypes": []string{"customer.created"}, "enabled": true})
-				shape.Refusal(t, "WHM-028", r, http.StatusConflict, "webhook_subscription_limit_reached")
+				webhookRefusal(t, "WHM-028", r, http.StatusConflict, "webhook_subscription_limit_reached")
 			},
 		},
 	)

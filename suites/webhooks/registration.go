@@ -253,7 +253,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/register-unique-url",
 			Title:  "A URL already registered in the tenant, disabled included, is refused with 409 webhook_subscription_url_already_registered",
-			Rules:  []string{"WHM-026", "WHM-046"},
+			Rules:  []string{"WHM-026", "WHM-046", "ERR-120", "ERR-124"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {
@@ -262,10 +262,10 @@ func init() {
 				shape.Status(t, "WHM-026", first, http.StatusCreated)
 				id := shape.String(t, "WHM-026", shape.Object(t, "WHM-026", first), "subscriptionId")
 				again := fresh.Register(t, "tenant", map[string]any{"url": u, "eventTypes": []string{"kyc.approved"}})
-				shape.Refusal(t, "WHM-026", again, http.StatusConflict, "webhook_subscription_url_already_registered")
+				webhookRefusal(t, "WHM-026", again, http.StatusConflict, "webhook_subscription_url_already_registered")
 				fresh.DisableSubscription(t, "subject", id)
 				disabled := register(t, map[string]any{"url": u, "eventTypes": []string{"customer.created"}})
-				shape.Refusal(t, "WHM-046", disabled, http.StatusConflict, "webhook_subscription_url_already_registered")
+				webhookRefusal(t, "WHM-046", disabled, http.StatusConflict, "webhook_subscription_url_already_registered")
 			},
 		},
 		check.Check{
