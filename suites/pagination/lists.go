@@ -1,6 +1,8 @@
 package pagination
 
 import (
+	"encoding/json"
+
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/suites/api"
@@ -42,6 +44,16 @@ var pagedLists = []pagedList{
 		emptyNeeds: []string{"keys.unbound"},
 		create:     createCustomer,
 	},
+	// Crypto lists (suites/crypto): the crypto fixture customer's.
+	{
+		name: "crypto-withdrawals", rule: "PAGE-022", items: "withdrawals", key: "tenant", needs: []string{"crypto.customer", "crypto.whitelist_btc"},
+		path:   func(t *check.T) string { return api.Customer(t.Crypto("customer")) + "/crypto/withdrawals" },
+		create: createCryptoWithdrawal,
+	},
+	{
+		name: "crypto-deposits", rule: "PAGE-020", items: "deposits", key: "tenant", needs: []string{"crypto.customer"},
+		path: func(t *check.T) string { return api.Customer(t.Crypto("customer")) + "/crypto/deposits" },
+	},
 	// Next lists, one line each when served, e.g.:
 	// {name: "banking-deposits", rule: "PAGE-019", items: "deposits", key: "tenant", needs: []string{"customers.active_personal"},
 	//  path: func(t *check.T) string { return v1 + "/customers/" + t.Customer("active_personal") + "/banking/deposits" }},
@@ -60,6 +72,10 @@ type unpagedList struct {
 
 var unpagedLists = []unpagedList{
 	{
+		name: "crypto-wallets", rules: []string{"CRYP-019"}, items: "wallets", key: "tenant", needs: []string{"crypto.customer"},
+		path: func(t *check.T) string { return api.Customer(t.Crypto("customer")) + "/crypto/wallets" },
+	},
+	{
 		name: "end-customers", rules: []string{"SUB-007"}, items: "end_customers", key: "tenant",
 		needs: []string{"customers.parent", "customers.child"},
 		path:  func(t *check.T) string { return api.P + "/customers/" + t.Customer("parent") + "/end-customers" },
@@ -69,5 +85,19 @@ var unpagedLists = []unpagedList{
 // createCustomer creates a fresh Draft customer to feed a list.
 func createCustomer(t *check.T) string {
 	id, _ := fresh.Customer(t)
+	return id
+}
+
+// createCryptoWithdrawal sends a one-satoshi BTC withdrawal of the crypto
+// fixture customer to its Active whitelist entry and returns its id.
+func createCryptoWithdrawal(t *check.T) string {
+	r := t.Do(t.Client("tenant"), client.Request{Method: "POST", Path: api.Customer(t.Crypto("customer")) + "/crypto/withdrawals", IdempotencyKey: t.NewKey(),
+		JSON: map[string]any{"asset": "BTC", "amount": json.Number("0.00000001"), "whitelisted_address_id": t.Crypto("whitelist_btc"), "description": "TS page"}})
+	d := fresh.Setup(t, "CWD-021", r, "submit a crypto withdrawal")
+	w, _ := d["withdrawal"].(map[string]any)
+	id, _ := w["id"].(string)
+	if id == "" {
+		t.FatalAt(r, "CWD-021", "the crypto withdrawal answer has no data.withdrawal.id")
+	}
 	return id
 }
