@@ -252,6 +252,9 @@ func init() {
 					t.NoVerdict(err)
 				}
 				r := withdraw(t, cust, wbody("BTC", "", "0.1", entry))
+				if m := shape.Object(t, rule, r); m["data"] == nil || m["data"].(map[string]any)["code"] != code {
+					t.FatalAt(r, "ERR-125", "the workflow decided %s: the answer's data.code must pass it through verbatim", code)
+				}
 				d := shape.Refusal(t, rule, r, http.StatusUnprocessableEntity, code)
 				if rule == "ERR-127" {
 					if detail, _ := d["detail"].(string); !strings.Contains(detail, "1.00000000") {
