@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
@@ -228,10 +230,10 @@ func init() {
 		},
 	})
 	check.Register(check.Check{
-		ID:     "crypto/balance-exact-decimals-and-atomic",
-		Title:  "Crypto balances are strings with exactly the asset's decimals and *_atomic JSON numbers equal to them exactly, ETH above 2^53 included",
-		Rules:  []string{"CRYP-003", "CRYP-004", "CRYP-005", "CRYP-025", "CRYP-036"},
-		Needs:  []string{"keys.tenant", "crypto.customer"},
+		ID:    "crypto/balance-exact-decimals-and-atomic",
+		Title: "Crypto balances are strings with exactly the asset's decimals and *_atomic JSON numbers equal to them exactly, ETH above 2^53 included",
+		Rules: []string{"CRYP-003", "CRYP-004", "CRYP-005", "CRYP-025", "CRYP-036"},
+		Needs: []string{"keys.tenant", "crypto.customer"},
 		Run: func(t *check.T) {
 			cust := t.Crypto("customer")
 			for _, asset := range []string{"BTC", "ETH", "USDT"} {
@@ -244,6 +246,24 @@ func init() {
 				if asset == "ETH" && b["balance"].Cmp(new(big.Int).Lsh(big.NewInt(1), 53)) <= 0 {
 					t.Skipf("the crypto customer's ETH balance (%s atomic) is not above 2^53; fund it higher to check exactness", b["balance"])
 				}
+			}
+		},
+	})
+	check.Register(check.Check{
+		ID:    "crypto/trx-not-convertible",
+		Title: "A price query involving TRX (not convertible) is refused with a 422 or 409 envelope",
+		Rules: []string{"CRYP-012"},
+		Needs: []string{"keys.tenant"},
+		Run: func(t *check.T) {
+			for _, pair := range []string{"TRX/USD", "BTC/TRX"} {
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/transfer/price", Query: map[string][]string{"pair": {pair}}})
+				if r.Status == http.StatusNotFound {
+					t.Skipf("GET /transfer/price answers 404 to the tenant key: the exchange routes are not served by this target")
+				}
+				if r.Status != http.StatusUnprocessableEntity && r.Status != http.StatusConflict {
+					t.FatalAt(r, "CRYP-012", "the price of %s answered %d; TRX is not convertible, want a 422 or 409 refusal", pair, r.Status)
+				}
+				shape.Envelope(t, "CRYP-012", r, r.Status)
 			}
 		},
 	})

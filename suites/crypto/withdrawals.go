@@ -163,7 +163,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/entry-not-active-and-no-wallet",
 		Title:  "A PendingVerification entry is 409 whitelisted_address_not_active; a customer without a custody wallet is 409 crypto_withdrawal_prerequisites_missing",
-		Rules:  []string{"ERR-115", "CWD-022", "ERR-116"},
+		Rules:  []string{"ERR-115", "CWD-022", "ERR-116", "CWD-026"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
