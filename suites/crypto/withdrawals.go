@@ -94,9 +94,10 @@ func init() {
 		Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
 		Run: func(t *check.T) {
 			cust, entry := t.Crypto("customer"), t.Crypto("whitelist_btc")
-			before := total(t, "CWD-020", cust)
-			r := withdraw(t, cust, wbody("BTC", "", "0.00000001", ""))
+			noID := wbody("BTC", "", "0.00000001", "")
+			r := withdraw(t, cust, noID)
 			shape.Refusal(t, "CWD-023", r, http.StatusUnprocessableEntity, "whitelisted_address_required")
+			refusedNoRow(t, "CWD-023", r, cust, noID)
 			shape.Refusal(t, "ERR-110", r, http.StatusUnprocessableEntity, "whitelisted_address_required")
 			raw := wbody("BTC", "", "0.00000001", "")
 			raw["destination_address"] = sampleAddress("BITCOIN")
@@ -109,10 +110,11 @@ func init() {
 				shape.Refusal(t, "ERR-109", withdraw(t, cust, wbody("BTC", "", amt, entry)), http.StatusUnprocessableEntity, "invalid_amount")
 			}
 			shape.Refusal(t, "ERR-108", withdraw(t, cust, wbody("DOGE", "", "1", entry)), http.StatusUnprocessableEntity, "unsupported_asset")
-			r = withdraw(t, cust, wbody("USDT", "TRON", "1", entry))
+			tron := wbody("USDT", "TRON", "1", entry)
+			r = withdraw(t, cust, tron)
 			shape.Refusal(t, "CWD-025", r, http.StatusConflict, "crypto_withdrawal_failed")
 			shape.Refusal(t, "ERR-118", r, http.StatusConflict, "crypto_withdrawal_failed")
-			refusedNoRow(t, "CWD-023", r, cust, before)
+			refusedNoRow(t, "CWD-025", r, cust, tron)
 		},
 	})
 	check.Register(check.Check{
@@ -123,10 +125,10 @@ func init() {
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			cust, entry := readyCustomer(t, "CWD-003", "USDT", "ETHEREUM", "5000000")
-			before := total(t, "CWD-004", cust)
-			r := withdraw(t, cust, wbody("USDT", "", "1", entry))
+			b := wbody("USDT", "", "1", entry)
+			r := withdraw(t, cust, b)
 			shape.Envelope(t, "CWD-003", r, http.StatusUnprocessableEntity)
-			refusedNoRow(t, "CWD-004", r, cust, before)
+			refusedNoRow(t, "CWD-004", r, cust, b)
 			r = withdraw(t, cust, wbody("USDT", "ETHEREUM", "1", entry))
 			shape.Envelope(t, "CWD-003", r, http.StatusOK)
 		},
