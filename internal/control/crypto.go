@@ -81,3 +81,13 @@ func (c *Client) CryptoRefreshFailures(ctx context.Context, customerID string, n
 func (c *Client) MoneyMovementPause(ctx context.Context, paused bool) error {
 	return c.Call(ctx, http.MethodPost, "/money-policy/pause", map[string]any{"paused": paused}, nil)
 }
+
+// CryptoHeldDeposit delivers a deposit held for review (not credited, no
+// event) to the customer's issued address for asset; it returns its id.
+func (c *Client) CryptoHeldDeposit(ctx context.Context, customerID, asset, amountAtomic string) (string, error) {
+	var out struct {
+		ID string `json:"id"`
+	}
+	err := c.Call(ctx, http.MethodPost, "/crypto/deposits/"+customerID, map[string]any{"asset": asset, "amount_atomic": amountAtomic, "held": true}, &out)
+	return out.ID, err
+}

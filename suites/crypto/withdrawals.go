@@ -359,3 +359,31 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	check.Register(check.Check{
+		ID:     "cryptowithdrawals/precondition-and-policy-gates",
+		Title:  "A crypto withdrawal for a customer that is not Active is 409 kyc_or_kyb_not_approved (envelope); a compliance block is the flat 403 compliance_subject_blocked and a manual review the flat 409 compliance_subject_manual_review",
+		Rules:  []string{"LIFE-025", "ERR-042", "ERR-028"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  []string{"keys.tenant", "customers.draft"},
+		Run: func(t *check.T) {
+			r := withdraw(t, t.Customer("draft"), wbody("BTC", "", "0.0001", uuid.NewString()))
+			shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
+			shape.Refusal(t, "ERR-042", r, http.StatusConflict, "kyc_or_kyb_not_approved")
+			cust, entry := readyCustomer(t, "ERR-028", "BTC", "BITCOIN", "100000")
+			state := func(s string) {
+				if err := t.Control().Call(t.Context(), http.MethodPost, "/money-policy/compliance/"+cust, map[string]any{"state": s}, nil); err != nil {
+					t.NoVerdict(err)
+				}
+			}
+			defer state("")
+			state("blocked")
+			shape.Flat(t, "ERR-028", withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), http.StatusForbidden, "compliance_subject_blocked")
+			state("manual_review")
+			shape.Flat(t, "ERR-028", withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), http.StatusConflict, "compliance_subject_manual_review")
+			state("")
+			shape.Envelope(t, "ERR-028", withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), http.StatusOK)
+		},
+	})
+}

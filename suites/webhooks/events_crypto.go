@@ -253,3 +253,47 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	check.Register(check.Check{
+		ID:     "webhooks/event-crypto-held-deposit-silent",
+		Title:  "A crypto deposit held for review fires no deposit.received but is readable from the crypto deposits list and detail; a later confirmed deposit fires",
+		Rules:  []string{"DEP-001"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  []string{"keys.tenant", "webhook_url"},
+		Run: func(t *check.T) {
+			in := startInbox(t)
+			defer in.close()
+			s := in.subscribe("WHM-003", "tenant", nil, "deposit.received")
+			subID := s["subscriptionId"].(string)
+			defer disable(t, "tenant", subID)
+			cust := fresh.Activated(t, "DEP-001")
+			cryptoWallet(t, cust)
+			held, err := t.Control().CryptoHeldDeposit(t.Context(), cust, "ETH", "1000")
+			if err != nil {
+				t.NoVerdict(err)
+			}
+			sentinel, _, err := t.Control().CryptoDeposit(t.Context(), cust, "ETH", "2000")
+			if err != nil {
+				t.NoVerdict(err)
+			}
+			in.await(subID, 1)
+			if n := len(eventsOf(t, in.records(), subID, "deposit.received", sentinel)); n != 1 {
+				t.Fatalf("EVT-056", "the confirmed crypto deposit %s fired %d deposit.received deliveries, want 1", sentinel, n)
+			}
+			if n := len(eventsOf(t, in.records(), subID, "deposit.received", held)); n != 0 {
+				t.Fatalf("DEP-001", "the deposit held for review %s fired %d deposit.received deliveries, want none", held, n)
+			}
+			base := api.Customer(cust) + "/crypto/deposits"
+			found := false
+			d := shape.Envelope(t, "DEP-001", t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: base + "?limit=500"}), http.StatusOK)
+			for _, it := range shape.Items(t, "DEP-001", d, "deposits", false) {
+				found = found || it.ID == held
+			}
+			if !found {
+				t.Fatalf("DEP-001", "the deposit held for review %s is not in the crypto deposits list", held)
+			}
+			shape.Envelope(t, "DEP-001", t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: base + "/" + held}), http.StatusOK)
+		},
+	})
+}
