@@ -7,6 +7,7 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/auth"
 	_ "github.com/touchstone-harness/touchstone/suites/beneficiaries"
 	_ "github.com/touchstone-harness/touchstone/suites/checkorder"
+	_ "github.com/touchstone-harness/touchstone/suites/crypto"
 	_ "github.com/touchstone-harness/touchstone/suites/customers"
 	_ "github.com/touchstone-harness/touchstone/suites/exchange"
 	_ "github.com/touchstone-harness/touchstone/suites/fees"

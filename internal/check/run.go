@@ -275,6 +275,8 @@ func preflight(target *Target, c *Check) string {
 			have = p.CustomerMap()[name]
 		case "beneficiaries":
 			have = p.BeneficiaryMap()[name]
+		case "crypto":
+			have = p.CryptoMap()[name]
 		case "webhook_url":
 			have = p.WebhookURL
 		case "cors_allowed_origin":

@@ -94,6 +94,16 @@ func (t *T) Beneficiary(name string) string {
 	return id
 }
 
+// Crypto returns a crypto fixture id (customer, wallet_btc, whitelist_btc)
+// or skips.
+func (t *T) Crypto(name string) string {
+	id := t.target.Profile.CryptoMap()[name]
+	if id == "" {
+		t.Skipf("profile has no crypto.%s", name)
+	}
+	return id
+}
+
 // Control returns the control API client or skips.
 func (t *T) Control() *control.Client {
 	if t.target.Control == nil {

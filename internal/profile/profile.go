@@ -27,6 +27,7 @@ type Profile struct {
 	Keys          Keys          `json:"keys"`
 	Customers     Customers     `json:"customers"`
 	Beneficiaries Beneficiaries `json:"beneficiaries"`
+	Crypto        Crypto        `json:"crypto"`
 
 	// WebhookURL is an https URL the target accepts as a public destination.
 	WebhookURL string `json:"webhook_url,omitempty"`
@@ -94,6 +95,18 @@ type Beneficiaries struct {
 	// ChildGBP is a GBP beneficiary of customers.child (whose balance is readable).
 	ChildGBP string `json:"child_gbp,omitempty"`
 }
+
+// Crypto are the crypto fixtures: an Active customer with funded BTC, ETH
+// and USDT balances (ETH above 2^53 atomic units), an issued BTC deposit
+// address (wallet) and an Active BTC whitelist entry.
+type Crypto struct {
+	Customer     string `json:"customer,omitempty"`
+	WalletBTC    string `json:"wallet_btc,omitempty"`
+	WhitelistBTC string `json:"whitelist_btc,omitempty"`
+}
+
+// CryptoMap returns the crypto fixtures by JSON field name.
+func (p *Profile) CryptoMap() map[string]string { return fieldMap(p.Crypto) }
 
 // Load reads and validates a profile file. Errors are one line, fit for a user.
 func Load(path string) (*Profile, error) {

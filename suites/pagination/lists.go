@@ -1,6 +1,7 @@
 package pagination
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -58,7 +59,16 @@ var pagedLists = []pagedList{
 		},
 		create: createConversion,
 	},
-	// Next lists, one line each when served.
+	// Crypto lists (suites/crypto): the crypto fixture customer's.
+	{
+		name: "crypto-withdrawals", rule: "PAGE-022", items: "withdrawals", key: "tenant", needs: []string{"crypto.customer", "crypto.whitelist_btc"},
+		path:   func(t *check.T) string { return api.Customer(t.Crypto("customer")) + "/crypto/withdrawals" },
+		create: createCryptoWithdrawal,
+	},
+	{
+		name: "crypto-deposits", rule: "PAGE-020", items: "deposits", key: "tenant", needs: []string{"crypto.customer"},
+		path: func(t *check.T) string { return api.Customer(t.Crypto("customer")) + "/crypto/deposits" },
+	},
 }
 
 // unpagedList is a list documented as unpaged: all rows in one response,
@@ -73,6 +83,10 @@ type unpagedList struct {
 }
 
 var unpagedLists = []unpagedList{
+	{
+		name: "crypto-wallets", rules: []string{"CRYP-019"}, items: "wallets", key: "tenant", needs: []string{"crypto.customer"},
+		path: func(t *check.T) string { return api.Customer(t.Crypto("customer")) + "/crypto/wallets" },
+	},
 	{
 		name: "end-customers", rules: []string{"SUB-007"}, items: "end_customers", key: "tenant",
 		needs: []string{"customers.parent", "customers.child"},
@@ -97,4 +111,18 @@ func createConversion(t *check.T) string {
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: conversionRequests(t.Customer("exchange")),
 		JSON: map[string]any{"from_currency": "GBP", "to_currency": "EUR", "amount_minor": 100}, IdempotencyKey: t.NewKey()})
 	return shape.String(t, "CONV-004", fresh.Setup(t, "CONV-014", r, "create a conversion request"), "conversion_request.id")
+}
+
+// createCryptoWithdrawal sends a one-satoshi BTC withdrawal of the crypto
+// fixture customer to its Active whitelist entry and returns its id.
+func createCryptoWithdrawal(t *check.T) string {
+	r := t.Do(t.Client("tenant"), client.Request{Method: "POST", Path: api.Customer(t.Crypto("customer")) + "/crypto/withdrawals", IdempotencyKey: t.NewKey(),
+		JSON: map[string]any{"asset": "BTC", "amount": json.Number("0.00000001"), "whitelisted_address_id": t.Crypto("whitelist_btc"), "description": "TS page"}})
+	d := fresh.Setup(t, "CWD-021", r, "submit a crypto withdrawal")
+	w, _ := d["withdrawal"].(map[string]any)
+	id, _ := w["id"].(string)
+	if id == "" {
+		t.FatalAt(r, "CWD-021", "the crypto withdrawal answer has no data.withdrawal.id")
+	}
+	return id
 }
