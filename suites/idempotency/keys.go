@@ -18,7 +18,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/key-missing",
 			Title:  "POST and PATCH without Idempotency-Key (or with an empty one) are 400 idempotency_key_invalid before the operation runs",
-			Rules:  []string{"IDEM-001", "IDEM-006", "ERR-019"},
+			Rules:  []string{"IDEM-001", "IDEM-006", "ERR-019", "SVC-005"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")

@@ -36,7 +36,7 @@ func init() {
 		reg("limit-clamped", "limit 0 and negative clamp to 1, 501 and 10000 clamp to 500, silently (200)",
 			[]string{"PAGE-002", "PAGE-003", "PAGE-004", "PAGE-011"}, nil, nil, checkLimitClamped)
 		reg("page-clamped", "page 0 and -3 are page 1; pages are 1-based",
-			[]string{"PAGE-006", "PAGE-005", "PAGE-011", "VER-009"}, nil, nil, checkPageClamped)
+			[]string{"PAGE-006", "PAGE-005", "PAGE-011", "VER-009", "VER-011"}, nil, nil, checkPageClamped)
 		reg("non-integer-params", "non-integer limit and page fall back to their defaults, silently (200)",
 			[]string{"PAGE-026"}, nil, nil, checkNonInteger)
 		reg("past-end", "a page past the end is 200 with an empty list and the true totals",
@@ -48,7 +48,7 @@ func init() {
 				[]string{"PAGE-009", "PAGE-008"}, nil, l.emptyNeeds, checkLastPageEmpty)
 		}
 		reg("total-all-pages", "total is the real count: walking every page yields total distinct rows, no gaps, no duplicates",
-			[]string{"PAGE-010", "PAGE-011", "VER-009"}, nil, nil, checkTotals)
+			[]string{"PAGE-010", "PAGE-011", "VER-009", "VER-011"}, nil, nil, checkTotals)
 		reg("newest-first", "rows are newest first by created_at, ties by id descending, across page boundaries",
 			[]string{"PAGE-012", "PAGE-013", "PAGE-011"}, nil, nil, checkNewestFirst)
 		if l.create != nil {

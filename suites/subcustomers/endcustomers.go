@@ -62,7 +62,7 @@ func init() {
 		check.Check{
 			ID:     "subcustomers/create",
 			Title:  "POST end-customers returns data.end_customer with id and parent_customer_id; the child starts Onboarding",
-			Rules:  []string{"SUB-005", "SUB-006", "SUB-003", "LIFE-003", "BIND-002", "BIND-009"},
+			Rules:  []string{"SUB-005", "SUB-006", "SUB-003", "LIFE-003", "BIND-002", "BIND-009", "SUB-004"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.parent"},
 			Run: func(t *check.T) {
