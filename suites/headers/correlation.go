@@ -198,7 +198,8 @@ func init() {
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				plain := "ts-" + strings.Repeat("0123456789abcdef", 8)[:125]
-				for rule, id := range map[string]string{"CORR-003": plain, "CORR-008": allVisible(128)} {
+				for _, ri := range [][2]string{{"CORR-003", plain}, {"CORR-008", allVisible(128)}} {
+					rule, id := ri[0], ri[1]
 					r := get(t, c, api.P+"/me", corr(id))
 					if r.Status != http.StatusOK {
 						t.Fatalf(rule, "GET /me with a 128-character X-Correlation-Id %q: status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
