@@ -394,9 +394,8 @@ func pbCustomer(t *check.T, c *client.Client) (cust, ben string) {
 	}
 	b := fresh.NewBeneficiaries(t, cust, fresh.GBPPayee("Grace Payee"))
 	ben, _ = b[0]["id"].(string)
-	if b[0]["approval_status"] != "approved" && b[0]["status"] != "approved" {
-		fresh.BeneficiaryDecision(t, ben, "approved", "property")
-	}
+	// Setup: a record that is not PendingApproval refuses the decision.
+	_ = t.Control().BeneficiaryDecision(t.Context(), ben, "approved", "property")
 	_ = t.Control().BankRegistration(t.Context(), ben, "Registered") // PROVIDER_B only; others refuse
 	funds := new(big.Int).Exp(big.NewInt(10), big.NewInt(13), nil)
 	if err := t.Control().Call(t.Context(), http.MethodPost, "/withdrawals/funds/"+cust, map[string]any{"currency": "GBP", "available_minor": json.Number(funds.String())}, nil); err != nil {
