@@ -2,6 +2,7 @@ package property
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -23,7 +24,7 @@ type hookInbox struct {
 
 	mu     sync.Mutex
 	recs   []hookRec
-	answer func(eventID string, n int) int // n counts from 1 per X-Webhook-Id; nil answers 200
+	answer func(endpointID string, n int) int // n counts from 1 per endpoint and X-Webhook-Id; nil answers 200
 	seen   map[string]int
 }
 
@@ -48,10 +49,11 @@ func newInbox(t *check.T) *hookInbox {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, verify.MaxBody))
 		in.mu.Lock()
 		id := r.Header.Get(verify.HeaderID)
-		in.seen[id]++
+		key := r.Header.Get(verify.HeaderDeliveryID) + "|" + id // one event to one endpoint
+		in.seen[key]++
 		status := http.StatusOK
 		if in.answer != nil {
-			status = in.answer(id, in.seen[id])
+			status = in.answer(r.Header.Get(verify.HeaderDeliveryID), in.seen[key])
 		}
 		in.recs = append(in.recs, hookRec{header: r.Header.Clone(), body: body, status: status})
 		in.mu.Unlock()
@@ -80,7 +82,7 @@ func (in *hookInbox) take() []hookRec {
 	return out
 }
 
-func (in *hookInbox) script(f func(eventID string, n int) int) {
+func (in *hookInbox) script(f func(endpointID string, n int) int) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.answer = f
@@ -103,7 +105,7 @@ func (in *hookInbox) register(key string, maxAttempts any) (id, secret string) {
 	r := fresh.Register(in.t, key, body)
 	m, err := r.JSON()
 	if r.Status != http.StatusCreated || err != nil {
-		in.t.NoVerdict(errors.New("registering a webhook subscription answered " + r.Exchange.Request.URL))
+		in.t.NoVerdict(fmt.Errorf("registering a webhook subscription answered %d", r.Status))
 	}
 	id, _ = m["subscriptionId"].(string)
 	secret, _ = m["secret"].(string)
