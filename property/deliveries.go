@@ -31,8 +31,8 @@ import (
 // attempt's instant, the last Delivered or DeadLettered (WHM-067, WHM-068,
 // WHM-071), responseStatusCode as answered (WHM-069).
 
-var retryable = []int{408, 425, 429, 500, 502, 503, 504}
-var final4xx = []int{400, 401, 403, 404, 410, 422}
+var retryable = []int{408, 425, 429, 429, 500, 502, 503, 504}
+var final4xx = []int{400, 401, 403, 404, 410, 410, 422}
 
 func retryDelay(attempt int) time.Duration {
 	if attempt >= 6 {
@@ -44,7 +44,7 @@ func retryDelay(attempt int) time.Duration {
 func isRetryable(code int) bool { return code >= 500 || code == 408 || code == 425 || code == 429 }
 
 func init() {
-	rules := []string{"EVT-032", "EVT-033", "EVT-034", "EVT-025", "EVT-035", "EVT-029", "EVT-010", "EVT-013", "WHM-067", "WHM-068", "WHM-069", "WHM-071", "WHM-034"}
+	rules := []string{"EVT-032", "EVT-033", "EVT-034", "EVT-025", "EVT-035", "EVT-028", "EVT-029", "EVT-010", "EVT-013", "WHM-067", "WHM-068", "WHM-069", "WHM-071", "WHM-034"}
 	check.Register(check.Check{
 		ID:     "property/webhook-delivery-schedule",
 		Title:  "random endpoint answers per attempt and maxAttempts give exactly the modelled attempt instants, dead-letter point, numbering, constant X-Webhook-Id and attempt rows",
@@ -64,7 +64,7 @@ func init() {
 					limit = rapid.OneOf(rapid.IntRange(1, 7), rapid.IntRange(1, 25)).Draw(rt, "maxAttempts")
 					maxA = limit
 				}
-				answers := rapid.SliceOfN(rapid.OneOf(rapid.SampledFrom(retryable), rapid.SampledFrom(retryable), rapid.SampledFrom([]int{200, 204}), rapid.SampledFrom(final4xx)), 1, 25).Draw(rt, "answers")
+				answers := rapid.SliceOfN(rapid.OneOf(rapid.SampledFrom(retryable), rapid.SampledFrom(retryable), rapid.SampledFrom([]int{200, 204}), rapid.SampledFrom(final4xx), rapid.SampledFrom(final4xx)), 1, 25).Draw(rt, "answers")
 				answer := func(n int) int { return answers[min(n, len(answers))-1] }
 				// The model: attempts until a non-retryable answer or maxAttempts.
 				n := 1
@@ -108,6 +108,8 @@ func init() {
 						rule = "EVT-025/EVT-034"
 					case !isRetryable(answer(min(n, len(got)))):
 						rule = "EVT-035/EVT-034"
+					case answer(min(n, len(got))) == 429:
+						rule = "EVT-028/EVT-034"
 					}
 					log.fail(rt, "%s: the endpoint received %d attempts, the model %d (maxAttempts %d, answers %v)", rule, len(got), n, limit, answers)
 				}
