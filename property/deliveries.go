@@ -21,7 +21,7 @@ import (
 // attempts): per case a new endpoint with a drawn maxAttempts (omitted = 5,
 // else 1-25) and a drawn answer for each attempt (2xx, a retryable 408,
 // 425, 429 or 5xx, or another 4xx), one customer.created, then the clock
-// runs through the whole schedule and 16 minutes past it. The model
+// runs through the whole schedule and one more retry delay past it. The model
 // predicts every attempt's instant (30 s after attempt 1, then 1, 2, 4,
 // 8 minutes, then every 15: EVT-032, EVT-033), the last attempt (a 2xx
 // delivers: EVT-025; another 4xx dead-letters at once: EVT-035; maxAttempts
@@ -91,10 +91,12 @@ func init() {
 				for k := 1; k < n; k++ {
 					total += retryDelay(k)
 				}
-				if _, err := t.Control().Advance(t.Context(), total+16*time.Minute); err != nil {
+				// Past the last attempt by one more retry delay: nothing more may come.
+				wait := total + retryDelay(n) + time.Second
+				if _, err := t.Control().Advance(t.Context(), wait); err != nil {
 					t.NoVerdict(err)
 				}
-				log.lines = append(log.lines, fmt.Sprintf("2. control: the clock advances %s", total+16*time.Minute))
+				log.lines = append(log.lines, fmt.Sprintf("2. control: the clock advances %s", wait))
 				var got []hookRec
 				for _, r := range in.take() {
 					if r.header.Get(verify.HeaderDeliveryID) == id {

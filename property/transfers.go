@@ -46,6 +46,8 @@ type itrMachine struct {
 	now   time.Time
 	refs  []*itrRef
 	net   map[string]int64 // parent -> child per currency
+	// crossings counts the UTC days this check run has crossed.
+	crossings *int
 	log   steps
 }
 
@@ -151,9 +153,32 @@ func (m *itrMachine) Recover(rt *rapid.T) {
 	}
 }
 
-// Advance moves the virtual clock 1-30 hours (UTC days change).
+// Advance moves the virtual clock 1-5 minutes.
 func (m *itrMachine) Advance(rt *rapid.T) {
-	d := time.Duration(rapid.IntRange(1, 30).Draw(rt, "hours")) * time.Hour
+	m.advance(time.Duration(rapid.IntRange(1, 5).Draw(rt, "minutes")) * time.Minute)
+}
+
+// NextDay moves the virtual clock to one minute past the next UTC midnight.
+// The shared clock never goes back, so a check run crosses at most
+// maxCrossings days (a long-lived sandbox's other fixtures, such as a
+// rotated key's overlap, age with it).
+func (m *itrMachine) NextDay(rt *rapid.T) {
+	if *m.crossings >= maxCrossings {
+		rt.Skip("this run has crossed enough UTC days")
+	}
+	refused := false
+	for _, r := range m.refs {
+		refused = refused || r.refusedOn == m.today()
+	}
+	if !refused {
+		rt.Skip("no refusal of today to go stale: the crossing is spent where it shows something")
+	}
+	*m.crossings++
+	midnight := m.now.UTC().Truncate(24 * time.Hour).Add(24*time.Hour + time.Minute)
+	m.advance(midnight.Sub(m.now))
+}
+
+func (m *itrMachine) advance(d time.Duration) {
 	c, err := m.t.Control().Advance(m.t.Context(), d)
 	if err != nil {
 		m.t.NoVerdict(err)
@@ -161,6 +186,9 @@ func (m *itrMachine) Advance(rt *rapid.T) {
 	m.now = c.Now
 	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the clock advances %s (%s)", len(m.log.lines)+1, d, m.now.Format(time.RFC3339)))
 }
+
+// maxCrossings bounds the UTC days one run of the property crosses.
+const maxCrossings = 2
 
 // Check is rapid's invariant hook: every action compares its own answer.
 func (m *itrMachine) Check(*rapid.T) {}
@@ -210,6 +238,7 @@ func init() {
 			c.Record = nil
 			child := t.Customer("child")
 			base := api.Customer(t.Customer("parent")) + "/end-customers/" + child + "/internal-transfers"
+			crossings := 0
 			run(t, "property/internal-transfers", rules, func(rt *rapid.T) {
 				limit := rapid.Int64Range(5, 40).Draw(rt, "child limit")
 				if err := t.Control().InternalTransfers(t.Context(), "limit", map[string]any{"customer_id": child, "max_minor": limit}); err != nil {
@@ -219,7 +248,7 @@ func init() {
 				if err != nil {
 					t.NoVerdict(err)
 				}
-				m := &itrMachine{t: t, c: c, base: base, child: child, limit: limit, now: clk.Now, net: map[string]int64{}}
+				m := &itrMachine{t: t, c: c, base: base, child: child, limit: limit, now: clk.Now, net: map[string]int64{}, crossings: &crossings}
 				defer m.settle()
 				m.lend()
 				m.log.lines = append(m.log.lines, fmt.Sprintf("1. control: the child's limit is %d; the parent lends the child %d GBP and EUR", limit, itrFloat))
