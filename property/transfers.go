@@ -48,7 +48,7 @@ type itrMachine struct {
 	net   map[string]int64 // parent -> child per currency
 	// crossings counts the UTC days this check run has crossed.
 	crossings *int
-	log   steps
+	log       steps
 }
 
 func (m *itrMachine) post(b map[string]any, what string) *client.Response {
