@@ -112,7 +112,7 @@ func init() {
 		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
-			c.Record = nil
+			counted(c)
 			ben := t.Beneficiary("gbp")
 			cust := t.Customer("active_personal")
 			run(t, "property/amounts", rules, func(rt *rapid.T) {

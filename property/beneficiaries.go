@@ -232,7 +232,7 @@ func init() {
 			t.NeedVirtualClock()
 			c := t.Client("tenant")
 			cust, _ := pbCustomer(t, c)
-			c.Record = nil
+			counted(c)
 			run(t, "property/beneficiary-approval", rules, func(rt *rapid.T) {
 				m := &benMachine{t: t, c: c, cust: cust}
 				rt.Repeat(rapid.StateMachineActions(m))

@@ -54,7 +54,7 @@ func init() {
 			in := newInbox(t)
 			defer in.close()
 			c := t.Client("subject")
-			c.Record = nil
+			counted(c)
 			parent := t.Customer("parent")
 			run(t, "property/webhook-delivery-schedule", rules, func(rt *rapid.T) {
 				var log steps

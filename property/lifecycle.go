@@ -275,7 +275,7 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl, Label}, Needs: []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
-			c.Record = nil
+			counted(c)
 			run(t, "property/customer-lifecycle", rules, func(rt *rapid.T) {
 				m := &lifeMachine{t: t, c: c, status: "Draft"}
 				m.id = createCustomer(t, c)

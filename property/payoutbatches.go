@@ -416,7 +416,7 @@ func init() {
 			t.NeedVirtualClock()
 			c := t.Client("tenant")
 			cust, ben := pbCustomer(t, c)
-			c.Record = nil
+			counted(c)
 			run(t, "property/payout-batches", rules, func(rt *rapid.T) {
 				m := &pbMachine{t: t, c: c, cust: cust, ben: ben}
 				m.create(rt)

@@ -140,7 +140,6 @@ func (m *rateMachine) Burst(rt *rapid.T) {
 			continue // a per-route refusal does not count toward the tenant (RATE-011)
 		}
 	}
-	taken.Add(int64(n - 1))
 	m.log.add(fmt.Sprintf("%d x %s %s as %s (last answer shown)", n, rr.method, rr.name, c.KeyName), last)
 }
 
@@ -186,11 +185,11 @@ func init() {
 		Run: func(t *check.T) {
 			t.NeedVirtualClock()
 			c := t.Client("tenant")
-			c.Record = nil
+			counted(c)
 			keys := []*client.Client{c}
 			if t.Profile().Key("pascal_scopes") != "" {
 				o := t.Client("pascal_scopes")
-				o.Record = nil
+				counted(o)
 				keys = append(keys, o)
 			}
 			a, b := createCustomer(t, c), t.Customer("active_personal")

@@ -138,7 +138,7 @@ func init() {
 		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "beneficiaries.eur", "beneficiaries.usd"},
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
-			c.Record = nil
+			counted(c)
 			bens := map[string]string{"GBP": t.Beneficiary("gbp"), "EUR": t.Beneficiary("eur"), "USD": t.Beneficiary("usd")}
 			cust := t.Customer("active_personal")
 			run(t, "property/payout-references", rules, func(rt *rapid.T) {

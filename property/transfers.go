@@ -235,7 +235,7 @@ func init() {
 		Run: func(t *check.T) {
 			t.NeedVirtualClock()
 			c := t.Client("tenant")
-			c.Record = nil
+			counted(c)
 			child := t.Customer("child")
 			base := api.Customer(t.Customer("parent")) + "/end-customers/" + child + "/internal-transfers"
 			crossings := 0

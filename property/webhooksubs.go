@@ -258,7 +258,7 @@ func init() {
 		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.subject", "webhook_url"},
 		Run: func(t *check.T) {
 			c := t.Client("subject")
-			c.Record = nil
+			counted(c)
 			run(t, "property/webhook-subscriptions", rules, func(rt *rapid.T) {
 				m := &whMachine{t: t, c: c, base: enabledNow(t, c)}
 				defer func() {
