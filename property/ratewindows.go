@@ -30,6 +30,12 @@ const (
 	maxPerCase   = 1500 // requests one case may send
 )
 
+// burstRoutes are the routes bursts draw from (the first ones: two paths
+// of one template, another method on one of them, another template); the
+// rest widen a flood so it reaches the tenant ceiling before any per-route
+// budget runs out.
+const burstRoutes = 4
+
 type rateRoute struct{ method, template, path, name string }
 
 type rateMachine struct {
@@ -81,11 +87,40 @@ func (m *rateMachine) Advance(rt *rapid.T) {
 	m.roll()
 }
 
+// flood drives the tenant aggregate to its 6,000 ceiling and past it:
+// round-robin over every key and route until the tenant count is within
+// drawn reach of the ceiling, then a few more, each predicted. It sends
+// thousands of requests, so it ends a case only in deep runs
+// (TOUCHSTONE_RAPID_CHECKS above the default), half the time.
+func (m *rateMachine) flood(rt *rapid.T) {
+	past := rapid.IntRange(1, 15).Draw(rt, "past the ceiling")
+	// Each request goes to the key and route with the most per-route
+	// budget left, so the tenant ceiling, not a route budget, answers.
+	for sent := 0; m.tenant < tenantBudget || past > 0; sent++ {
+		if m.tenant >= tenantBudget {
+			past--
+		}
+		bk, br, left := 0, 0, -1
+		for k := range m.keys {
+			for i, rr := range m.routes {
+				if l := routeBudget - m.count[strconv.Itoa(k)+"|"+rr.method+"|"+rr.template]; l > left {
+					bk, br, left = k, i, l
+				}
+			}
+		}
+		if left <= 0 || sent > 2*tenantBudget {
+			rt.Skip("every route budget is spent before the tenant ceiling")
+		}
+		m.one(rt, bk, m.routes[br], 1, 0)
+	}
+	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. a flood over every key and route up to the tenant ceiling of 6,000 and past it", len(m.log.lines)+1))
+}
+
 // Burst sends n requests of one key on one route: a few, or enough to
 // land next to the budget's edge.
 func (m *rateMachine) Burst(rt *rapid.T) {
 	k := rapid.IntRange(0, len(m.keys)-1).Draw(rt, "key")
-	rr := m.routes[rapid.IntRange(0, len(m.routes)-1).Draw(rt, "route")]
+	rr := m.routes[rapid.IntRange(0, burstRoutes-1).Draw(rt, "route")]
 	id := strconv.Itoa(k) + "|" + rr.method + "|" + rr.template
 	n := rapid.IntRange(1, 4).Draw(rt, "n")
 	if rapid.IntRange(0, 2).Draw(rt, "to the edge") == 0 {
@@ -95,52 +130,56 @@ func (m *rateMachine) Burst(rt *rapid.T) {
 		rt.Skip("the case has sent enough")
 	}
 	m.sent += n
-	c := m.keys[k]
 	var last *client.Response
 	for i := range n {
-		req := client.Request{Method: rr.method, Path: rr.path}
-		if rr.method == http.MethodPatch {
-			req.JSON, req.IdempotencyKey = map[string]any{"jurisdiction": "GB"}, m.t.NewKey()
-		}
-		r := m.t.Do(c, req)
-		last = r
-		routeOK := m.count[id] < routeBudget
-		tenantOK := m.tenant < tenantBudget
-		if routeOK && tenantOK {
-			m.count[id]++
-			m.tenant++
-			if m.paths[id] == nil {
-				m.paths[id] = map[string]bool{}
-			}
-			m.paths[id][rr.path] = true
-			if r.Status == http.StatusTooManyRequests {
-				m.fail(rt, rr, c, n, i, r, m.early429(k, rr), "429 with %d of 600 used on the route and %d of 6,000 for the tenant in the window from %s", m.count[id]-1, m.tenant-1, m.window.Format("15:04:05"))
-			}
-			continue
-		}
-		if r.Status != http.StatusTooManyRequests {
-			rule := "RATE-004"
-			if len(m.paths[id]) > 1 {
-				rule += "/RATE-005" // the template's count came from several paths
-			}
-			if !tenantOK {
-				rule = "RATE-010"
-			}
-			m.fail(rt, rr, c, n, i, r, rule, "%d, want 429: %d requests already counted on the route, %d for the tenant, in the clock minute from %s", r.Status, m.count[id], m.tenant, m.window.Format("15:04:05"))
-		}
-		left := m.window.Add(time.Minute).Sub(m.now)
-		want := max(1, int(math.Ceil(left.Seconds())))
-		if got := r.Header.Get("Retry-After"); got != strconv.Itoa(want) {
-			m.fail(rt, rr, c, n, i, r, "RATE-016", "Retry-After %q at %s, want %d (whole seconds left in the clock minute)", got, m.now.Format("15:04:05.000"), want)
-		}
-		if problemCode(r) != "rate_limited" {
-			m.fail(rt, rr, c, n, i, r, "RATE-003", "429 without problem+json code rate_limited")
-		}
-		if !routeOK {
-			continue // a per-route refusal does not count toward the tenant (RATE-011)
-		}
+		last = m.one(rt, k, rr, n, i)
 	}
-	m.log.add(fmt.Sprintf("%d x %s %s as %s (last answer shown)", n, rr.method, rr.name, c.KeyName), last)
+	m.log.add(fmt.Sprintf("%d x %s %s as %s (last answer shown)", n, rr.method, rr.name, m.keys[k].KeyName), last)
+}
+
+// one sends request i of a burst of n and compares its answer with the model.
+func (m *rateMachine) one(rt *rapid.T, k int, rr rateRoute, n, i int) *client.Response {
+	c := m.keys[k]
+	id := strconv.Itoa(k) + "|" + rr.method + "|" + rr.template
+	req := client.Request{Method: rr.method, Path: rr.path}
+	if rr.method == http.MethodPatch {
+		req.JSON, req.IdempotencyKey = map[string]any{"jurisdiction": "GB"}, m.t.NewKey()
+	}
+	r := m.t.Do(c, req)
+	routeOK := m.count[id] < routeBudget
+	tenantOK := m.tenant < tenantBudget
+	if routeOK && tenantOK {
+		m.count[id]++
+		m.tenant++
+		if m.paths[id] == nil {
+			m.paths[id] = map[string]bool{}
+		}
+		m.paths[id][rr.path] = true
+		if r.Status == http.StatusTooManyRequests {
+			m.fail(rt, rr, c, n, i, r, m.early429(k, rr), "429 with %d of 600 used on the route and %d of 6,000 for the tenant in the window from %s", m.count[id]-1, m.tenant-1, m.window.Format("15:04:05"))
+		}
+		return r
+	}
+	if r.Status != http.StatusTooManyRequests {
+		rule := "RATE-004"
+		if len(m.paths[id]) > 1 {
+			rule += "/RATE-005" // the template's count came from several paths
+		}
+		if !tenantOK {
+			rule = "RATE-010"
+		}
+		m.fail(rt, rr, c, n, i, r, rule, "%d, want 429: %d requests already counted on the route, %d for the tenant, in the clock minute from %s", r.Status, m.count[id], m.tenant, m.window.Format("15:04:05"))
+	}
+	left := m.window.Add(time.Minute).Sub(m.now)
+	want := max(1, int(math.Ceil(left.Seconds())))
+	if got := r.Header.Get("Retry-After"); got != strconv.Itoa(want) {
+		m.fail(rt, rr, c, n, i, r, "RATE-016", "Retry-After %q at %s, want %d (whole seconds left in the clock minute)", got, m.now.Format("15:04:05.000"), want)
+	}
+	if problemCode(r) != "rate_limited" {
+		m.fail(rt, rr, c, n, i, r, "RATE-003", "429 without problem+json code rate_limited")
+	}
+	// A per-route refusal does not count toward the tenant (RATE-011).
+	return r
 }
 
 // early429 names the rules an unexpected 429 may break: the budget, and
@@ -198,6 +237,10 @@ func init() {
 				{http.MethodGet, "/customers/{id}", api.Customer(b), "GET customers/{b}"},
 				{http.MethodPatch, "/customers/{id}", api.Customer(a), "customers/{a}"},
 				{http.MethodGet, "/me", api.P + "/me", "/me"},
+				{http.MethodGet, "/customers/{id}/onboarding/status", api.Customer(a) + "/onboarding/status", ""},
+				{http.MethodGet, "/test", api.P + "/test", ""},
+				{http.MethodGet, "/customers/{id}/onboarding/kyc/status", api.Customer(a) + "/onboarding/kyc/status", ""},
+				{http.MethodGet, "/customers", api.P + "/customers?limit=1", ""},
 			}
 			for i := range routes {
 				routes[i].name = routes[i].path
@@ -217,6 +260,9 @@ func init() {
 				m.log.lines = append(m.log.lines, fmt.Sprintf("1. control: the clock moves to the next minute + %s (%s)", off, clk.Now.Format("15:04:05.000")))
 				m.roll()
 				rt.Repeat(rapid.StateMachineActions(m))
+				if checks() > DefaultChecks && rapid.Bool().Draw(rt, "flood") {
+					m.flood(rt)
+				}
 			})
 		},
 	})
