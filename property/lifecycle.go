@@ -35,6 +35,10 @@ import (
 var vocab = map[string]string{"Draft": "pending", "Onboarding": "in_progress", "PendingCompliance": "in_progress", "Active": "approved",
 	"Rejected": "rejected", "Suspended": "blocked", "Blocked": "blocked", "Closed": "closed"}
 
+// mappingRule names each lifecycle status's vocabulary rule.
+var mappingRule = map[string]string{"Draft": "LIFE-017", "Onboarding": "LIFE-018", "PendingCompliance": "LIFE-019", "Active": "LIFE-020",
+	"Rejected": "LIFE-021", "Suspended": "LIFE-022", "Blocked": "LIFE-023", "Closed": "LIFE-024"}
+
 func stuck(status string) bool {
 	return status == "Suspended" || status == "Blocked" || status == "Closed" || status == "Rejected"
 }
@@ -46,11 +50,16 @@ type lifeMachine struct {
 	status   string // the model's stored status
 	hasCase  bool
 	decision string // the latest case's decision
+	down     bool   // the identity provider is unreachable
 	log      steps
 }
 
-// refresh is what a refreshing read does to the model.
+// refresh is what a refreshing read does to the model: nothing while the
+// provider is unreachable (the stored status stands: LIFE-012).
 func (m *lifeMachine) refresh() {
+	if m.down {
+		return
+	}
 	if m.hasCase && m.decision == "approved" && !stuck(m.status) {
 		m.status = "Active"
 	}
@@ -81,12 +90,19 @@ func (m *lifeMachine) session(rt *rapid.T, op string) {
 
 // Initiate opens (or replays) the verification session: Draft moves to
 // Onboarding (LIFE-010); an approved latest case activates (LIFE-011).
-func (m *lifeMachine) Initiate(rt *rapid.T) { m.session(rt, "initiate") }
+// Not drawn while the provider is unreachable (what a session does then is
+// not stated).
+func (m *lifeMachine) Initiate(rt *rapid.T) {
+	if m.down {
+		rt.Skip("the provider is unreachable")
+	}
+	m.session(rt, "initiate")
+}
 
 // Token mints a fresh SDK token: a refreshing call like initiate.
 func (m *lifeMachine) Token(rt *rapid.T) {
-	if !m.hasCase {
-		rt.Skip("no session yet")
+	if !m.hasCase || m.down {
+		rt.Skip("no session yet, or the provider is unreachable")
 	}
 	m.session(rt, "token")
 }
@@ -96,7 +112,7 @@ func (m *lifeMachine) Decide(rt *rapid.T) {
 	if !m.hasCase {
 		rt.Skip("no case yet")
 	}
-	m.decide(rapid.SampledFrom([]string{"approved", "rejected", "pending_review"}).Draw(rt, "decision"))
+	m.decide(rapid.SampledFrom([]string{"approved", "rejected", "pending_review", "pending_review"}).Draw(rt, "decision"))
 }
 
 // Approve is the provider's approval (drawn more often than other
@@ -124,11 +140,46 @@ func (m *lifeMachine) decide(d string) {
 	}
 }
 
+// Provider makes the identity provider unreachable or reachable again
+// (control API; the case restores it when it ends).
+func (m *lifeMachine) Provider(rt *rapid.T) {
+	m.down = !m.down
+	if err := m.t.Control().Call(m.t.Context(), http.MethodPost, "/provider", map[string]any{"reachable": !m.down}, nil); err != nil {
+		m.t.NoVerdict(err)
+	}
+	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the identity provider is reachable: %v", len(m.log.lines)+1, !m.down))
+}
+
+// KindStatus is GET onboarding/kyc/status: refreshing; the same mapped
+// value as the combined route plus customer_status (ONB-009).
+func (m *lifeMachine) KindStatus(rt *rapid.T) {
+	r := m.t.Do(m.c, client.Request{Method: http.MethodGet, Path: api.Customer(m.id) + "/onboarding/kyc/status"})
+	m.log.add("GET onboarding/kyc/status", r)
+	d := m.data(rt, m.readRule("ONB-009"), r)
+	before := m.status
+	m.refresh()
+	if d["customer_status"] != m.status {
+		m.log.fail(rt, "%s/ONB-009: onboarding/kyc/status customer_status %v, the model %s (stored %s, latest case %q)", m.statusRule(before), d["customer_status"], m.status, before, m.decision)
+	}
+	if d["kyc_status"] != vocab[m.status] {
+		m.log.fail(rt, "%s/ONB-009: a %s customer's onboarding/kyc/status kyc_status is %v, want %s", mappingRule[m.status], m.status, d["kyc_status"], vocab[m.status])
+	}
+}
+
+// readRule is rule, or LIFE-012 too while the provider is unreachable (a
+// refreshing read must still answer 200).
+func (m *lifeMachine) readRule(rule string) string {
+	if m.down {
+		return "LIFE-012/" + rule
+	}
+	return rule
+}
+
 // Read is GET customers/{id}: refreshing (LIFE-011, LIFE-016).
 func (m *lifeMachine) Read(rt *rapid.T) {
 	r := m.t.Do(m.c, client.Request{Method: http.MethodGet, Path: api.Customer(m.id)})
 	m.log.add("GET customers/{id}", r)
-	d := m.data(rt, "LIFE-011", r)
+	d := m.data(rt, m.readRule("LIFE-011"), r)
 	if inner, ok := d["customer"].(map[string]any); ok {
 		d = inner
 	}
@@ -160,15 +211,14 @@ func (m *lifeMachine) statusRule(before string) string {
 func (m *lifeMachine) Status(rt *rapid.T) {
 	r := m.t.Do(m.c, client.Request{Method: http.MethodGet, Path: api.Customer(m.id) + "/onboarding/status"})
 	m.log.add("GET onboarding/status", r)
-	d := m.data(rt, "ONB-008", r)
+	d := m.data(rt, m.readRule("ONB-008"), r)
 	before := m.status
 	m.refresh()
 	if d["customer_status"] != m.status {
 		m.log.fail(rt, "%s: onboarding/status customer_status %v, the model %s (stored %s, latest case %q)", m.statusRule(before), d["customer_status"], m.status, before, m.decision)
 	}
 	want := vocab[m.status]
-	rule := map[string]string{"Draft": "LIFE-017", "Onboarding": "LIFE-018", "PendingCompliance": "LIFE-019", "Active": "LIFE-020",
-		"Rejected": "LIFE-021", "Suspended": "LIFE-022", "Blocked": "LIFE-023", "Closed": "LIFE-024"}[m.status]
+	rule := mappingRule[m.status]
 	steps, _ := d["steps"].(map[string]any)
 	switch {
 	case d["kyc_status"] != want:
@@ -188,6 +238,13 @@ func (m *lifeMachine) Status(rt *rapid.T) {
 // List finds the customer in GET customers: the stored status, never
 // refreshed (LIFE-015).
 func (m *lifeMachine) List(rt *rapid.T) {
+	if c := m.listed(rt); c != m.status {
+		m.log.fail(rt, "%s: the list shows status %s, the model's stored status %s (the list never refreshes; latest case %q)", m.listRule(c), c, m.status, m.decision)
+	}
+}
+
+// listed is the customer's status as GET customers lists it.
+func (m *lifeMachine) listed(rt *rapid.T) string {
 	for page := 1; page <= 100; page++ {
 		r := m.t.Do(m.c, client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: url.Values{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
 		var env struct {
@@ -205,10 +262,7 @@ func (m *lifeMachine) List(rt *rapid.T) {
 		for _, c := range env.Data.Customers {
 			if c.ID == m.id {
 				m.log.add("GET customers?limit=500&page="+strconv.Itoa(page), r)
-				if c.Status != m.status {
-					m.log.fail(rt, "%s: the list shows status %s, the model's stored status %s (the list never refreshes; latest case %q)", m.listRule(c.Status), c.Status, m.status, m.decision)
-				}
-				return
+				return c.Status
 			}
 		}
 		if len(env.Data.Customers) < 500 {
@@ -216,6 +270,7 @@ func (m *lifeMachine) List(rt *rapid.T) {
 		}
 	}
 	m.log.fail(rt, "LIFE-015: customer %s is not in GET customers", m.id)
+	return ""
 }
 
 // ListAgain is another list read (list reads are drawn twice as often).
@@ -257,6 +312,11 @@ func (m *lifeMachine) Money(rt *rapid.T) {
 	_ = json.Unmarshal(r.Body, &env)
 	gated := r.Status == http.StatusConflict && env.Data.Code == "kyc_or_kyb_not_approved"
 	if gated != (m.status != "Active") {
+		if listed := m.listed(rt); listed != m.status {
+			// The stored status left the model earlier: that is the fault,
+			// not the precondition.
+			m.log.fail(rt, "%s: a withdrawal answered %d %s for a customer the list shows %s, the model %s (latest case %q)", m.listRule(listed), r.Status, shape.Clip(r.Body), listed, m.status, m.decision)
+		}
 		rule := "LIFE-025/LIFE-026"
 		if m.status == "PendingCompliance" {
 			rule += "/LIFE-004"
@@ -267,7 +327,7 @@ func (m *lifeMachine) Money(rt *rapid.T) {
 
 func init() {
 	rules := []string{"LIFE-002", "LIFE-010", "LIFE-011", "LIFE-013", "LIFE-014", "LIFE-015", "LIFE-016", "LIFE-017", "LIFE-018", "LIFE-019",
-		"LIFE-020", "LIFE-021", "LIFE-022", "LIFE-023", "LIFE-024", "LIFE-025", "LIFE-026", "LIFE-004", "ONB-001", "ONB-004", "ONB-006", "ONB-007", "ONB-008"}
+		"LIFE-020", "LIFE-021", "LIFE-022", "LIFE-023", "LIFE-024", "LIFE-025", "LIFE-026", "LIFE-004", "LIFE-012", "ONB-009", "ONB-001", "ONB-004", "ONB-006", "ONB-007", "ONB-008"}
 	check.Register(check.Check{
 		ID:     "property/customer-lifecycle",
 		Title:  "random sequences of initiate, token, provider decisions, refreshing and list reads, PATCH status and a money route on a fresh customer match the lifecycle model (status, vocabulary, can_proceed_to_kyb, the kyc_or_kyb_not_approved precondition)",
@@ -280,6 +340,13 @@ func init() {
 				m := &lifeMachine{t: t, c: c, status: "Draft"}
 				m.id = createCustomer(t, c)
 				m.log.lines = append(m.log.lines, "1. POST customers (a new Personal customer, Draft)")
+				defer func() {
+					if m.down {
+						if err := t.Control().Call(t.Context(), http.MethodPost, "/provider", map[string]any{"reachable": true}, nil); err != nil {
+							t.Logf("could not make the identity provider reachable again: %v", err)
+						}
+					}
+				}()
 				rt.Repeat(rapid.StateMachineActions(m))
 			})
 		},

@@ -41,6 +41,11 @@ var checksMu sync.Mutex
 // expensive (hundreds of requests each), so a default run stays fast.
 var caseShare = map[string]int{"property/rate-windows": 8}
 
+// caseBoost multiplies the default case count of cheap properties whose
+// faults need a longer drawn path (initiate, a pending_review decision,
+// then a money route) than the default count reliably draws.
+var caseBoost = map[string]int{"property/customer-lifecycle": 2}
+
 // checks is the number of cases to draw: TOUCHSTONE_RAPID_CHECKS, else
 // DefaultChecks.
 func checks() int {
@@ -104,6 +109,11 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 			// stay well under 600 requests per route and minute.
 			n = min(n, realClockChecks)
 			t.Logf("real clock: %d cases (TOUCHSTONE_RAPID_CHECKS raises it; pace the target yourself)", n)
+		}
+		if b := caseBoost[id]; b > 1 && os.Getenv("TOUCHSTONE_RAPID_CHECKS") == "" {
+			// A cheap property whose rules need longer sequences draws
+			// more cases by default (deep runs set the count themselves).
+			n *= b
 		}
 		if d := caseShare[id]; d > 1 {
 			// A property whose cases cost hundreds of requests draws a
