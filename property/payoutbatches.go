@@ -57,8 +57,17 @@ type pbMachine struct {
 
 var pbCodes = []string{"withdrawal_error", "withdrawal_failed", "beneficiary_not_payable", "configuration", "subject_inactive"}
 
-// create posts the case's batch and predicts its intake.
+// create posts the case's batch and predicts its intake. Now and then an
+// AUD batch goes first: 422 unsupported_currency, nothing created (PB-093).
 func (m *pbMachine) create(rt *rapid.T) {
+	if rapid.IntRange(0, 9).Draw(rt, "AUD first") == 0 {
+		r := m.t.Do(m.c, client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(m.cust), IdempotencyKey: m.t.NewKey(),
+			JSON: map[string]any{"currency": "AUD", "items": []any{map[string]any{"beneficiary_id": m.ben, "amount": 100}}}})
+		m.log.add("POST an AUD batch", r)
+		if r.Status != http.StatusUnprocessableEntity || envCode(r) != "unsupported_currency" {
+			m.log.fail(rt, "PB-093: an AUD batch answered %d %s, want 422 unsupported_currency", r.Status, shape.Clip(r.Body))
+		}
+	}
 	m.currency = rapid.SampledFrom([]string{"GBP", "GBP", "GBP", "GBP", "EUR", "USD"}).Draw(rt, "currency")
 	canon := rails.Canonical(m.currency)
 	if m.currency == "GBP" {
@@ -405,7 +414,7 @@ func pbCustomer(t *check.T, c *client.Client) (cust, ben string) {
 }
 
 func init() {
-	rules := []string{"PB-004", "PB-005", "PB-011", "PB-012", "PB-013", "PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020",
+	rules := []string{"PB-093", "PB-004", "PB-005", "PB-011", "PB-012", "PB-013", "PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020",
 		"PB-022", "PB-023", "PB-031", "PB-044", "PB-060", "PB-064"}
 	check.Register(check.Check{
 		ID:     "property/payout-batches",
