@@ -213,11 +213,11 @@ func init() {
 		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
-			c.Record = nil // thousands of steps: the failure message carries the shrunk ones
+			counted(c) // thousands of steps: the failure message carries the shrunk ones
 			callers := []*client.Client{c}
 			if t.Profile().Key("pascal_scopes") != "" {
 				o := t.Client("pascal_scopes")
-				o.Record = nil
+				counted(o)
 				callers = append(callers, o)
 			} else {
 				t.Logf("profile has no keys.pascal_scopes: the model uses one caller (IDEM-016 not exercised)")

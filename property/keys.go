@@ -69,7 +69,7 @@ func init() {
 		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
-			c.Record = nil
+			counted(c)
 			id := createCustomer(t, c)
 			// probe sends k and returns the model's complaint ("" when the
 			// answer is the predicted one).

@@ -57,7 +57,7 @@ func init() {
 		Labels: []string{Label}, Needs: []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
-			c.Record = nil
+			counted(c)
 			var ref []pageRow
 			for page := 1; page <= 200; page++ {
 				_, a, err := listPage(t, c, url.Values{"limit": {"500"}, "page": {strconv.Itoa(page)}})

@@ -37,6 +37,15 @@ const realClockChecks = 5
 
 var checksMu sync.Mutex
 
+// caseShare divides the case count of the properties whose cases are
+// expensive (hundreds of requests each), so a default run stays fast.
+var caseShare = map[string]int{"property/rate-windows": 8}
+
+// caseBoost multiplies the default case count of cheap properties whose
+// faults need a longer drawn path (initiate, a pending_review decision,
+// then a money route) than the default count reliably draws.
+var caseBoost = map[string]int{"property/customer-lifecycle": 2}
+
 // checks is the number of cases to draw: TOUCHSTONE_RAPID_CHECKS, else
 // DefaultChecks.
 func checks() int {
@@ -101,6 +110,16 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 			n = min(n, realClockChecks)
 			t.Logf("real clock: %d cases (TOUCHSTONE_RAPID_CHECKS raises it; pace the target yourself)", n)
 		}
+		if b := caseBoost[id]; b > 1 && os.Getenv("TOUCHSTONE_RAPID_CHECKS") == "" {
+			// A cheap property whose rules need longer sequences draws
+			// more cases by default (deep runs set the count themselves).
+			n *= b
+		}
+		if d := caseShare[id]; d > 1 {
+			// A property whose cases cost hundreds of requests draws a
+			// share of the count (at least 2).
+			n = max(2, n/d)
+		}
 		_ = f.Value.Set(strconv.Itoa(n))
 	}
 	// A fixed seed per property unless one is given (-rapid.seed,
@@ -164,7 +183,6 @@ func explicit(name, env string) bool {
 type steps struct{ lines []string }
 
 func (s *steps) add(what string, r *client.Response) {
-	taken.Add(1)
 	line := fmt.Sprintf("%d. %s -> %d", len(s.lines)+1, what, r.Status)
 	if r.Exchange != nil {
 		line += "\n   " + r.Exchange.Curl()
@@ -181,10 +199,16 @@ func (s *steps) fail(rt *rapid.T, format string, args ...any) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// taken counts the steps every property has sent (for the benchmark).
+// taken counts the HTTP exchanges every property has sent (for the
+// benchmark).
 var taken atomic.Int64
 
-// StepsTaken is the number of HTTP steps the properties have sent so far.
+// counted makes c count its exchanges in taken instead of recording them
+// as evidence: a property sends thousands, and its failure message carries
+// the shrunk steps with their curl lines.
+func counted(c *client.Client) { c.Record = func(*client.Exchange) { taken.Add(1) } }
+
+// StepsTaken is the number of HTTP exchanges the properties have sent so far.
 func StepsTaken() int64 { return taken.Load() }
 
 // paced is the step count at the last fresh rate-limit window.

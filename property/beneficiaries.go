@@ -1,0 +1,242 @@
+package property
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"pgregory.net/rapid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
+	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// Beneficiary approval (document 1, States / Beneficiary approval;
+// Resources / Beneficiary) as a state machine over one fresh Active
+// customer with funds: create (one record per selected provider), staff
+// decisions (control API), PROVIDER_B bank registration moves (control),
+// PATCH replace, DELETE, reads and a fiat withdrawal as the payability
+// probe. The model predicts approval_status (new records PendingApproval:
+// BEN-013; decisions move only PendingApproval: BEN-014; registration
+// leaves it unchanged: BEN-015), no rejection reason (BEN-010), PATCH
+// answering new ids (BEN-012) or 409 beneficiary_update_failed once a
+// PROVIDER_B registration started (BEN-018, BEN-019), and payability
+// (BEN-009): a withdrawal is accepted exactly when Approved and, for
+// PROVIDER_B, Registered; refused with 409 beneficiary_not_approved before
+// approval and beneficiary_not_ready while unregistered; never accepted
+// after DELETE (BEN-023). A replaced record leaves the model (what its
+// reads answer after supersession is not stated).
+
+type benRow struct {
+	id, provider string
+	approval     string
+	registration string // PROVIDER_B: "" until the control API moves it
+	deleted      bool
+}
+
+type benMachine struct {
+	t    *check.T
+	c    *client.Client
+	cust string
+	rows []*benRow
+	log  steps
+}
+
+func (m *benMachine) rowsOf(rt *rapid.T, rule string, r *client.Response) []*benRow {
+	var env struct {
+		Data struct {
+			Beneficiaries []struct {
+				ID       string `json:"id"`
+				Provider string `json:"provider"`
+			} `json:"beneficiaries"`
+		} `json:"data"`
+	}
+	if r.Status/100 != 2 || json.Unmarshal(r.Body, &env) != nil || len(env.Data.Beneficiaries) == 0 {
+		m.log.fail(rt, "%s: answered %d %s, want data.beneficiaries", rule, r.Status, shape.Clip(r.Body))
+	}
+	var out []*benRow
+	for _, b := range env.Data.Beneficiaries {
+		out = append(out, &benRow{id: b.ID, provider: b.Provider, approval: "PendingApproval"})
+	}
+	return out
+}
+
+func (m *benMachine) pick(rt *rapid.T, ok func(*benRow) bool) *benRow {
+	var c []*benRow
+	for _, b := range m.rows {
+		if ok(b) {
+			c = append(c, b)
+		}
+	}
+	if len(c) == 0 {
+		rt.Skip("no such beneficiary")
+	}
+	return c[rapid.IntRange(0, len(c)-1).Draw(rt, "beneficiary")]
+}
+
+func (m *benMachine) Create(rt *rapid.T) {
+	if len(m.rows) >= 8 {
+		rt.Skip("enough beneficiaries")
+	}
+	r := m.t.Do(m.c, client.Request{Method: http.MethodPost, Path: fresh.Beneficiaries(m.cust), JSON: fresh.GBPPayee("Grace Payee"), IdempotencyKey: m.t.NewKey()})
+	m.log.add("POST beneficiaries (GBP)", r)
+	m.rows = append(m.rows, m.rowsOf(rt, "BEN-021", r)...)
+}
+
+func (m *benMachine) Decide(rt *rapid.T) {
+	b := m.pick(rt, func(b *benRow) bool { return b.approval == "PendingApproval" && !b.deleted })
+	d := rapid.SampledFrom([]string{"approved", "approved", "rejected"}).Draw(rt, "decision")
+	if err := m.t.Control().BeneficiaryDecision(m.t.Context(), b.id, d, "property reason"); err != nil {
+		m.log.fail(rt, "BEN-013/BEN-014: the staff decision on a record the model holds PendingApproval was refused: %v", err)
+	}
+	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: staff decide %s on %s", len(m.log.lines)+1, d, b.id))
+	b.approval = map[string]string{"approved": "Approved", "rejected": "Rejected"}[d]
+}
+
+func (m *benMachine) Register(rt *rapid.T) {
+	b := m.pick(rt, func(b *benRow) bool { return b.provider == "PROVIDER_B" && !b.deleted })
+	st := rapid.SampledFrom([]string{"Pending", "Registered", "Registered", "NeedsReview"}).Draw(rt, "registration")
+	if err := m.t.Control().BankRegistration(m.t.Context(), b.id, st); err != nil {
+		m.t.NoVerdict(err)
+	}
+	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: bank registration of %s moves to %s", len(m.log.lines)+1, b.id, st))
+	b.registration = st
+}
+
+func (m *benMachine) Patch(rt *rapid.T) {
+	b := m.pick(rt, func(b *benRow) bool { return !b.deleted })
+	r := m.t.Do(m.c, client.Request{Method: http.MethodPatch, Path: fresh.Beneficiaries(m.cust) + "/" + b.id, JSON: fresh.GBPPayee("Ada Payee"), IdempotencyKey: m.t.NewKey()})
+	m.log.add("PATCH beneficiaries/"+b.id, r)
+	if b.provider == "PROVIDER_B" && b.registration != "" {
+		if r.Status != http.StatusConflict || envCode(r) != "beneficiary_update_failed" {
+			m.log.fail(rt, "BEN-018: PATCH of a PROVIDER_B record whose bank registration started (%s) answered %d %s, want 409 beneficiary_update_failed", b.registration, r.Status, shape.Clip(r.Body))
+		}
+		return
+	}
+	repl := m.rowsOf(rt, "BEN-022", r)
+	for _, n := range repl {
+		if n.id == b.id {
+			m.log.fail(rt, "BEN-012: PATCH answered the replaced record's own id %s; a replacement is a new record", b.id)
+		}
+	}
+	for i, x := range m.rows {
+		if x == b {
+			m.rows = append(m.rows[:i], m.rows[i+1:]...)
+			break
+		}
+	}
+	m.rows = append(m.rows, repl...)
+}
+
+func (m *benMachine) Delete(rt *rapid.T) {
+	b := m.pick(rt, func(b *benRow) bool { return !b.deleted })
+	r := m.t.Do(m.c, client.Request{Method: http.MethodDelete, Path: fresh.Beneficiaries(m.cust) + "/" + b.id, IdempotencyKey: m.t.NewKey()})
+	m.log.add("DELETE beneficiaries/"+b.id, r)
+	if r.Status/100 != 2 {
+		m.log.fail(rt, "BEN-023: DELETE answered %d %s, want success", r.Status, shape.Clip(r.Body))
+	}
+	b.deleted = true
+}
+
+func (m *benMachine) Read(rt *rapid.T) {
+	b := m.pick(rt, func(b *benRow) bool { return !b.deleted })
+	r := m.t.Do(m.c, client.Request{Method: http.MethodGet, Path: fresh.Beneficiaries(m.cust) + "/" + b.id})
+	m.log.add("GET beneficiaries/"+b.id, r)
+	var env struct {
+		Data map[string]any `json:"data"`
+	}
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &env) != nil {
+		m.log.fail(rt, "BEN-020: reading the beneficiary answered %d %s", r.Status, shape.Clip(r.Body))
+	}
+	d := env.Data
+	if in, ok := d["beneficiary"].(map[string]any); ok {
+		d = in
+	}
+	if d["approval_status"] != b.approval {
+		rule := "BEN-014"
+		switch {
+		case b.approval == "PendingApproval":
+			rule = "BEN-013"
+		case b.registration != "":
+			rule = "BEN-015/BEN-014"
+		}
+		m.log.fail(rt, "%s: approval_status %v, the model %s (registration %q)", rule, d["approval_status"], b.approval, b.registration)
+	}
+	if _, shown := d["rejection_reason"]; shown {
+		m.log.fail(rt, "BEN-010: the read carries rejection_reason")
+	}
+	if b.registration != "" {
+		reg, _ := d["bank_registration"].(map[string]any)
+		if reg == nil || reg["status"] != b.registration {
+			m.log.fail(rt, "BEN-015: bank_registration %v, the model %s", d["bank_registration"], b.registration)
+		}
+	}
+}
+
+// Pay probes payability with a one-penny FPS withdrawal.
+func (m *benMachine) Pay(rt *rapid.T) {
+	b := m.pick(rt, func(*benRow) bool { return true })
+	r := m.t.Do(m.c, client.Request{Method: http.MethodPost, Path: api.Customer(m.cust) + "/banking/withdrawals", IdempotencyKey: m.t.NewKey(),
+		JSON: map[string]any{"beneficiary_id": b.id, "currency": "GBP", "amount": 1, "rail": "FPS", "description": "Rent"}})
+	m.log.add("POST banking/withdrawals to "+b.id, r)
+	payable := !b.deleted && b.approval == "Approved" && (b.provider != "PROVIDER_B" || b.registration == "Registered")
+	switch {
+	case b.deleted:
+		if r.Status/100 == 2 {
+			m.log.fail(rt, "BEN-023: a withdrawal to a deleted (disabled) beneficiary answered %d", r.Status)
+		}
+	case payable:
+		if r.Status != http.StatusOK {
+			m.log.fail(rt, "BEN-009: a withdrawal to an Approved%s beneficiary answered %d %s, want 200", map[bool]string{true: ", Registered"}[b.provider == "PROVIDER_B"], r.Status, shape.Clip(r.Body))
+		}
+	case b.approval != "Approved":
+		if r.Status != http.StatusConflict || envCode(r) != "beneficiary_not_approved" {
+			m.log.fail(rt, "BEN-009: a withdrawal to a %s beneficiary answered %d %s, want 409 beneficiary_not_approved", b.approval, r.Status, shape.Clip(r.Body))
+		}
+	default:
+		if r.Status != http.StatusConflict || envCode(r) != "beneficiary_not_ready" {
+			m.log.fail(rt, "BEN-009: a withdrawal to an Approved PROVIDER_B beneficiary with registration %q answered %d %s, want 409 beneficiary_not_ready", b.registration, r.Status, shape.Clip(r.Body))
+		}
+	}
+}
+
+// Check is rapid's invariant hook: every action compares its own answer.
+func (m *benMachine) Check(*rapid.T) {}
+
+// envCode is data.code of an envelope (or the flat code).
+func envCode(r *client.Response) string {
+	var e struct {
+		Code string `json:"code"`
+		Data struct {
+			Code string `json:"code"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal(r.Body, &e)
+	if e.Data.Code != "" {
+		return e.Data.Code
+	}
+	return e.Code
+}
+
+func init() {
+	rules := []string{"BEN-009", "BEN-010", "BEN-012", "BEN-013", "BEN-014", "BEN-015", "BEN-018", "BEN-019", "BEN-020", "BEN-021", "BEN-022", "BEN-023"}
+	check.Register(check.Check{
+		ID:     "property/beneficiary-approval",
+		Title:  "random creates, staff decisions, bank registration moves, PATCH replacements, DELETEs, reads and withdrawals match the beneficiary approval and payability model",
+		Rules:  rules,
+		Labels: []string{check.Mutating, check.NeedsControl, Label}, Needs: []string{"keys.tenant"},
+		Run: func(t *check.T) {
+			t.NeedVirtualClock()
+			c := t.Client("tenant")
+			cust, _ := pbCustomer(t, c)
+			counted(c)
+			run(t, "property/beneficiary-approval", rules, func(rt *rapid.T) {
+				m := &benMachine{t: t, c: c, cust: cust}
+				rt.Repeat(rapid.StateMachineActions(m))
+			})
+		},
+	})
+}

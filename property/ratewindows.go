@@ -1,0 +1,269 @@
+package property
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/api"
+)
+
+// Rate-limit windows on the virtual clock (document 2, Rate limits): random
+// clock advances, and bursts on random keys, methods and routes (two
+// concrete paths of one template, GET and PATCH on one path, GET /me), some
+// sized to land on either side of the 600 budget. The model counts per key
+// + method + route template in fixed clock-minute windows and the tenant
+// aggregate (6,000; a per-route refusal does not count toward it: RATE-011)
+// and predicts every 429 and its Retry-After (the whole seconds left in the
+// clock minute, at least 1: RATE-016).
+
+const (
+	routeBudget  = 600
+	tenantBudget = 6000
+	maxPerCase   = 1500 // requests one case may send
+)
+
+// burstRoutes are the routes bursts draw from (the first ones: two paths
+// of one template, another method on one of them, another template); the
+// rest widen a flood so it reaches the tenant ceiling before any per-route
+// budget runs out.
+const burstRoutes = 4
+
+type rateRoute struct{ method, template, path, name string }
+
+type rateMachine struct {
+	t       *check.T
+	keys    []*client.Client
+	routes  []rateRoute
+	now     time.Time
+	window  time.Time
+	count   map[string]int // key|method|template -> requests counted this window
+	tenant  int
+	sent    int
+	rolled  int                        // windows rolled over in this case
+	paths   map[string]map[string]bool // key|method|template -> paths counted this window
+	log     steps
+	flagged int
+}
+
+func (m *rateMachine) roll() {
+	if w := m.now.Truncate(time.Minute); !w.Equal(m.window) {
+		if !m.window.IsZero() {
+			m.rolled++
+		}
+		m.window, m.count, m.tenant, m.paths = w, map[string]int{}, 0, map[string]map[string]bool{}
+	}
+}
+
+// Advance moves the virtual clock forward 0.5-40 s, or to a drawn second
+// of the next minute.
+func (m *rateMachine) Advance(rt *rapid.T) {
+	var clk time.Time
+	if rapid.Bool().Draw(rt, "next minute") {
+		off := time.Duration(rapid.IntRange(0, 58_000).Draw(rt, "offset ms")) * time.Millisecond
+		c, err := m.t.Control().NextMinute(m.t.Context(), off)
+		if err != nil {
+			m.t.NoVerdict(err)
+		}
+		clk = c.Now
+		m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the clock moves to the next minute + %s (%s)", len(m.log.lines)+1, off, clk.Format("15:04:05.000")))
+	} else {
+		d := time.Duration(rapid.IntRange(500, 40_000).Draw(rt, "advance ms")) * time.Millisecond
+		c, err := m.t.Control().Advance(m.t.Context(), d)
+		if err != nil {
+			m.t.NoVerdict(err)
+		}
+		clk = c.Now
+		m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the clock advances %s (%s)", len(m.log.lines)+1, d, clk.Format("15:04:05.000")))
+	}
+	m.now = clk
+	m.roll()
+}
+
+// flood drives the tenant aggregate to its 6,000 ceiling and past it:
+// round-robin over every key and route until the tenant count is within
+// drawn reach of the ceiling, then a few more, each predicted. It sends
+// thousands of requests, so it ends a case only in deep runs
+// (TOUCHSTONE_RAPID_CHECKS above the default), half the time.
+func (m *rateMachine) flood(rt *rapid.T) {
+	past := rapid.IntRange(1, 15).Draw(rt, "past the ceiling")
+	// Each request goes to the key and route with the most per-route
+	// budget left, so the tenant ceiling, not a route budget, answers.
+	for sent := 0; m.tenant < tenantBudget || past > 0; sent++ {
+		if m.tenant >= tenantBudget {
+			past--
+		}
+		bk, br, left := 0, 0, -1
+		for k := range m.keys {
+			for i, rr := range m.routes {
+				if l := routeBudget - m.count[strconv.Itoa(k)+"|"+rr.method+"|"+rr.template]; l > left {
+					bk, br, left = k, i, l
+				}
+			}
+		}
+		if left <= 0 || sent > 2*tenantBudget {
+			rt.Skip("every route budget is spent before the tenant ceiling")
+		}
+		m.one(rt, bk, m.routes[br], 1, 0)
+	}
+	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. a flood over every key and route up to the tenant ceiling of 6,000 and past it", len(m.log.lines)+1))
+}
+
+// Burst sends n requests of one key on one route: a few, or enough to
+// land next to the budget's edge.
+func (m *rateMachine) Burst(rt *rapid.T) {
+	k := rapid.IntRange(0, len(m.keys)-1).Draw(rt, "key")
+	rr := m.routes[rapid.IntRange(0, burstRoutes-1).Draw(rt, "route")]
+	id := strconv.Itoa(k) + "|" + rr.method + "|" + rr.template
+	n := rapid.IntRange(1, 4).Draw(rt, "n")
+	if rapid.IntRange(0, 2).Draw(rt, "to the edge") == 0 {
+		n = max(1, routeBudget-m.count[id]+rapid.IntRange(-2, 2).Draw(rt, "past the edge"))
+	}
+	if m.sent+n > maxPerCase {
+		rt.Skip("the case has sent enough")
+	}
+	m.sent += n
+	var last *client.Response
+	for i := range n {
+		last = m.one(rt, k, rr, n, i)
+	}
+	m.log.add(fmt.Sprintf("%d x %s %s as %s (last answer shown)", n, rr.method, rr.name, m.keys[k].KeyName), last)
+}
+
+// one sends request i of a burst of n and compares its answer with the model.
+func (m *rateMachine) one(rt *rapid.T, k int, rr rateRoute, n, i int) *client.Response {
+	c := m.keys[k]
+	id := strconv.Itoa(k) + "|" + rr.method + "|" + rr.template
+	req := client.Request{Method: rr.method, Path: rr.path}
+	if rr.method == http.MethodPatch {
+		req.JSON, req.IdempotencyKey = map[string]any{"jurisdiction": "GB"}, m.t.NewKey()
+	}
+	r := m.t.Do(c, req)
+	routeOK := m.count[id] < routeBudget
+	tenantOK := m.tenant < tenantBudget
+	if routeOK && tenantOK {
+		m.count[id]++
+		m.tenant++
+		if m.paths[id] == nil {
+			m.paths[id] = map[string]bool{}
+		}
+		m.paths[id][rr.path] = true
+		if r.Status == http.StatusTooManyRequests {
+			m.fail(rt, rr, c, n, i, r, m.early429(k, rr), "429 with %d of 600 used on the route and %d of 6,000 for the tenant in the window from %s", m.count[id]-1, m.tenant-1, m.window.Format("15:04:05"))
+		}
+		return r
+	}
+	if r.Status != http.StatusTooManyRequests {
+		rule := "RATE-004"
+		if len(m.paths[id]) > 1 {
+			rule += "/RATE-005" // the template's count came from several paths
+		}
+		if !tenantOK {
+			rule = "RATE-010"
+		}
+		m.fail(rt, rr, c, n, i, r, rule, "%d, want 429: %d requests already counted on the route, %d for the tenant, in the clock minute from %s", r.Status, m.count[id], m.tenant, m.window.Format("15:04:05"))
+	}
+	left := m.window.Add(time.Minute).Sub(m.now)
+	want := max(1, int(math.Ceil(left.Seconds())))
+	if got := r.Header.Get("Retry-After"); got != strconv.Itoa(want) {
+		m.fail(rt, rr, c, n, i, r, "RATE-016", "Retry-After %q at %s, want %d (whole seconds left in the clock minute)", got, m.now.Format("15:04:05.000"), want)
+	}
+	if problemCode(r) != "rate_limited" {
+		m.fail(rt, rr, c, n, i, r, "RATE-003", "429 without problem+json code rate_limited")
+	}
+	// A per-route refusal does not count toward the tenant (RATE-011).
+	return r
+}
+
+// early429 names the rules an unexpected 429 may break: the budget, and
+// whichever sharing the window shows (another key, another method on the
+// template, a window that did not restart at the clock minute).
+func (m *rateMachine) early429(k int, rr rateRoute) string {
+	rule := "RATE-004"
+	for id, n := range m.count {
+		if n == 0 {
+			continue
+		}
+		var ok, om, ot string
+		fmt.Sscanf(strings.ReplaceAll(id, "|", " "), "%s %s %s", &ok, &om, &ot)
+		switch {
+		case ok != strconv.Itoa(k) && om == rr.method && ot == rr.template:
+			rule += "/RATE-007"
+		case ok == strconv.Itoa(k) && om != rr.method && ot == rr.template:
+			rule += "/RATE-006"
+		}
+	}
+	if m.rolled > 0 {
+		rule += "/RATE-008"
+	}
+	return rule
+}
+
+func (m *rateMachine) fail(rt *rapid.T, rr rateRoute, c *client.Client, n, i int, r *client.Response, rule, format string, args ...any) {
+	m.log.add(fmt.Sprintf("%s %s as %s, request %d of a burst of %d", rr.method, rr.name, c.KeyName, i+1, n), r)
+	m.log.fail(rt, "%s: %s %s as %s: "+format, append([]any{rule, rr.method, rr.name, c.KeyName}, args...)...)
+}
+
+// Check is rapid's invariant hook: every request is compared as it is answered.
+func (m *rateMachine) Check(*rapid.T) {}
+
+func init() {
+	rules := []string{"RATE-004", "RATE-005", "RATE-006", "RATE-007", "RATE-008", "RATE-010", "RATE-016", "RATE-003"}
+	check.Register(check.Check{
+		ID:     "property/rate-windows",
+		Title:  "random clock advances and bursts over keys, methods and route templates (some on either side of the 600 budget) answer 429 and Retry-After exactly as the fixed clock-minute model predicts",
+		Rules:  rules,
+		Labels: []string{check.Mutating, check.NeedsControl, Label}, Needs: []string{"keys.tenant", "customers.active_personal"},
+		Run: func(t *check.T) {
+			t.NeedVirtualClock()
+			c := t.Client("tenant")
+			counted(c)
+			keys := []*client.Client{c}
+			if t.Profile().Key("pascal_scopes") != "" {
+				o := t.Client("pascal_scopes")
+				counted(o)
+				keys = append(keys, o)
+			}
+			a, b := createCustomer(t, c), t.Customer("active_personal")
+			routes := []rateRoute{
+				{http.MethodGet, "/customers/{id}", api.Customer(a), "GET customers/{a}"},
+				{http.MethodGet, "/customers/{id}", api.Customer(b), "GET customers/{b}"},
+				{http.MethodPatch, "/customers/{id}", api.Customer(a), "customers/{a}"},
+				{http.MethodGet, "/me", api.P + "/me", "/me"},
+				{http.MethodGet, "/customers/{id}/onboarding/status", api.Customer(a) + "/onboarding/status", ""},
+				{http.MethodGet, "/test", api.P + "/test", ""},
+				{http.MethodGet, "/customers/{id}/onboarding/kyc/status", api.Customer(a) + "/onboarding/kyc/status", ""},
+				{http.MethodGet, "/customers", api.P + "/customers?limit=1", ""},
+			}
+			for i := range routes {
+				routes[i].name = routes[i].path
+			}
+			defer func() {
+				if err := t.Target().FreshWindow(t.Context()); err != nil {
+					t.Logf("could not move to a fresh window: %v", err)
+				}
+			}()
+			run(t, "property/rate-windows", rules, func(rt *rapid.T) {
+				off := time.Duration(rapid.IntRange(0, 55_000).Draw(rt, "start ms")) * time.Millisecond
+				clk, err := t.Control().NextMinute(t.Context(), off)
+				if err != nil {
+					t.NoVerdict(err)
+				}
+				m := &rateMachine{t: t, keys: keys, routes: routes, now: clk.Now}
+				m.log.lines = append(m.log.lines, fmt.Sprintf("1. control: the clock moves to the next minute + %s (%s)", off, clk.Now.Format("15:04:05.000")))
+				m.roll()
+				rt.Repeat(rapid.StateMachineActions(m))
+				if checks() > DefaultChecks && rapid.Bool().Draw(rt, "flood") {
+					m.flood(rt)
+				}
+			})
+		},
+	})
+}
