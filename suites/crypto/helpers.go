@@ -19,6 +19,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/suites/amount"
 	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
@@ -168,16 +169,15 @@ func atomic(t *check.T, rule string, v any, p string) *big.Int {
 }
 
 // majorToAtomic reads a major-unit decimal string with exactly scale
-// decimals as atomic units; ok is false when the decimals differ.
+// decimals as atomic units (suites/amount); ok is false when the decimals
+// differ.
 func majorToAtomic(s string, scale int) (*big.Int, bool) {
-	whole, frac, dot := strings.Cut(s, ".")
-	if scale == 0 {
-		frac = ""
-	} else if !dot || len(frac) != scale {
+	_, frac, dot := strings.Cut(s, ".")
+	if (scale == 0 && dot) || (scale > 0 && len(frac) != scale) {
 		return nil, false
 	}
-	n, okN := new(big.Int).SetString(whole+frac, 10)
-	return n, okN
+	n, err := amount.Minor(s, scale)
+	return n, err == nil
 }
 
 // balances reads the three balance strings and their *_atomic numbers and
