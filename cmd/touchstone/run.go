@@ -20,6 +20,7 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/touchstone-harness/touchstone/internal/authpace"
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/launch"
@@ -94,7 +95,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone run: --out: %v\n", oneLine(err))
 		return exitUsage
 	}
-	return execute(f, selected(filter, focus), baseline, stdout, stderr)
+	return execute(f, selectedChecks(filter, focus), baseline, stdout, stderr)
 }
 
 func focusNote(focus string) string {
@@ -107,7 +108,11 @@ func focusNote(focus string) string {
 // selected counts the checks a label filter and focus choose, as Ginkgo
 // will: labels are the area's and the spec's, focus matches the full text.
 func selected(filter types.LabelFilter, focus *regexp.Regexp) int {
-	n := 0
+	return len(selectedChecks(filter, focus))
+}
+
+func selectedChecks(filter types.LabelFilter, focus *regexp.Regexp) []*check.Check {
+	var out []*check.Check
 	for _, c := range check.All() {
 		if !filter(suites.SpecLabels(c)) {
 			continue
@@ -115,9 +120,9 @@ func selected(filter types.LabelFilter, focus *regexp.Regexp) int {
 		if focus != nil && !focus.MatchString(c.Area()+" "+suites.SpecText(c)) {
 			continue
 		}
-		n++
+		out = append(out, c)
 	}
-	return n
+	return out
 }
 
 // writableDir makes dir and proves a file can be written in it, before
@@ -134,7 +139,8 @@ func writableDir(dir string) error {
 	return os.Remove(fh.Name())
 }
 
-func execute(f runFlags, nSelected int, baseline *reports.Baseline, stdout, stderr io.Writer) int {
+func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdout, stderr io.Writer) int {
+	nSelected := len(chosen)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := time.Now()
@@ -187,25 +193,25 @@ func execute(f runFlags, nSelected int, baseline *reports.Baseline, stdout, stde
 		fmt.Fprintf(console, ", focus %q", f.focus)
 	}
 	fmt.Fprintf(console, ", %d checks selected\n", nSelected)
+	pacer := tgt.Pacer()
+	needAuth := check.FailedAuthNeed(chosen)
+	if !tgt.VirtualClock() && needAuth > authpace.Budget {
+		fmt.Fprintf(console, "real clock: the selected checks need up to %d failed authentications and the target allows %d per %s per IP, so this run cannot finish in less than about %s; checks that need none run while a window refills\n",
+			needAuth, authpace.Budget, authpace.Window, authpace.Minimum(needAuth))
+	}
 
 	var mu sync.Mutex
 	var results []*check.Result
+	prog := newProgress(stdout, red, nSelected, pacer)
 	collect := func(r *check.Result) {
 		mu.Lock()
 		results = append(results, r)
 		mu.Unlock()
-		if r.NotRun {
-			return
-		}
-		fmt.Fprintf(console, "  %-7s %s (%s)\n", strings.ToUpper(string(r.Status)), r.ID, r.Duration.Round(time.Millisecond))
-		if r.Status != check.Passed {
-			for _, line := range strings.Split(r.Summary(), "\n") {
-				fmt.Fprintf(console, "          %s\n", line)
-			}
-		}
+		replay := ""
 		if r.Status == check.Failed {
-			fmt.Fprintf(console, "          replay: %s\n", reports.ReplayCommand(filepath.Join(f.out, "results.json"), r.CaseID, f.target != ""))
+			replay = reports.ReplayCommand(filepath.Join(f.out, "results.json"), r.CaseID, f.target != "")
 		}
+		prog.result(r, replay)
 	}
 	logFile, err := os.Create(filepath.Join(f.out, "ginkgo.log"))
 	if err != nil {
@@ -213,7 +219,13 @@ func execute(f runFlags, nSelected int, baseline *reports.Baseline, stdout, stde
 		return exitUsage
 	}
 	ginkgoLog := red.Writer(logFile)
+	prog.start()
 	report, _ := runGinkgo(tgt, collect, f, ginkgoLog)
+	prog.finish()
+	if n := pacer.Total(); n > 0 && !tgt.VirtualClock() {
+		fmt.Fprintf(console, "failed authentications: %d caused (declared up to %d), %d window waits; the minimum for %d is %s, this run took %s\n",
+			n, needAuth, pacer.Windows(), n, authpace.Minimum(n), time.Since(started).Round(time.Second))
+	}
 	ginkgoLog.Close()
 	logFile.Close()
 	if report.PreRunStats.SpecsThatWillRun > 0 {
