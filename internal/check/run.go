@@ -124,6 +124,9 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 	defer func() {
 		t.auth.Close()
 		res.FailedAuth, res.UnreservedAuth = t.auth.Seen(), t.auth.Unreserved()
+		if t.selfPaced {
+			res.UnreservedAuth = 0
+		}
 	}()
 	status, errText, transport := execute(t, c)
 	st.observe(transport, t.answered(), errText)

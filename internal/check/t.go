@@ -33,6 +33,7 @@ type T struct {
 	skip      string
 	logs      []string
 	exchanges []*client.Exchange
+	selfPaced bool
 }
 
 // Failure is one violated rule with its evidence.
@@ -109,11 +110,16 @@ func (t *T) Control() *control.Client {
 }
 
 // NeedVirtualClock skips unless the target's clock is virtual.
+// Such a check starts in a fresh window and paces its failed
+// authentications itself (it need not declare them).
 func (t *T) NeedVirtualClock() {
 	t.Control()
 	if !t.target.VirtualClock() {
 		t.Skipf("target clock is real; this form of the check needs a virtual clock")
 	}
+	t.mu.Lock()
+	t.selfPaced = true
+	t.mu.Unlock()
 }
 
 // SpendAuthFailures makes sure n failed authentications are reserved for
