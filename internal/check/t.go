@@ -238,6 +238,7 @@ func (t *T) fail(rule string, ex *client.Exchange, msg string) {
 }
 
 func (t *T) record(ex *client.Exchange) {
+	ex.Roles = t.target.keyRoles()
 	if r := ex.Response; r != nil && t.auth != nil {
 		t.auth.Observe(r.Status, problemCode(r))
 	}

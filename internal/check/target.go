@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/authpace"
+	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/control"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
 	"github.com/touchstone-harness/touchstone/internal/profile"
@@ -34,9 +35,11 @@ type Target struct {
 	// --receiver-addr); the webhook checks listen there.
 	ReceiverAddr string
 
-	virtual  bool
-	paceOnce sync.Once
-	pacer    *authpace.Pacer
+	virtual   bool
+	rolesOnce sync.Once
+	roles     client.KeyRoles
+	paceOnce  sync.Once
+	pacer     *authpace.Pacer
 }
 
 // NewTarget prepares a target from a profile: HTTP client, control client,
@@ -124,4 +127,10 @@ func FailedAuthNeed(cs []*Check) int {
 		n += c.failedAuth()
 	}
 	return n
+}
+
+// keyRoles indexes the profile's keys for reproduction lines.
+func (t *Target) keyRoles() client.KeyRoles {
+	t.rolesOnce.Do(func() { t.roles = client.NewKeyRoles(t.Profile.KeyMap()) })
+	return t.roles
 }
