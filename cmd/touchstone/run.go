@@ -220,7 +220,11 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	}
 	ginkgoLog := red.Writer(logFile)
 	prog.start()
-	report, _ := runGinkgo(tgt, collect, f, ginkgoLog)
+	var lane *check.Lane
+	if !tgt.VirtualClock() {
+		lane = check.NewLane(tgt, check.LaneChecks(chosen))
+	}
+	report, _ := runGinkgo(ctx, tgt, lane, collect, f, ginkgoLog)
 	prog.finish()
 	if n := pacer.Total(); n > 0 && !tgt.VirtualClock() {
 		fmt.Fprintf(console, "failed authentications: %d caused (declared up to %d), %d window waits; the minimum for %d is %s, this run took %s\n",
@@ -300,14 +304,14 @@ var ginkgoOnce sync.Once
 // RunSpecs can run only once per process.
 // Ginkgo's own reporter writes, verbose and redacted, to log; the console
 // shows Touchstone's one line per check.
-func runGinkgo(tgt *check.Target, collect func(*check.Result), f runFlags, log io.Writer) (types.Report, bool) {
+func runGinkgo(ctx context.Context, tgt *check.Target, lane *check.Lane, collect func(*check.Result), f runFlags, log io.Writer) (types.Report, bool) {
 	var report types.Report
 	ok := false
 	ginkgoOnce.Do(func() {
 		testing.Init()
-		suites.Define(func() *check.Target { return tgt }, collect)
-		ginkgo.ReportAfterSuite("touchstone reports", func(r ginkgo.Report) { report = r })
 		sc, rc := ginkgo.GinkgoConfiguration()
+		suites.DefineWith(suites.Options{Target: func() *check.Target { return tgt }, Collect: collect, Lane: lane, Context: ctx, Seed: sc.RandomSeed})
+		ginkgo.ReportAfterSuite("touchstone reports", func(r ginkgo.Report) { report = r })
 		sc.LabelFilter = f.labelFilter
 		if f.focus != "" {
 			sc.FocusStrings = []string{f.focus}

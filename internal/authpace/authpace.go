@@ -151,6 +151,7 @@ type Ticket struct {
 	left  int // reserved in the current window, not yet seen
 	seen  int // failures this ticket caused
 	extra int // of them, not reserved
+	peak  int // the most it asked to hold at once
 }
 
 // Ticket opens an account for who (a check id, for the progress line).
@@ -161,6 +162,9 @@ func (p *Pacer) Ticket(who string) *Ticket { return &Ticket{p: p, who: who} }
 func (t *Ticket) Seen() int       { t.mu.Lock(); defer t.mu.Unlock(); return t.seen }
 func (t *Ticket) Unreserved() int { t.mu.Lock(); defer t.mu.Unlock(); return t.extra }
 
+// Peak is the most failed attempts the holder asked to hold at once.
+func (t *Ticket) Peak() int { t.mu.Lock(); defer t.mu.Unlock(); return t.peak }
+
 // Reserve makes sure the holder has n failed attempts reserved in the
 // current window (what it already holds there counts), waiting for the
 // next window when they do not fit.
@@ -169,6 +173,9 @@ func (t *Ticket) Reserve(ctx context.Context, n int) error {
 		return fmt.Errorf("cannot reserve %d failed authentications in one window (the budget is %d per %s)", n, Budget, Window)
 	}
 	p := t.p
+	t.mu.Lock()
+	t.peak = max(t.peak, n)
+	t.mu.Unlock()
 	for {
 		p.mu.Lock()
 		t.mu.Lock()
@@ -251,4 +258,45 @@ func (t *Ticket) Close() {
 		p.held -= t.left
 	}
 	t.left = 0
+}
+
+// Available is how many failed attempts the current window still takes
+// (0 when a real-clock window ends within the margin).
+func (p *Pacer) Available() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roll()
+	if p.Advance == nil && p.start.Add(Window).Sub(p.Now()) < p.Margin {
+		return 0
+	}
+	return max(0, Budget-p.used-p.held)
+}
+
+// NextWindow waits for the next window (advances a virtual clock), showing
+// what through Waiting meanwhile.
+func (p *Pacer) NextWindow(ctx context.Context, what string) error {
+	p.mu.Lock()
+	p.roll()
+	if p.Advance != nil {
+		p.mu.Unlock()
+		if err := p.Advance(ctx); err != nil {
+			return err
+		}
+		p.mu.Lock()
+		p.newWindow()
+		p.windows++
+		p.mu.Unlock()
+		return nil
+	}
+	until := p.start.Add(Window + p.Margin)
+	p.waitWhat, p.waitUntil = what, until
+	d := until.Sub(p.Now())
+	p.windows++
+	p.mu.Unlock()
+	err := p.Sleep(ctx, d)
+	p.mu.Lock()
+	p.waitWhat = ""
+	p.roll()
+	p.mu.Unlock()
+	return err
 }

@@ -49,6 +49,7 @@ type Result struct {
 	// UnreservedAuth how many of them it had not declared or reserved.
 	FailedAuth     int                `json:"failed_auth,omitempty"`
 	UnreservedAuth int                `json:"-"`
+	PeakAuth       int                `json:"-"` // the most reserved at once
 	CaseID         string             `json:"case_id"`
 	Started        time.Time          `json:"started"`
 	Duration       time.Duration      `json:"duration_ns"`
@@ -123,7 +124,7 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 	t.auth = target.Pacer().Ticket(c.ID)
 	defer func() {
 		t.auth.Close()
-		res.FailedAuth, res.UnreservedAuth = t.auth.Seen(), t.auth.Unreserved()
+		res.FailedAuth, res.UnreservedAuth, res.PeakAuth = t.auth.Seen(), t.auth.Unreserved(), t.auth.Peak()
 		if t.selfPaced {
 			res.UnreservedAuth = 0
 		}
