@@ -196,8 +196,8 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	pacer := tgt.Pacer()
 	needAuth := check.FailedAuthNeed(chosen)
 	if !tgt.VirtualClock() && needAuth > authpace.Budget {
-		fmt.Fprintf(console, "real clock: the selected checks need up to %d failed authentications and the target allows %d per %s per IP, so this run cannot finish in less than about %s; checks that need none run while a window refills\n",
-			needAuth, authpace.Budget, authpace.Window, authpace.Minimum(needAuth))
+		fmt.Fprintf(console, "real clock: the selected checks need %d failed authentications (up to %d held, in case the target refuses more) and the target allows %d per %s per IP, so this run cannot finish in less than about %s; checks that need none run while a window refills\n",
+			needAuth, check.FailedAuthHold(chosen), authpace.Budget, authpace.Window, authpace.Minimum(needAuth))
 	}
 
 	var mu sync.Mutex
@@ -227,7 +227,7 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	report, _ := runGinkgo(ctx, tgt, lane, collect, f, ginkgoLog)
 	prog.finish()
 	if n := pacer.Total(); n > 0 && !tgt.VirtualClock() {
-		fmt.Fprintf(console, "failed authentications: %d caused (declared up to %d), %d window waits; the minimum for %d is %s, this run took %s\n",
+		fmt.Fprintf(console, "failed authentications: %d caused (%d declared), %d window waits; the minimum for %d is %s, this run took %s\n",
 			n, needAuth, pacer.Windows(), n, authpace.Minimum(n), time.Since(started).Round(time.Second))
 	}
 	ginkgoLog.Close()

@@ -41,7 +41,11 @@ type Check struct {
 	// than the budget of one window paces itself and declares what it
 	// causes.
 	FailedAuth int
-	Run        func(t *T)
+	// FailedAuthHold is the most the check holds at once when it reserves
+	// more in case the target refuses more (t.SpendAuthFailures); default
+	// FailedAuth.
+	FailedAuthHold int
+	Run            func(t *T)
 	// File and Line are where Register was called (set by Register; for
 	// checks built from a table, the Register call inside the loop), so
 	// `touchstone rules --rule ID` can point at the code.

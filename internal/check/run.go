@@ -50,6 +50,7 @@ type Result struct {
 	FailedAuth     int                `json:"failed_auth,omitempty"`
 	UnreservedAuth int                `json:"-"`
 	PeakAuth       int                `json:"-"` // the most reserved at once
+	SelfPaced      bool               `json:"-"` // needs a virtual clock: starts in a fresh window
 	CaseID         string             `json:"case_id"`
 	Started        time.Time          `json:"started"`
 	Duration       time.Duration      `json:"duration_ns"`
@@ -126,7 +127,7 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 		t.auth.Close()
 		res.FailedAuth, res.UnreservedAuth, res.PeakAuth = t.auth.Seen(), t.auth.Unreserved(), t.auth.Peak()
 		if t.selfPaced {
-			res.UnreservedAuth = 0
+			res.UnreservedAuth, res.SelfPaced = 0, true
 		}
 	}()
 	status, errText, transport := execute(t, c)

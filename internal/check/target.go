@@ -119,12 +119,13 @@ func (t *Target) Pacer() *authpace.Pacer {
 	return t.pacer
 }
 
-// FailedAuthNeed is how many failed authentications the checks will cause
-// (as declared, see Check.FailedAuth), for the run's opening line.
+// FailedAuthNeed is how many failed authentications the checks cause
+// against a conformant target (as declared, see Check.FailedAuth), for the
+// run's opening line; FailedAuthHold the most they hold in all.
 func FailedAuthNeed(cs []*Check) int {
 	n := 0
 	for _, c := range cs {
-		n += c.failedAuth()
+		n += c.failedAuthCause()
 	}
 	return n
 }
@@ -133,4 +134,13 @@ func FailedAuthNeed(cs []*Check) int {
 func (t *Target) keyRoles() client.KeyRoles {
 	t.rolesOnce.Do(func() { t.roles = client.NewKeyRoles(t.Profile.KeyMap()) })
 	return t.roles
+}
+
+// FailedAuthHold is the sum of what the checks hold at most.
+func FailedAuthHold(cs []*Check) int {
+	n := 0
+	for _, c := range cs {
+		n += c.failedAuth()
+	}
+	return n
 }

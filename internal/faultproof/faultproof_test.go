@@ -118,6 +118,17 @@ func TestFailedAuthDeclarationsCoverWhatChecksCause(t *testing.T) {
 		if r.UnreservedAuth > 0 {
 			t.Errorf("%s caused %d failed authentications it had not declared or reserved (declare Check.FailedAuth)", r.ID, r.UnreservedAuth)
 		}
+		c := check.Get(r.ID)
+		if c == nil || r.SelfPaced {
+			continue // paces itself (virtual clock)
+		}
+		cause, hold := c.DeclaredFailedAuth()
+		if r.FailedAuth > cause {
+			t.Errorf("%s caused %d failed authentications, declares %d (Check.FailedAuth)", r.ID, r.FailedAuth, cause)
+		}
+		if r.PeakAuth > hold {
+			t.Errorf("%s held %d failed authentications at once, declares %d (Check.FailedAuthHold): the real-clock lane packs by it", r.ID, r.PeakAuth, hold)
+		}
 	}
 	t.Logf("failed authentications caused against the faithful sandbox: %d", total)
 }
