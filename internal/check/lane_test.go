@@ -66,3 +66,22 @@ func TestLanePacksFailedAuthIntoWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestReachabilityProbeSpendsAFailedAuth: the start-up probe sends no key;
+// a conformant target counts its 401 against the IP's budget, so the
+// pacer must too (a real-clock run once overran its first window by it).
+func TestReachabilityProbeSpendsAFailedAuth(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(401) }))
+	defer srv.Close()
+	tgt := &Target{Profile: &profile.Profile{BaseURL: srv.URL}, HTTP: srv.Client(), Redactor: redact.New()}
+	tgt.paceOnce.Do(func() {
+		tgt.pacer = authpace.New(nil)
+		tgt.pacer.Now = func() time.Time { return time.Date(2026, 1, 1, 10, 0, 5, 0, time.UTC) }
+	})
+	if err := tgt.Reachable(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := tgt.Pacer().Total(); n != 1 || tgt.Pacer().Available() != authpace.Budget-1 {
+		t.Errorf("after the probe: %d failed authentications counted, %d available; want 1 and %d", n, tgt.Pacer().Available(), authpace.Budget-1)
+	}
+}

@@ -79,6 +79,9 @@ func (t *Target) Reachable(ctx context.Context) error {
 		return fmt.Errorf("target %s is unreachable: %v", u.Host, unwrapURLError(err))
 	}
 	resp.Body.Close()
+	// The probe sends no key: its 401 spends one of the IP's failed
+	// authentications like any other.
+	t.Pacer().Ticket("reachability probe").Observe(resp.StatusCode, "")
 	return nil
 }
 
