@@ -117,6 +117,16 @@ func (p *Pacer) Reset() {
 	p.mu.Unlock()
 }
 
+// Spent marks the current window full: the target refused a failed
+// authentication as over budget, spent by someone the pacer does not see
+// (another run from the same address).
+func (p *Pacer) Spent() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roll()
+	p.used = Budget
+}
+
 // Total is how many failed attempts the run has caused so far.
 func (p *Pacer) Total() int {
 	p.mu.Lock()

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sync"
@@ -78,10 +79,17 @@ func (t *Target) Reachable(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("target %s is unreachable: %v", u.Host, unwrapURLError(err))
 	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	// The probe sends no key: its 401 spends one of the IP's failed
-	// authentications like any other.
-	t.Pacer().Ticket("reachability probe").Observe(resp.StatusCode, "")
+	// authentications like any other; a 429 rate_limited to a request
+	// without a key can only be that budget, spent before the run began
+	// (another run from this address): the window is full.
+	code := problemCode(&client.ResponseRecord{Status: resp.StatusCode, Body: body})
+	if resp.StatusCode == http.StatusTooManyRequests && code == "rate_limited" {
+		t.Pacer().Spent()
+	}
+	t.Pacer().Ticket("reachability probe").Observe(resp.StatusCode, code)
 	return nil
 }
 
