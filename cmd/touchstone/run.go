@@ -203,15 +203,27 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	var mu sync.Mutex
 	var results []*check.Result
 	prog := newProgress(stdout, red, nSelected, pacer)
-	collect := func(r *check.Result) {
-		mu.Lock()
-		results = append(results, r)
-		mu.Unlock()
+	var lane *check.Lane
+	if !tgt.VirtualClock() {
+		lane = check.NewLane(tgt, check.LaneChecks(chosen))
+	}
+	show := func(r *check.Result) {
 		replay := ""
 		if r.Status == check.Failed {
 			replay = reports.ReplayCommand(filepath.Join(f.out, "results.json"), r.CaseID, f.target != "")
 		}
 		prog.result(r, replay)
+	}
+	if lane != nil {
+		lane.OnResult = show // as the lane finishes each, not when its spec reports it
+	}
+	collect := func(r *check.Result) {
+		mu.Lock()
+		results = append(results, r)
+		mu.Unlock()
+		if !lane.Has(r.ID) {
+			show(r)
+		}
 	}
 	logFile, err := os.Create(filepath.Join(f.out, "ginkgo.log"))
 	if err != nil {
@@ -220,10 +232,6 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	}
 	ginkgoLog := red.Writer(logFile)
 	prog.start()
-	var lane *check.Lane
-	if !tgt.VirtualClock() {
-		lane = check.NewLane(tgt, check.LaneChecks(chosen))
-	}
 	report, _ := runGinkgo(ctx, tgt, lane, collect, f, ginkgoLog)
 	prog.finish()
 	if n := pacer.Total(); n > 0 && !tgt.VirtualClock() {

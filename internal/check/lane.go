@@ -19,6 +19,9 @@ type Lane struct {
 	mu      sync.Mutex
 	done    map[string]chan *Result
 	once    sync.Once
+	// OnResult, when set before Start, hears each result as the lane
+	// finishes it (the console prints failures as they happen).
+	OnResult func(*Result)
 }
 
 // NewLane prepares a lane for cs (in the order they should be tried).
@@ -75,7 +78,11 @@ func (l *Lane) run(ctx context.Context) {
 		}
 		c := l.pending[pick]
 		l.pending = append(l.pending[:pick:pick], l.pending[pick+1:]...)
-		l.done[c.ID] <- Run(ctx, l.target, c)
+		res := Run(ctx, l.target, c)
+		if l.OnResult != nil {
+			l.OnResult(res)
+		}
+		l.done[c.ID] <- res
 	}
 }
 
