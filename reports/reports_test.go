@@ -111,3 +111,26 @@ func TestInterruptedRunIsSaid(t *testing.T) {
 		t.Error("results.json does not mark the run interrupted")
 	}
 }
+
+// TestSummaryFitsOneScreen: however many rules fail, the closing summary
+// lists a bounded number, one line each, and says how many more there are.
+func TestSummaryFitsOneScreen(t *testing.T) {
+	r := sampleRun()
+	base := r.Results[0]
+	for i := 0; i < 300; i++ {
+		c := *base
+		c.ID = fmt.Sprintf("demo/many-%03d", i)
+		c.Status = check.Failed
+		c.Failures = []check.Failure{{Rule: fmt.Sprintf("ERR-%03d", i), Message: "x"}}
+		r.Results = append(r.Results, &c)
+	}
+	var console bytes.Buffer
+	PrintSummary(&console, r, nil)
+	s := console.String()
+	if n := strings.Count(s, "\n"); n > 50 {
+		t.Errorf("summary is %d lines, want one screen (≤ 50):\n%s", n, s)
+	}
+	if !strings.Contains(s, "more (report.html lists them all)") {
+		t.Errorf("summary does not say how many rules it left out:\n%s", s)
+	}
+}

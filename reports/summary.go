@@ -19,13 +19,24 @@ func PrintSummary(w io.Writer, r *Run, cat *catalogue.Catalogue) Tally {
 	}
 	fmt.Fprintf(w, "%-14s %7d %7d %7d %10d\n", "total", t.Total.Passed, t.Total.Failed, t.Total.Skipped, t.Total.Error)
 	if ids := t.FailedRuleIDs(); len(ids) > 0 {
-		fmt.Fprintln(w, "\nviolated rules:")
-		for _, id := range ids {
+		// The closing summary fits one screen: the first rules, then a
+		// count; every failure is in report.html and results.json.
+		fmt.Fprintf(w, "\nviolated rules (%d):\n", len(ids))
+		for i, id := range ids {
+			if i == SummaryRules {
+				fmt.Fprintf(w, "  … and %d more (report.html lists them all)\n", len(ids)-SummaryRules)
+				break
+			}
 			text := ""
 			if cat != nil && cat.Rule(id) != nil {
 				text = cat.Rule(id).Rule
 			}
-			fmt.Fprintf(w, "  %s  %s\n      by %s\n", id, clipText(text, 110), strings.Join(t.FailedRules[id], ", "))
+			by := t.FailedRules[id]
+			more := ""
+			if len(by) > 2 {
+				by, more = by[:2], fmt.Sprintf(" +%d", len(by)-2)
+			}
+			fmt.Fprintf(w, "  %s  %s  (by %s%s)\n", id, clipText(text, 70), strings.Join(by, ", "), more)
 		}
 	}
 	if cat != nil {
@@ -44,6 +55,9 @@ func PrintSummary(w io.Writer, r *Run, cat *catalogue.Catalogue) Tally {
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", t.Total.Passed, t.Total.Failed, t.Total.Skipped)
 	return t
 }
+
+// SummaryRules is how many violated rules the closing summary lists.
+var SummaryRules = 12
 
 func clipText(s string, n int) string {
 	if len(s) > n {

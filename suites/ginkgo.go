@@ -7,6 +7,8 @@
 package suites
 
 import (
+	"context"
+	"math/rand"
 	"sort"
 	"strings"
 
@@ -22,8 +24,32 @@ const DefaultLabelFilter = "!slow"
 // called when a spec runs (after the suite has started its target); each
 // result goes to collect.
 func Define(target func() *check.Target, collect func(*check.Result)) {
+	DefineWith(Options{Target: target, Collect: collect})
+}
+
+// Options are DefineWith's.
+type Options struct {
+	Target  func() *check.Target
+	Collect func(*check.Result)
+	// Lane, when set (a real-clock run), runs the checks that cause failed
+	// authentications in the background from the first spec on, paced
+	// into the IP's windows; their specs come last and report the lane's
+	// results. Context ends the lane. Seed orders the areas (Ginkgo's own
+	// shuffle is of top-level containers, and with a lane there is one).
+	Lane    *check.Lane
+	Context context.Context
+	Seed    int64
+}
+
+// DefineWith is Define with options.
+func DefineWith(o Options) {
 	byArea := map[string][]*check.Check{}
+	var paced []*check.Check
 	for _, c := range check.All() {
+		if o.Lane.Has(c.ID) {
+			paced = append(paced, c)
+			continue
+		}
 		byArea[c.Area()] = append(byArea[c.Area()], c)
 	}
 	areas := make([]string, 0, len(byArea))
@@ -31,20 +57,48 @@ func Define(target func() *check.Target, collect func(*check.Result)) {
 		areas = append(areas, a)
 	}
 	sort.Strings(areas)
-	for _, area := range areas {
-		Describe(area, Label(area), func() {
-			for _, c := range byArea[area] {
-				It(SpecText(c), Label(SpecLabels(c)...), func(ctx SpecContext) {
-					tgt := target()
-					res := check.Run(ctx, tgt, c)
-					if collect != nil {
-						collect(res)
-					}
-					report(tgt, res)
-				})
+	spec := func(c *check.Check) {
+		It(SpecText(c), Label(SpecLabels(c)...), func(ctx SpecContext) {
+			tgt := o.Target()
+			var res *check.Result
+			if o.Lane != nil {
+				o.Lane.Start(o.Context)
 			}
+			if o.Lane.Has(c.ID) {
+				if res = o.Lane.Result(ctx, c.ID); res == nil {
+					Skip("interrupted while the failed-auth lane ran this check")
+				}
+			} else {
+				res = check.Run(ctx, tgt, c)
+			}
+			if o.Collect != nil {
+				o.Collect(res)
+			}
+			report(tgt, res)
 		})
 	}
+	declare := func() {
+		for _, area := range areas {
+			Describe(area, Label(area), func() {
+				for _, c := range byArea[area] {
+					spec(c)
+				}
+			})
+		}
+	}
+	if o.Lane == nil {
+		declare()
+		return
+	}
+	rand.New(rand.NewSource(o.Seed)).Shuffle(len(areas), func(i, j int) { areas[i], areas[j] = areas[j], areas[i] })
+	Describe("touchstone", func() {
+		declare()
+		Describe("failed-auth lane", func() {
+			for _, c := range paced {
+				Describe(c.Area(), Label(c.Area()), func() { spec(c) })
+			}
+		})
+	})
 }
 
 // SpecText is a check's spec name: its id, then its title.

@@ -406,6 +406,14 @@ func TestFaultedRunLeaksNoEncodedSecret(t *testing.T) {
 		raw, _ := os.ReadFile(filepath.Join(out, name))
 		files[name] = string(raw)
 	}
+	// Every reproduction line names the key it sends by its role
+	// ($TOUCHSTONE_KEY_<ROLE>), never by a bare variable that names none.
+	if strings.Contains(files["results.json"], "${TOUCHSTONE_KEY}") || strings.Contains(files["results.json"], "$TOUCHSTONE_KEY ") {
+		t.Errorf("results.json names a bare ${TOUCHSTONE_KEY} in a reproduction line")
+	}
+	if !strings.Contains(files["results.json"], "${TOUCHSTONE_KEY_") {
+		t.Errorf("results.json has no reproduction line naming a key's role")
+	}
 	for _, s := range secretsOfSeed(1) {
 		for _, f := range redact.Forms(s) {
 			for name, content := range files {

@@ -77,7 +77,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "replaying %s (was %s in %s)\n", c.ID, found.Status, pos[0])
-	code := execute(f, 1, nil, stdout, stderr)
+	code := execute(f, []*check.Check{c}, nil, stdout, stderr)
 	again, err := reports.ReadJSON(f.out)
 	if err != nil || code == exitUsage || code == exitNoVerdict {
 		fmt.Fprintf(stderr, "touchstone replay: could not replay %s (exit %d)\n", c.ID, code)

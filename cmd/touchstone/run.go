@@ -20,6 +20,7 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/touchstone-harness/touchstone/internal/authpace"
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/launch"
@@ -94,7 +95,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone run: --out: %v\n", oneLine(err))
 		return exitUsage
 	}
-	return execute(f, selected(filter, focus), baseline, stdout, stderr)
+	return execute(f, selectedChecks(filter, focus), baseline, stdout, stderr)
 }
 
 func focusNote(focus string) string {
@@ -107,7 +108,11 @@ func focusNote(focus string) string {
 // selected counts the checks a label filter and focus choose, as Ginkgo
 // will: labels are the area's and the spec's, focus matches the full text.
 func selected(filter types.LabelFilter, focus *regexp.Regexp) int {
-	n := 0
+	return len(selectedChecks(filter, focus))
+}
+
+func selectedChecks(filter types.LabelFilter, focus *regexp.Regexp) []*check.Check {
+	var out []*check.Check
 	for _, c := range check.All() {
 		if !filter(suites.SpecLabels(c)) {
 			continue
@@ -115,9 +120,9 @@ func selected(filter types.LabelFilter, focus *regexp.Regexp) int {
 		if focus != nil && !focus.MatchString(c.Area()+" "+suites.SpecText(c)) {
 			continue
 		}
-		n++
+		out = append(out, c)
 	}
-	return n
+	return out
 }
 
 // writableDir makes dir and proves a file can be written in it, before
@@ -134,7 +139,8 @@ func writableDir(dir string) error {
 	return os.Remove(fh.Name())
 }
 
-func execute(f runFlags, nSelected int, baseline *reports.Baseline, stdout, stderr io.Writer) int {
+func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdout, stderr io.Writer) int {
+	nSelected := len(chosen)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := time.Now()
@@ -187,24 +193,36 @@ func execute(f runFlags, nSelected int, baseline *reports.Baseline, stdout, stde
 		fmt.Fprintf(console, ", focus %q", f.focus)
 	}
 	fmt.Fprintf(console, ", %d checks selected\n", nSelected)
+	pacer := tgt.Pacer()
+	needAuth := check.FailedAuthNeed(chosen)
+	if !tgt.VirtualClock() && needAuth > authpace.Budget {
+		fmt.Fprintf(console, "real clock: the selected checks need %d failed authentications (up to %d held, in case the target refuses more) and the target allows %d per %s per IP, so this run cannot finish in less than about %s; checks that need none run while a window refills\n",
+			needAuth, check.FailedAuthHold(chosen), authpace.Budget, authpace.Window, authpace.Minimum(needAuth))
+	}
 
 	var mu sync.Mutex
 	var results []*check.Result
+	prog := newProgress(stdout, red, nSelected, pacer)
+	var lane *check.Lane
+	if !tgt.VirtualClock() {
+		lane = check.NewLane(tgt, check.LaneChecks(chosen))
+	}
+	show := func(r *check.Result) {
+		replay := ""
+		if r.Status == check.Failed {
+			replay = reports.ReplayCommand(filepath.Join(f.out, "results.json"), r.CaseID, f.target != "")
+		}
+		prog.result(r, replay)
+	}
+	if lane != nil {
+		lane.OnResult = show // as the lane finishes each, not when its spec reports it
+	}
 	collect := func(r *check.Result) {
 		mu.Lock()
 		results = append(results, r)
 		mu.Unlock()
-		if r.NotRun {
-			return
-		}
-		fmt.Fprintf(console, "  %-7s %s (%s)\n", strings.ToUpper(string(r.Status)), r.ID, r.Duration.Round(time.Millisecond))
-		if r.Status != check.Passed {
-			for _, line := range strings.Split(r.Summary(), "\n") {
-				fmt.Fprintf(console, "          %s\n", line)
-			}
-		}
-		if r.Status == check.Failed {
-			fmt.Fprintf(console, "          replay: %s\n", reports.ReplayCommand(filepath.Join(f.out, "results.json"), r.CaseID, f.target != ""))
+		if !lane.Has(r.ID) {
+			show(r)
 		}
 	}
 	logFile, err := os.Create(filepath.Join(f.out, "ginkgo.log"))
@@ -213,7 +231,13 @@ func execute(f runFlags, nSelected int, baseline *reports.Baseline, stdout, stde
 		return exitUsage
 	}
 	ginkgoLog := red.Writer(logFile)
-	report, _ := runGinkgo(tgt, collect, f, ginkgoLog)
+	prog.start()
+	report, _ := runGinkgo(ctx, tgt, lane, collect, f, ginkgoLog)
+	prog.finish()
+	if n := pacer.Total(); n > 0 && !tgt.VirtualClock() {
+		fmt.Fprintf(console, "failed authentications: %d caused (%d declared), %d window waits; the minimum for %d is %s, this run took %s\n",
+			n, needAuth, pacer.Windows(), n, authpace.Minimum(n), time.Since(started).Round(time.Second))
+	}
 	ginkgoLog.Close()
 	logFile.Close()
 	if report.PreRunStats.SpecsThatWillRun > 0 {
@@ -288,14 +312,14 @@ var ginkgoOnce sync.Once
 // RunSpecs can run only once per process.
 // Ginkgo's own reporter writes, verbose and redacted, to log; the console
 // shows Touchstone's one line per check.
-func runGinkgo(tgt *check.Target, collect func(*check.Result), f runFlags, log io.Writer) (types.Report, bool) {
+func runGinkgo(ctx context.Context, tgt *check.Target, lane *check.Lane, collect func(*check.Result), f runFlags, log io.Writer) (types.Report, bool) {
 	var report types.Report
 	ok := false
 	ginkgoOnce.Do(func() {
 		testing.Init()
-		suites.Define(func() *check.Target { return tgt }, collect)
-		ginkgo.ReportAfterSuite("touchstone reports", func(r ginkgo.Report) { report = r })
 		sc, rc := ginkgo.GinkgoConfiguration()
+		suites.DefineWith(suites.Options{Target: func() *check.Target { return tgt }, Collect: collect, Lane: lane, Context: ctx, Seed: sc.RandomSeed})
+		ginkgo.ReportAfterSuite("touchstone reports", func(r ginkgo.Report) { report = r })
 		sc.LabelFilter = f.labelFilter
 		if f.focus != "" {
 			sc.FocusStrings = []string{f.focus}

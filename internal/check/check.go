@@ -33,7 +33,19 @@ type Check struct {
 	// Needs names profile fixtures the check uses ("keys.subject",
 	// "customers.child"); a target lacking one skips the check with the reason.
 	Needs []string
-	Run   func(t *T)
+	// FailedAuth is the most failed authentications (401, or 403
+	// api_key_not_authorized) the check causes against a conformant
+	// target. They are reserved in the IP's failed-auth window before it
+	// runs, so that a real-clock run paces them (internal/authpace); 0
+	// falls back to the table in failedauth.go. A check that causes more
+	// than the budget of one window paces itself and declares what it
+	// causes.
+	FailedAuth int
+	// FailedAuthHold is the most the check holds at once when it reserves
+	// more in case the target refuses more (t.SpendAuthFailures); default
+	// FailedAuth.
+	FailedAuthHold int
+	Run            func(t *T)
 	// File and Line are where Register was called (set by Register; for
 	// checks built from a table, the Register call inside the loop), so
 	// `touchstone rules --rule ID` can point at the code.

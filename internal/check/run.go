@@ -44,11 +44,17 @@ type Result struct {
 	Logs       []string  `json:"logs,omitempty"`
 	// NotRun marks a check the run never started (the target had stopped
 	// answering, or the run was interrupted); its Status is Error.
-	NotRun    bool               `json:"not_run,omitempty"`
-	CaseID    string             `json:"case_id"`
-	Started   time.Time          `json:"started"`
-	Duration  time.Duration      `json:"duration_ns"`
-	Exchanges []*client.Exchange `json:"-"`
+	NotRun bool `json:"not_run,omitempty"`
+	// FailedAuth is how many failed authentications the check caused;
+	// UnreservedAuth how many of them it had not declared or reserved.
+	FailedAuth     int                `json:"failed_auth,omitempty"`
+	UnreservedAuth int                `json:"-"`
+	PeakAuth       int                `json:"-"` // the most reserved at once
+	SelfPaced      bool               `json:"-"` // needs a virtual clock: starts in a fresh window
+	CaseID         string             `json:"case_id"`
+	Started        time.Time          `json:"started"`
+	Duration       time.Duration      `json:"duration_ns"`
+	Exchanges      []*client.Exchange `json:"-"`
 }
 
 // FailedRules lists the distinct rule ids of the failures.
@@ -116,12 +122,14 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 		res.Status, res.Error = Error, "control API: "+err.Error()
 		return res
 	}
-	if !target.VirtualClock() {
-		if err := target.ensureAuthHeadroom(ctx); err != nil {
-			res.Status, res.Error = Error, err.Error()
-			return res
+	t.auth = target.Pacer().Ticket(c.ID)
+	defer func() {
+		t.auth.Close()
+		res.FailedAuth, res.UnreservedAuth, res.PeakAuth = t.auth.Seen(), t.auth.Unreserved(), t.auth.Peak()
+		if t.selfPaced {
+			res.UnreservedAuth, res.SelfPaced = 0, true
 		}
-	}
+	}()
 	status, errText, transport := execute(t, c)
 	st.observe(transport, t.answered(), errText)
 	t.mu.Lock()

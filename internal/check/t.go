@@ -2,12 +2,15 @@ package check
 
 import (
 	"context"
+	"encoding/json"
 
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/google/uuid"
+
+	"github.com/touchstone-harness/touchstone/internal/authpace"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/control"
@@ -22,11 +25,15 @@ type T struct {
 	check  *Check
 	caseID string
 
+	auth     *authpace.Ticket
+	declared sync.Once
+
 	mu        sync.Mutex
 	failures  []Failure
 	skip      string
 	logs      []string
 	exchanges []*client.Exchange
+	selfPaced bool
 }
 
 // Failure is one violated rule with its evidence.
@@ -113,22 +120,42 @@ func (t *T) Control() *control.Client {
 }
 
 // NeedVirtualClock skips unless the target's clock is virtual.
+// Such a check starts in a fresh window and paces its failed
+// authentications itself (it need not declare them).
 func (t *T) NeedVirtualClock() {
 	t.Control()
 	if !t.target.VirtualClock() {
 		t.Skipf("target clock is real; this form of the check needs a virtual clock")
 	}
+	t.mu.Lock()
+	t.selfPaced = true
+	t.mu.Unlock()
 }
 
-// SpendAuthFailures reserves n failed-auth attempts (see Target).
+// SpendAuthFailures makes sure n failed authentications are reserved for
+// the check in the IP's current window before it causes them; what the
+// check declared (Check.FailedAuth) was reserved when it started, so this
+// waits only when a window passed in between, or for an undeclared need.
 func (t *T) SpendAuthFailures(n int) {
-	if err := t.target.SpendAuthFailures(t.ctx, n); err != nil {
+	if err := t.auth.Reserve(t.ctx, n); err != nil {
 		t.NoVerdict(err)
 	}
 }
 
+// reserveDeclared reserves what the check declared it causes
+// (Check.FailedAuth) before its first request, so that a check that skips
+// first reserves nothing.
+func (t *T) reserveDeclared() {
+	t.declared.Do(func() {
+		if n := t.check.failedAuth(); n > 0 && n <= authpace.Budget {
+			t.SpendAuthFailures(n)
+		}
+	})
+}
+
 // Do sends a request; a transport failure ends the check without a verdict.
 func (t *T) Do(c *client.Client, r client.Request) *client.Response {
+	t.reserveDeclared()
 	resp, err := c.Do(t.ctx, r)
 	if err != nil {
 		t.NoVerdict(err)
@@ -139,6 +166,7 @@ func (t *T) Do(c *client.Client, r client.Request) *client.Response {
 // DoRaw sends header lines byte for byte (see client.DoRaw); a transport
 // failure ends the check without a verdict.
 func (t *T) DoRaw(c *client.Client, method, path string, header [][2]string, body []byte) *client.Response {
+	t.reserveDeclared()
 	resp, err := c.DoRaw(t.ctx, method, path, header, body)
 	if err != nil {
 		t.NoVerdict(err)
@@ -220,8 +248,9 @@ func (t *T) fail(rule string, ex *client.Exchange, msg string) {
 }
 
 func (t *T) record(ex *client.Exchange) {
-	if r := ex.Response; r != nil && (r.Status == 401 || (r.Status == 403 && strings.Contains(string(r.Body), "api_key_not_authorized"))) {
-		t.target.observeAuthFailure()
+	ex.Roles = t.target.keyRoles()
+	if r := ex.Response; r != nil && t.auth != nil {
+		t.auth.Observe(r.Status, problemCode(r))
 	}
 	t.mu.Lock()
 	t.exchanges = append(t.exchanges, ex)
@@ -266,4 +295,20 @@ func (t *T) Go(n int, f func(i int)) {
 	if t.Failed() {
 		panic(stopSignal{})
 	}
+}
+
+// problemCode is the code member of a JSON error body (problem+json or
+// flat), or "".
+func problemCode(r *client.ResponseRecord) string {
+	if r.Status < 400 || len(r.Body) == 0 {
+		return ""
+	}
+	var m struct {
+		Code any `json:"code"`
+	}
+	if json.Unmarshal(r.Body, &m) != nil {
+		return ""
+	}
+	s, _ := m.Code.(string)
+	return s
 }

@@ -3,11 +3,14 @@ package check
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sync"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/internal/authpace"
+	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/control"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
 	"github.com/touchstone-harness/touchstone/internal/profile"
@@ -34,10 +37,10 @@ type Target struct {
 	ReceiverAddr string
 
 	virtual   bool
-	authMu    sync.Mutex
-	authSpent int // reserved by checks in the current window
-	authSeen  int // 401s and scope/IP 403s seen in the current window
-	authWin   time.Time
+	rolesOnce sync.Once
+	roles     client.KeyRoles
+	paceOnce  sync.Once
+	pacer     *authpace.Pacer
 }
 
 // NewTarget prepares a target from a profile: HTTP client, control client,
@@ -76,7 +79,17 @@ func (t *Target) Reachable(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("target %s is unreachable: %v", u.Host, unwrapURLError(err))
 	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
+	// The probe sends no key: its 401 spends one of the IP's failed
+	// authentications like any other; a 429 rate_limited to a request
+	// without a key can only be that budget, spent before the run began
+	// (another run from this address): the window is full.
+	code := problemCode(&client.ResponseRecord{Status: resp.StatusCode, Body: body})
+	if resp.StatusCode == http.StatusTooManyRequests && code == "rate_limited" {
+		t.Pacer().Spent()
+	}
+	t.Pacer().Ticket("reachability probe").Observe(resp.StatusCode, code)
 	return nil
 }
 
@@ -98,86 +111,47 @@ func (t *Target) FreshWindow(ctx context.Context) error {
 		return nil
 	}
 	_, err := t.Control.NextMinute(ctx, time.Second)
-	t.authMu.Lock()
-	t.authSpent, t.authSeen, t.authWin = 0, 0, time.Time{}
-	t.authMu.Unlock()
+	t.Pacer().Reset()
 	return err
 }
 
-// failedAuthBudget is the documented per-IP failed-authentication budget.
-const failedAuthBudget = 20
-
-// authHeadroom is how many unreserved failures a check may send without
-// asking: before each check on a real clock the runner makes sure that
-// many are left in the current minute.
-const authHeadroom = 8
-
-// rollAuthWindow starts a new ledger at each wall-clock minute on a real
-// clock (a virtual clock's windows move only through FreshWindow and
-// SpendAuthFailures). Callers hold authMu.
-func (t *Target) rollAuthWindow(now time.Time) {
-	if !t.VirtualClock() && now.Truncate(time.Minute) != t.authWin {
-		t.authWin, t.authSpent, t.authSeen = now.Truncate(time.Minute), 0, 0
-	}
-}
-
-// observeAuthFailure counts a 401 or scope/IP 403 the target answered,
-// whether or not the check reserved it.
-func (t *Target) observeAuthFailure() {
-	t.authMu.Lock()
-	defer t.authMu.Unlock()
-	t.rollAuthWindow(time.Now())
-	t.authSeen++
-}
-
-// SpendAuthFailures reserves n failed-authentication attempts in the current
-// window. When they would overrun the documented budget it moves to the
-// next window first: on a virtual clock by advancing it, otherwise by
-// waiting for the next wall-clock minute.
-func (t *Target) SpendAuthFailures(ctx context.Context, n int) error {
-	t.authMu.Lock()
-	defer t.authMu.Unlock()
-	if n > failedAuthBudget {
-		return fmt.Errorf("cannot spend %d failed attempts in one window (budget %d)", n, failedAuthBudget)
-	}
-	t.rollAuthWindow(time.Now())
-	spent := max(t.authSpent, t.authSeen)
-	if spent+n > failedAuthBudget {
-		if err := t.nextAuthWindow(ctx); err != nil {
-			return err
+// Pacer paces the run's failed authentications (see internal/authpace).
+func (t *Target) Pacer() *authpace.Pacer {
+	t.paceOnce.Do(func() {
+		var advance func(context.Context) error
+		if t.VirtualClock() {
+			advance = func(ctx context.Context) error {
+				_, err := t.Control.NextMinute(ctx, time.Second)
+				return err
+			}
 		}
-		spent = 0
-	}
-	t.authSpent = spent + n
-	return nil
+		t.pacer = authpace.New(advance)
+	})
+	return t.pacer
 }
 
-// ensureAuthHeadroom runs before each check on a real clock.
-func (t *Target) ensureAuthHeadroom(ctx context.Context) error {
-	t.authMu.Lock()
-	defer t.authMu.Unlock()
-	t.rollAuthWindow(time.Now())
-	if max(t.authSpent, t.authSeen)+authHeadroom <= failedAuthBudget {
-		return nil
+// FailedAuthNeed is how many failed authentications the checks cause
+// against a conformant target (as declared, see Check.FailedAuth), for the
+// run's opening line; FailedAuthHold the most they hold in all.
+func FailedAuthNeed(cs []*Check) int {
+	n := 0
+	for _, c := range cs {
+		n += c.failedAuthCause()
 	}
-	return t.nextAuthWindow(ctx)
+	return n
 }
 
-// nextAuthWindow moves to a fresh failed-auth window. Callers hold authMu.
-func (t *Target) nextAuthWindow(ctx context.Context) error {
-	if t.VirtualClock() {
-		if _, err := t.Control.NextMinute(ctx, time.Second); err != nil {
-			return err
-		}
-	} else {
-		now := time.Now()
-		select {
-		case <-time.After(time.Until(now.Truncate(time.Minute).Add(time.Minute + 2*time.Second))):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		t.authWin = time.Now().Truncate(time.Minute)
+// keyRoles indexes the profile's keys for reproduction lines.
+func (t *Target) keyRoles() client.KeyRoles {
+	t.rolesOnce.Do(func() { t.roles = client.NewKeyRoles(t.Profile.KeyMap()) })
+	return t.roles
+}
+
+// FailedAuthHold is the sum of what the checks hold at most.
+func FailedAuthHold(cs []*Check) int {
+	n := 0
+	for _, c := range cs {
+		n += c.failedAuth()
 	}
-	t.authSpent, t.authSeen = 0, 0
-	return nil
+	return n
 }

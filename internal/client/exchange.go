@@ -19,6 +19,52 @@ type Exchange struct {
 	Request  RequestRecord   `json:"request"`
 	Response *ResponseRecord `json:"response,omitempty"`
 	Error    string          `json:"error,omitempty"`
+	// Roles names the profile's keys (full key -> role), so that the
+	// reproduction line stands for any key the request carries by its
+	// role's variable, whichever client sent it.
+	Roles KeyRoles `json:"-"`
+}
+
+// KeyRoles maps each profile key to its role ("tenant", ...).
+type KeyRoles map[string]string
+
+// NewKeyRoles indexes a profile's keys by value.
+func NewKeyRoles(keys map[string]string) KeyRoles {
+	out := KeyRoles{}
+	for role, k := range keys {
+		if k != "" {
+			if _, dup := out[k]; !dup || role < out[k] {
+				out[k] = role
+			}
+		}
+	}
+	return out
+}
+
+// stand returns what a reproduction line shows for a credential token:
+// a profile key by its role's variable; a token built from a profile
+// key's secret (a malformed variant) with the secret replaced by the
+// role's variable stripped of its public prefix; any other key-like token
+// as is (it holds no profile secret: a fabricated key). ok is false when
+// the roles are unknown.
+func (kr KeyRoles) stand(tok string) (string, bool) {
+	if kr == nil {
+		return "", false
+	}
+	if role, found := kr[tok]; found {
+		return "${" + profile.KeyEnvVar(role) + "}", true
+	}
+	roles := make([]string, 0, len(kr))
+	for k := range kr {
+		roles = append(roles, k)
+	}
+	sort.Strings(roles)
+	for _, k := range roles {
+		if _, secret, found := strings.Cut(k, "."); found && len(secret) >= 8 && strings.Contains(tok, secret) {
+			return strings.ReplaceAll(tok, secret, "${"+profile.KeyEnvVar(kr[k])+"#*.}"), true
+		}
+	}
+	return tok, true
 }
 
 // RequestRecord is what was sent.
@@ -50,7 +96,7 @@ func (e *Exchange) Curl() string {
 	for _, k := range names {
 		for _, v := range e.Request.Header[k] {
 			b.WriteString(" -H ")
-			b.WriteString(headerArg(k, v, e.KeyName))
+			b.WriteString(headerArg(k, v, e.KeyName, e.Roles))
 		}
 	}
 	if len(e.Request.Body) > 0 {
@@ -64,10 +110,19 @@ func (e *Exchange) Curl() string {
 	return b.String()
 }
 
-func headerArg(name, value, keyName string) string {
-	env := "TOUCHSTONE_KEY"
+func headerArg(name, value, keyName string, roles KeyRoles) string {
+	env := ""
 	if keyName != "" {
 		env = profile.KeyEnvVar(keyName)
+	}
+	placeholder := func(tok, env string) string {
+		if tok == "" {
+			return ""
+		}
+		if s, ok := roles.stand(tok); ok {
+			return s
+		}
+		return placeholder(tok, env)
 	}
 	if !CredentialHeader(name) {
 		return shellQuote(name + ": " + value)
@@ -93,13 +148,15 @@ func headerArg(name, value, keyName string) string {
 	return `"` + name + `: ` + placeholder(tok, env) + `"`
 }
 
-// placeholder stands for a credential in a curl line: a key (it has a dot)
-// becomes the key's environment variable, anything else is masked.
+// placeholder stands for a credential in a curl line when the profile's
+// keys are unknown: a key (it has a dot) sent by a client holding a named
+// key becomes that key's environment variable; anything else is masked
+// (never a bare variable that names no key).
 func placeholder(tok, env string) string {
 	switch {
 	case tok == "":
 		return ""
-	case strings.Contains(tok, "."):
+	case strings.Contains(tok, ".") && env != "":
 		return "${" + env + "}"
 	}
 	return "***"

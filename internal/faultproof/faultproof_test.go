@@ -100,3 +100,35 @@ func TestProveEachKeepsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedAuthDeclarationsCoverWhatChecksCause: every failed
+// authentication a check causes against the faithful sandbox was declared
+// (Check.FailedAuth or the table in internal/check/failedauth.go) or
+// reserved before it was sent, so that a real-clock run paces it and its
+// opening line states the run's need; checks needing a virtual clock pace
+// themselves.
+func TestFailedAuthDeclarationsCoverWhatChecksCause(t *testing.T) {
+	results, err := faultproof.Baseline(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, r := range results {
+		total += r.FailedAuth
+		if r.UnreservedAuth > 0 {
+			t.Errorf("%s caused %d failed authentications it had not declared or reserved (declare Check.FailedAuth)", r.ID, r.UnreservedAuth)
+		}
+		c := check.Get(r.ID)
+		if c == nil || r.SelfPaced {
+			continue // paces itself (virtual clock)
+		}
+		cause, hold := c.DeclaredFailedAuth()
+		if r.FailedAuth > cause {
+			t.Errorf("%s caused %d failed authentications, declares %d (Check.FailedAuth)", r.ID, r.FailedAuth, cause)
+		}
+		if r.PeakAuth > hold {
+			t.Errorf("%s held %d failed authentications at once, declares %d (Check.FailedAuthHold): the real-clock lane packs by it", r.ID, r.PeakAuth, hold)
+		}
+	}
+	t.Logf("failed authentications caused against the faithful sandbox: %d", total)
+}

@@ -241,10 +241,7 @@ func init() {
 				ub := t.Client("unbound")
 				t.SpendAuthFailures(2)
 				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
-				if r.Status != http.StatusOK {
-					t.Fatalf("BIND-014", "GET /customers with keys.unbound: status %d, want 200 with an empty list; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				data := shape.Envelope(t, "BIND-014", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "BIND-014", Status: http.StatusOK, What: "GET /customers with keys.unbound", Why: "with an empty list"})
 				if list := shape.Array(t, "BIND-014", data, "customers"); len(list) != 0 {
 					t.Errorf("BIND-014", "GET /customers with keys.unbound lists %d customers, want none", len(list))
 				}
@@ -278,15 +275,9 @@ func init() {
 					t.Errorf("BIND-015", "POST /customers with keys.unbound: status %d, want a refusal; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				e := t.Do(ub, client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + t.Customer("parent") + "/end-customers", JSON: newEndCustomerBody(), IdempotencyKey: t.NewKey()})
-				if e.Status != http.StatusNotFound {
-					t.Fatalf("BIND-016", "POST /customers/{parent}/end-customers with keys.unbound: status %d, want 404 (the customer is unreachable); body: %s", e.Status, shape.Clip(e.Body))
-				}
-				shape.NotFound(t, "BIND-016", e)
+				shape.FlatAnswer(t, e, shape.Want{Rule: "BIND-016", Status: http.StatusNotFound, What: "POST /customers/{parent}/end-customers with keys.unbound", Why: "the customer is unreachable"})
 				k := t.Do(ub, client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + t.Customer("active_personal") + "/onboarding/kyc/initiate", IdempotencyKey: t.NewKey()})
-				if k.Status != http.StatusNotFound {
-					t.Fatalf("BIND-016", "POST /customers/{active_personal}/onboarding/kyc/initiate with keys.unbound: status %d, want 404; body: %s", k.Status, shape.Clip(k.Body))
-				}
-				shape.NotFound(t, "BIND-016", k)
+				shape.FlatAnswer(t, k, shape.Want{Rule: "BIND-016", Status: http.StatusNotFound, What: "POST /customers/{active_personal}/onboarding/kyc/initiate with keys.unbound"})
 			},
 		},
 	)

@@ -7,6 +7,7 @@ package auth
 // clock-minute window lifts it (AUTH-030).
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -54,10 +55,8 @@ func spendBudget(t *check.T) {
 func overBudget(t *check.T) {
 	bad := withKey(t, "unknown", unknownKey(t))
 	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-	if r.Status != http.StatusTooManyRequests {
-		t.Fatalf("RATE-012", "failed attempt %d in one window answered %d, want 429: the budget is %d per 60 s per IP; body: %s", failedAuthBudget+1, r.Status, failedAuthBudget, shape.Clip(r.Body))
-	}
-	m := shape.ProblemJSON(t, "ERR-026", r, http.StatusTooManyRequests, "rate_limited")
+	m := shape.ProblemAnswer(t, r, shape.Want{Rule: "RATE-012", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-026",
+		What: fmt.Sprintf("failed attempt %d in one window", failedAuthBudget+1), Why: fmt.Sprintf("the budget is %d per 60 s per IP", failedAuthBudget)})
 	if m["detail"] != budgetDetail {
 		t.Errorf("AUTH-029", "failed-auth 429 detail is %q, want %q", m["detail"], budgetDetail)
 	}

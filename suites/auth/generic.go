@@ -67,10 +67,7 @@ func init() {
 			c := t.Client("no_environment")
 			t.SpendAuthFailures(1)
 			r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-			if r.Status != http.StatusOK {
-				t.Fatalf("AUTH-014", "GET /me with keys.no_environment: status %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
-			}
-			shape.Envelope(t, "AUTH-014", r, http.StatusOK)
+			shape.EnvelopeAnswer(t, r, shape.Want{Rule: "AUTH-014", Status: http.StatusOK, What: "GET /me with keys.no_environment"})
 		},
 	})
 }

@@ -97,11 +97,8 @@ func masked(v any) any {
 // problem+json api_key_authentication_failed, WWW-Authenticate: Bearer, and
 // the detail generic (specific false) or a specific one (specific true).
 func expect401(t *check.T, rule string, r *client.Response, specific bool, what string) {
-	if r.Status != http.StatusUnauthorized {
-		t.Fatalf(rule, "%s: status %d, want 401 api_key_authentication_failed; body: %s", what, r.Status, shape.Clip(r.Body))
-	}
+	m := shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", ShapeRule: "AUTH-017", What: what})
 	wwwAuthenticate(t, r, what)
-	m := shape.ProblemJSON(t, "AUTH-017", r, http.StatusUnauthorized, "api_key_authentication_failed")
 	detail, _ := m["detail"].(string)
 	switch {
 	case specific && detail == genericDetail:
@@ -131,10 +128,7 @@ func wwwAuthenticate(t *check.T, r *client.Response, what string) {
 
 // expect403 asserts 403 problem+json api_key_not_authorized.
 func expect403(t *check.T, rule string, r *client.Response, what string) {
-	if r.Status != http.StatusForbidden {
-		t.Fatalf(rule, "%s: status %d, want 403 api_key_not_authorized; body: %s", what, r.Status, shape.Clip(r.Body))
-	}
-	shape.ProblemJSON(t, rule, r, http.StatusForbidden, "api_key_not_authorized")
+	shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusForbidden, Code: "api_key_not_authorized", What: what})
 }
 
 // publicPrefix is the part of a profile key before the dot.

@@ -14,6 +14,7 @@ package auth
 // public prefixes (GET /me api_key_prefix) and through answers.
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -36,10 +37,7 @@ func rotatedPair(t *check.T) (old, succ *client.Client) {
 // meOK reads GET /me with a key that must authenticate and returns data.
 func meOK(t *check.T, rule string, c *client.Client, what string) map[string]any {
 	r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-	if r.Status != http.StatusOK {
-		t.Fatalf(rule, "GET /me with keys.%s (%s): status %d, want 200; body: %s", c.KeyName, what, r.Status, shape.Clip(r.Body))
-	}
-	return shape.Envelope(t, rule, r, http.StatusOK)
+	return shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK, What: fmt.Sprintf("GET /me with keys.%s (%s)", c.KeyName, what)})
 }
 
 // prefixOf reads api_key_prefix from /me data.

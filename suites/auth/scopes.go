@@ -8,6 +8,7 @@ package auth
 // and onboarding:write otherwise.
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -190,19 +191,13 @@ func init() {
 				t.SpendAuthFailures(2)
 				// GET: onboarding:read suffices; the path then matches nothing.
 				g := t.Do(ro, client.Request{Method: http.MethodGet, Path: path})
-				if g.Status != http.StatusNotFound {
-					t.Fatalf("SCOPE-081", "GET unlisted /customers/{id}/ts-unlisted-… with keys.read_only: status %d, want 404 (onboarding:read passes, nothing matches); body: %s", g.Status, shape.Clip(g.Body))
-				}
-				shape.NotFound(t, "SCOPE-083", g)
+				shape.FlatAnswer(t, g, shape.Want{Rule: "SCOPE-081", Status: http.StatusNotFound, ShapeRule: "SCOPE-083", What: "GET unlisted /customers/{id}/ts-unlisted-… with keys.read_only", Why: "onboarding:read passes, nothing matches"})
 				// POST: onboarding:write is required, which read_only lacks.
 				p := t.Do(ro, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey()})
 				expect403(t, "SCOPE-081", p, "POST unlisted /customers/{id}/ts-unlisted-… with keys.read_only")
 				// With onboarding:write the same POST reaches "no route": 404.
 				w := t.Do(tn, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey()})
-				if w.Status != http.StatusNotFound {
-					t.Fatalf("SCOPE-083", "POST unlisted /customers/{id}/ts-unlisted-… with keys.tenant: status %d, want 404; body: %s", w.Status, shape.Clip(w.Body))
-				}
-				shape.NotFound(t, "SCOPE-083", w)
+				shape.FlatAnswer(t, w, shape.Want{Rule: "SCOPE-083", Status: http.StatusNotFound, What: "POST unlisted /customers/{id}/ts-unlisted-… with keys.tenant"})
 			},
 		},
 		check.Check{
@@ -221,10 +216,7 @@ func init() {
 						r.IdempotencyKey = t.NewKey()
 					}
 					resp := t.Do(t.Client(x.key), r)
-					if resp.Status != http.StatusNotFound {
-						t.Fatalf("SCOPE-082", "%s unlisted top-level %s/ts-unlisted-… with keys.%s: status %d, want 404; body: %s", x.method, api.P, x.key, resp.Status, shape.Clip(resp.Body))
-					}
-					shape.NotFound(t, "SCOPE-083", resp)
+					shape.FlatAnswer(t, resp, shape.Want{Rule: "SCOPE-082", Status: http.StatusNotFound, ShapeRule: "SCOPE-083", What: fmt.Sprintf("%s unlisted top-level %s/ts-unlisted-… with keys.%s", x.method, api.P, x.key)})
 				}
 				// Without a key the unlisted path still needs authentication.
 				anon := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: path})

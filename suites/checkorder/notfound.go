@@ -5,6 +5,7 @@ package checkorder
 // on an unknown route as on an unknown customer.
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -29,10 +30,7 @@ func init() {
 				"a sub-resource of an unknown customer": api.P + "/customers/" + uuid.NewString() + "/onboarding/status",
 			} {
 				r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
-				if r.Status != http.StatusNotFound {
-					t.Fatalf("ERR-004", "GET %s: status %d, want 404; body: %s", what, r.Status, shape.Clip(r.Body))
-				}
-				shape.NotFound(t, "ERR-004", r)
+				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", Status: http.StatusNotFound, What: fmt.Sprintf("GET %s", what)})
 			}
 		},
 	})

@@ -8,6 +8,7 @@ package checkorder
 // validates request headers early gets wrong) and asserts the earlier wins.
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -37,10 +38,7 @@ func init() {
 				} {
 					h := http.Header{"X-Correlation-Id": x.corr, "X-Tenant-Id": {uuid.NewString()}}
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
-					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ORDER-003", "%s plus X-Tenant-Id: status %d, want 400 correlation_id_invalid; body: %s", x.what, r.Status, shape.Clip(r.Body))
-					}
-					shape.ProblemJSON(t, "ORDER-003", r, http.StatusBadRequest, "correlation_id_invalid")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-003", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("%s plus X-Tenant-Id", x.what)})
 				}
 			},
 		},
@@ -73,10 +71,7 @@ func init() {
 				}
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), me)
-				if r.Status != http.StatusUnauthorized {
-					t.Fatalf("ORDER-007", "wrong key secret while GET /me's budget is spent: status %d, want 401 (the key step comes before rate limits); body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ProblemJSON(t, "ORDER-007", r, http.StatusUnauthorized, "api_key_authentication_failed")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-007", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "wrong key secret while GET /me's budget is spent", Why: "the key step comes before rate limits"})
 			},
 		},
 		check.Check{
@@ -98,16 +93,10 @@ func init() {
 					{"a wrong key secret", t.Anonymous().With("tenant", wrongSecretKey(t))},
 				} {
 					r := post(x.c)
-					if r.Status != http.StatusUnauthorized {
-						t.Fatalf("ORDER-018", "POST /customers with %s and no Idempotency-Key: status %d, want 401 (the key step comes before the Idempotency-Key step); body: %s", x.what, r.Status, shape.Clip(r.Body))
-					}
-					shape.ProblemJSON(t, "ORDER-018", r, http.StatusUnauthorized, "api_key_authentication_failed")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: fmt.Sprintf("POST /customers with %s and no Idempotency-Key", x.what), Why: "the key step comes before the Idempotency-Key step"})
 				}
 				r := post(t.Client("read_only"))
-				if r.Status != http.StatusForbidden {
-					t.Fatalf("ORDER-018", "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key: status %d, want 403; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ProblemJSON(t, "ORDER-018", r, http.StatusForbidden, "api_key_not_authorized")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
 			},
 		},
 		check.Check{
@@ -128,10 +117,7 @@ func init() {
 					t.Fatalf("RATE-004", "request 601 of PATCH /customers/{id} in one window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				r := t.Do(c, patch(""))
-				if r.Status != http.StatusTooManyRequests {
-					t.Fatalf("ORDER-010", "PATCH /customers/{id} without Idempotency-Key while the route budget is spent: status %d, want 429 rate_limited (rate limits come before the Idempotency-Key step); body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ProblemJSON(t, "ERR-009", r, http.StatusTooManyRequests, "rate_limited")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-010", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-009", What: "PATCH /customers/{id} without Idempotency-Key while the route budget is spent", Why: "rate limits come before the Idempotency-Key step"})
 				if ra := r.Header.Get("Retry-After"); ra == "" || strings.Trim(ra, "0123456789") != "" {
 					t.Errorf("ERR-009", "429 Retry-After is %q, want whole seconds", ra)
 				}
@@ -149,10 +135,7 @@ func init() {
 				for _, pair := range [][]string{{used, t.NewKey()}, {t.NewKey(), used}} {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody(),
 						Header: http.Header{"Idempotency-Key": pair}})
-					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ORDER-012", "two Idempotency-Key lines, one already used with another body: status %d, want 400 idempotency_key_invalid (the key is malformed before any conflict); body: %s", r.Status, shape.Clip(r.Body))
-					}
-					shape.ProblemJSON(t, "ORDER-012", r, http.StatusBadRequest, "idempotency_key_invalid")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-012", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: "two Idempotency-Key lines, one already used with another body", Why: "the key is malformed before any conflict"})
 				}
 			},
 		},
@@ -173,10 +156,7 @@ func init() {
 					{"a 7-character Idempotency-Key", withHeader(jsonHeader(), "Idempotency-Key", "ts-1234")},
 				} {
 					r := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: x.h})
-					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ORDER-019", "POST /customers with %s and a malformed JSON body: status %d, want 400 idempotency_key_invalid; body: %s", x.what, r.Status, shape.Clip(r.Body))
-					}
-					shape.ProblemJSON(t, "ORDER-019", r, http.StatusBadRequest, "idempotency_key_invalid")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-019", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: fmt.Sprintf("POST /customers with %s and a malformed JSON body", x.what)})
 				}
 			},
 		},
@@ -191,10 +171,7 @@ func init() {
 				createCustomer(t, newCustomerBody(), key)
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON,
 					Header: jsonHeader(), IdempotencyKey: key})
-				if r.Status != http.StatusConflict {
-					t.Fatalf("ORDER-014", "POST /customers reusing a key with a malformed body: status %d, want 409 idempotency_key_reused (the conflict step comes before binding); body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ProblemJSON(t, "ORDER-014", r, http.StatusConflict, "idempotency_key_reused")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-014", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "POST /customers reusing a key with a malformed body", Why: "the conflict step comes before binding"})
 			},
 		},
 		check.Check{
@@ -206,10 +183,7 @@ func init() {
 				c := t.Client("tenant")
 				// The operation alone: PATCH of a nonexistent customer is 404.
 				alone := t.Do(c, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
-				if alone.Status != http.StatusNotFound {
-					t.Fatalf("ORDER-017", "PATCH /customers/{nonexistent} {}: status %d, want 404; body: %s", alone.Status, shape.Clip(alone.Body))
-				}
-				shape.NotFound(t, "ORDER-017", alone)
+				shape.FlatAnswer(t, alone, shape.Want{Rule: "ORDER-017", Status: http.StatusNotFound, What: "PATCH /customers/{nonexistent} {}"})
 				targets := map[string]string{"a nonexistent customer": uuid.NewString()}
 				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
 					targets["another tenant's customer"] = other

@@ -4,6 +4,7 @@ package checkorder
 // trigger, with its status and code (or its documented absence of one).
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -28,10 +29,7 @@ func init() {
 					"a 129-character X-Correlation-Id": {tooLongCorrelation},
 				} {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: http.Header{"X-Correlation-Id": v}})
-					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ERR-017", "GET /me with %s: status %d, want 400; body: %s", what, r.Status, shape.Clip(r.Body))
-					}
-					shape.ProblemJSON(t, "ERR-017", r, http.StatusBadRequest, "correlation_id_invalid")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-017", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("GET /me with %s", what)})
 				}
 			},
 		},
@@ -58,10 +56,7 @@ func init() {
 				} {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{},
 						Header: http.Header{"Idempotency-Key": v}})
-					if r.Status != http.StatusBadRequest {
-						t.Fatalf("ERR-019", "PATCH /customers/{id} with %s: status %d, want 400; body: %s", what, r.Status, shape.Clip(r.Body))
-					}
-					shape.ProblemJSON(t, "ERR-019", r, http.StatusBadRequest, "idempotency_key_invalid")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-019", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: fmt.Sprintf("PATCH /customers/{id} with %s", what)})
 				}
 			},
 		},
@@ -73,10 +68,7 @@ func init() {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
-				if r.Status != http.StatusUnauthorized {
-					t.Fatalf("ERR-022", "GET /customers with a wrong key secret: status %d, want 401; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ProblemJSON(t, "ERR-022", r, http.StatusUnauthorized, "api_key_authentication_failed")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-022", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "GET /customers with a wrong key secret"})
 			},
 		},
 		check.Check{
@@ -87,10 +79,7 @@ func init() {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Client("ip_restricted"), client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
-				if r.Status != http.StatusForbidden {
-					t.Fatalf("ERR-023", "GET /customers with keys.ip_restricted: status %d, want 403; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ProblemJSON(t, "ERR-023", r, http.StatusForbidden, "api_key_not_authorized")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-023", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "GET /customers with keys.ip_restricted"})
 			},
 		},
 		check.Check{
@@ -103,10 +92,7 @@ func init() {
 				key := t.NewKey()
 				createCustomer(t, newCustomerBody(), key)
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: key})
-				if r.Status != http.StatusConflict {
-					t.Fatalf("ERR-024", "PATCH reusing the key of an earlier POST /customers: status %d, want 409; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ProblemJSON(t, "ERR-024", r, http.StatusConflict, "idempotency_key_reused")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-024", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "PATCH reusing the key of an earlier POST /customers"})
 			},
 		},
 	)

@@ -30,11 +30,7 @@ func init() {
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody()})
-				if r.Status != http.StatusBadRequest {
-					t.Fatalf("ERR-001", "POST /customers without Idempotency-Key: status %d, want 400; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ContentType(t, "ERR-014", r, shape.Problem)
-				shape.ProblemJSON(t, "ERR-001", r, http.StatusBadRequest, "idempotency_key_invalid")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-001", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", MediaRule: "ERR-014", What: "POST /customers without Idempotency-Key"})
 			},
 		},
 		check.Check{
@@ -44,11 +40,7 @@ func init() {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-				if r.Status != http.StatusUnauthorized {
-					t.Fatalf("ERR-002", "GET /me without a key: status %d, want 401; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ContentType(t, "ERR-014", r, shape.Problem)
-				shape.ProblemJSON(t, "ERR-002", r, http.StatusUnauthorized, "api_key_authentication_failed")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-002", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", MediaRule: "ERR-014", What: "GET /me without a key"})
 			},
 		},
 		check.Check{
@@ -59,11 +51,7 @@ func init() {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
-				if r.Status != http.StatusForbidden {
-					t.Fatalf("ERR-003", "PATCH /customers/{id} with keys.read_only: status %d, want 403; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ContentType(t, "ERR-014", r, shape.Problem)
-				shape.ProblemJSON(t, "ERR-003", r, http.StatusForbidden, "api_key_not_authorized")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-003", Status: http.StatusForbidden, Code: "api_key_not_authorized", MediaRule: "ERR-014", What: "PATCH /customers/{id} with keys.read_only"})
 			},
 		},
 		check.Check{
@@ -82,11 +70,7 @@ func init() {
 				for i := 0; i < 21; i++ {
 					r = t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 				}
-				if r.Status != http.StatusTooManyRequests {
-					t.Fatalf("RATE-012", "21st failed authentication in a window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.ContentType(t, "ERR-014", r, shape.Problem)
-				shape.ProblemJSON(t, "ERR-009", r, http.StatusTooManyRequests, "rate_limited")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "RATE-012", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-009", MediaRule: "ERR-014", What: "21st failed authentication in a window"})
 				if r.Header.Get("Retry-After") == "" {
 					t.Errorf("ERR-009", "429 without Retry-After")
 				}
@@ -99,10 +83,7 @@ func init() {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + uuid.NewString()})
-				if r.Status != http.StatusNotFound {
-					t.Fatalf("ERR-004", "GET /customers/{nonexistent}: status %d, want 404; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.NotFound(t, "ERR-004", r)
+				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", Status: http.StatusNotFound, What: "GET /customers/{nonexistent}"})
 			},
 		},
 		check.Check{
@@ -113,10 +94,7 @@ func init() {
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/onboarding/requirements",
 					Query: url.Values{"level": {"ts-no-such-level"}}})
-				if r.Status != http.StatusUnprocessableEntity {
-					t.Fatalf("ERR-006", "GET /onboarding/requirements?level=ts-no-such-level: status %d, want 422 unknown_level; body: %s", r.Status, shape.Clip(r.Body))
-				}
-				shape.Refusal(t, "ERR-006", r, http.StatusUnprocessableEntity, "unknown_level")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-006", Status: http.StatusUnprocessableEntity, Code: "unknown_level", What: "GET /onboarding/requirements?level=ts-no-such-level"})
 			},
 		},
 	)

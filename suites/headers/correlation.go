@@ -77,10 +77,7 @@ func corr(v ...string) http.Header { return http.Header{corrHeader: v} }
 
 // refused asserts 400 problem+json correlation_id_invalid.
 func refused(t *check.T, rule string, r *client.Response, what string) {
-	if r.Status != http.StatusBadRequest {
-		t.Fatalf(rule, "%s: status %d, want 400 correlation_id_invalid; body: %s", what, r.Status, shape.Clip(r.Body))
-	}
-	shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "correlation_id_invalid")
+	shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: what})
 }
 
 // errorCase is a request answered with an error status.

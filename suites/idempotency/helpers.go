@@ -112,18 +112,12 @@ func countByReference(t *check.T, email string) int {
 
 // invalidKey asserts the 400 problem+json idempotency_key_invalid.
 func invalidKey(t *check.T, rule string, r *client.Response, what string) {
-	if r.Status != http.StatusBadRequest {
-		t.Fatalf(rule, "%s: status %d, want 400 idempotency_key_invalid; body: %s", what, r.Status, shape.Clip(r.Body))
-	}
-	shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "idempotency_key_invalid")
+	shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: what})
 }
 
 // conflict asserts a 409 problem+json with code under rule.
 func conflict(t *check.T, rule string, r *client.Response, code, what string) {
-	if r.Status != http.StatusConflict {
-		t.Fatalf(rule, "%s: status %d, want 409 %s; body: %s", what, r.Status, code, shape.Clip(r.Body))
-	}
-	shape.ProblemJSON(t, "IDEM-022", r, http.StatusConflict, code)
+	shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusConflict, Code: code, ShapeRule: "IDEM-022", What: what})
 }
 
 // same asserts a replay: status, Content-Type and body byte for byte.

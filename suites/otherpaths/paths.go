@@ -20,9 +20,7 @@ func getPath(t *check.T, c *client.Client, path string) *client.Response {
 }
 
 func ok(t *check.T, rule string, r *client.Response, what string) {
-	if r.Status != http.StatusOK {
-		t.Fatalf(rule, "%s: status %d, want 200; body: %s", what, r.Status, r.Body)
-	}
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK, What: what})
 	shape.ContentType(t, "OTHER-005", r, shape.JSON)
 	if _, err := r.JSON(); err != nil {
 		t.Fatalf("OTHER-005", "%s: %v", what, err)

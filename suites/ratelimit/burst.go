@@ -90,10 +90,7 @@ var wholeSeconds = regexp.MustCompile(`^[0-9]+$`)
 // one Retry-After of whole seconds) with the status and code under
 // statusRule, and returns Retry-After.
 func limited(t *check.T, statusRule string, r *client.Response, what string) int {
-	if r.Status != http.StatusTooManyRequests {
-		t.Fatalf(statusRule, "%s: status %d, want 429 rate_limited; body: %s", what, r.Status, shape.Clip(r.Body))
-	}
-	shape.ProblemJSON(t, "RATE-003", r, http.StatusTooManyRequests, "rate_limited")
+	shape.ProblemAnswer(t, r, shape.Want{Rule: statusRule, Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "RATE-003", What: what})
 	vals := r.Header.Values("Retry-After")
 	if len(vals) != 1 {
 		t.Fatalf("RATE-001", "%s: 429 carries %d Retry-After headers %q, want one", what, len(vals), vals)

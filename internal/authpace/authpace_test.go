@@ -1,0 +1,120 @@
+package authpace
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// fakeClock is a wall clock that moves only when the pacer sleeps.
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) pacer() *Pacer {
+	p := New(nil)
+	p.Now = func() time.Time { return c.now }
+	p.Sleep = func(_ context.Context, d time.Duration) error { c.now = c.now.Add(d); return nil }
+	return p
+}
+
+func TestClassifiesByStatusAndCode(t *testing.T) {
+	cases := []struct {
+		status int
+		code   string
+		want   bool
+	}{
+		{401, CodeAuthenticationFailed, true},
+		{401, "", true},
+		{403, CodeNotAuthorized, true},
+		{403, "kyc_or_kyb_not_approved", false},
+		{403, "", false},
+		{429, "rate_limited", false},
+		{200, CodeNotAuthorized, false},
+	}
+	for _, c := range cases {
+		if got := IsFailedAuth(c.status, c.code); got != c.want {
+			t.Errorf("IsFailedAuth(%d, %q) = %v, want %v", c.status, c.code, got, c.want)
+		}
+	}
+}
+
+func TestReservesWithinAWindowAndWaitsForTheNext(t *testing.T) {
+	clk := &fakeClock{now: time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)}
+	p := clk.pacer()
+	ctx := context.Background()
+	a := p.Ticket("a")
+	if err := a.Reserve(ctx, 15); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 15; i++ {
+		a.Observe(401, CodeAuthenticationFailed)
+	}
+	a.Close()
+	b := p.Ticket("b")
+	if err := b.Reserve(ctx, 5); err != nil || !clk.now.Equal(time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)) {
+		t.Fatalf("5 more fit in the window: err %v, clock moved to %s", err, clk.now)
+	}
+	b.Close() // caused none: the 5 go back
+	c := p.Ticket("c")
+	if err := c.Reserve(ctx, 5); err != nil || p.Windows() != 0 {
+		t.Fatalf("b's unused reservation was not given back: err %v, %d waits", err, p.Windows())
+	}
+	for i := 0; i < 5; i++ {
+		c.Observe(403, CodeNotAuthorized)
+	}
+	c.Observe(403, "kyc_or_kyb_not_approved") // not an auth failure
+	c.Close()
+	d := p.Ticket("d")
+	if err := d.Reserve(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 1, 1, 10, 1, 2, 0, time.UTC); !clk.now.Equal(want) || p.Windows() != 1 {
+		t.Errorf("the 21st reservation should wait for the next window plus margin: clock %s, want %s; waits %d", clk.now, want, p.Windows())
+	}
+	if p.Total() != 20 {
+		t.Errorf("Total %d, want 20", p.Total())
+	}
+}
+
+func TestUnreservedFailuresCountAgainstTheWindow(t *testing.T) {
+	clk := &fakeClock{now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)}
+	p := clk.pacer()
+	a := p.Ticket("a")
+	for i := 0; i < 18; i++ {
+		a.Observe(401, "")
+	}
+	if a.Unreserved() != 18 {
+		t.Errorf("Unreserved %d, want 18", a.Unreserved())
+	}
+	if err := p.Ticket("b").Reserve(context.Background(), 3); err != nil || p.Windows() != 1 {
+		t.Errorf("3 do not fit after 18 unreserved: err %v, waits %d", err, p.Windows())
+	}
+}
+
+func TestWaitingIsVisible(t *testing.T) {
+	clk := &fakeClock{now: time.Date(2026, 1, 1, 10, 0, 40, 0, time.UTC)}
+	p := clk.pacer()
+	a := p.Ticket("a")
+	a.Reserve(context.Background(), 20)
+	seen := ""
+	var left time.Duration
+	p.Sleep = func(_ context.Context, d time.Duration) error {
+		seen, left = p.Waiting()
+		clk.now = clk.now.Add(d)
+		return nil
+	}
+	p.Ticket("auth/x").Reserve(context.Background(), 2)
+	if seen == "" || left != 22*time.Second {
+		t.Errorf("while waiting: Waiting() = %q, %s; want what and 22s", seen, left)
+	}
+	if w, _ := p.Waiting(); w != "" {
+		t.Errorf("after the wait Waiting() = %q", w)
+	}
+}
+
+func TestMinimum(t *testing.T) {
+	for n, want := range map[int]time.Duration{0: 0, 20: 0, 21: time.Minute, 40: time.Minute, 170: 8 * time.Minute} {
+		if got := Minimum(n); got != want {
+			t.Errorf("Minimum(%d) = %s, want %s", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package check
+
+import "github.com/touchstone-harness/touchstone/internal/authpace"
+
+// failedAuthTable declares, for checks registered before Check.FailedAuth
+// existed, how many failed authentications each causes against a
+// conformant target and the most it holds at once (what it causes plus
+// what it reserves in case the target refuses more); measured, and
+// enforced by TestFailedAuthDeclarationsCoverWhatChecksCause. New checks set
+// Check.FailedAuth instead. Checks that need a virtual clock are not
+// listed: they run only where each check starts in a fresh window.
+const authBudget = authpace.Budget
+
+var failedAuthTable = map[string]authNeed{
+	"auth/access-off-key":                           {3, 3},
+	"auth/basic-scheme":                             {2, 2},
+	"auth/bearer-scheme-case-insensitive":           {0, 2},
+	"auth/both-header-forms":                        {0, 2},
+	"auth/both-headers":                             {2, 2},
+	"auth/child-key-bound-to-child":                 {0, 3},
+	"auth/duplicate-authorization":                  {2, 2},
+	"auth/duplicate-x-api-key":                      {2, 2},
+	"auth/expired-key":                              {3, 3},
+	"auth/format-15-hex":                            {2, 2},
+	"auth/format-17-hex":                            {2, 2},
+	"auth/format-known-environments":                {5, 5},
+	"auth/format-missing-dot":                       {2, 2},
+	"auth/format-unknown-environment":               {2, 2},
+	"auth/format-uppercase-hex":                     {2, 2},
+	"auth/ip-outside-allowlist-refused":             {2, 2},
+	"auth/issued-key-environment-segment":           {0, 10},
+	"auth/me-prefix-every-key":                      {0, 11},
+	"auth/me-umbrella-never-shown":                  {0, 1},
+	"auth/me-unbound-key":                           {0, 1},
+	"auth/no-environment-key-works":                 {0, 1},
+	"auth/no-key":                                   {2, 2},
+	"auth/not-yet-active-key":                       {3, 3},
+	"auth/other-environment-key":                    {3, 3},
+	"auth/other-scheme":                             {2, 2},
+	"auth/pascal-case-scopes-honoured":              {0, 4},
+	"auth/read-only-key-reads-allowed":              {0, 5},
+	"auth/read-only-key-writes-refused":             {4, 4},
+	"auth/revoked-key":                              {3, 3},
+	"auth/rotation-keeps-scopes-and-allowlist":      {4, 12},
+	"auth/rotation-overlap-both-keys-work":          {2, 2},
+	"auth/rotation-past-overlap-old-refused":        {2, 2},
+	"auth/route-scopes-accounts":                    {5, 5},
+	"auth/route-scopes-deposits-withdrawals":        {2, 2},
+	"auth/route-scopes-end-customers":               {12, 12},
+	"auth/route-scopes-fees":                        {2, 2},
+	"auth/route-scopes-identity-customers":          {6, 6},
+	"auth/route-scopes-onboarding":                  {16, 16},
+	"auth/route-scopes-other-paths":                 {4, 4},
+	"auth/route-scopes-payout-batches":              {4, 4},
+	"auth/route-scopes-v2-other":                    {5, 5},
+	"auth/route-scopes-webhooks":                    {12, 12},
+	"auth/subject-key-not-mine-is-404":              {0, 4},
+	"auth/suspended-tenant-key":                     {3, 3},
+	"auth/umbrella-key-expanded-scopes":             {4, 9},
+	"auth/umbrella-key-not-payout-batches":          {2, 2},
+	"auth/unbound-key-by-id-404":                    {0, 4},
+	"auth/unbound-key-create-refused":               {0, 3},
+	"auth/unbound-key-lists-empty":                  {0, 2},
+	"auth/unknown-key":                              {3, 3},
+	"auth/unlisted-customer-subpath-default-scopes": {1, 2},
+	"auth/unlisted-top-level-path-no-plan":          {1, 3},
+	"auth/unused-scopes-key":                        {3, 4},
+	"auth/wrong-secret":                             {3, 3},
+	"checkorder/code-api-key-authentication-failed": {1, 1},
+	"checkorder/code-api-key-not-authorized":        {1, 1},
+	"checkorder/key-before-idempotency-key":         {3, 3},
+	"checkorder/key-before-rate-limit":              {1, 1},
+	"checkorder/shape-401-problem-json":             {1, 1},
+	"checkorder/shape-403-scope-problem-json":       {1, 1},
+	"checkorder/tenant-header-before-key":           {0, 2},
+	"headers/correlation-on-every-response":         {4, 4},
+	"headers/no-deprecation-headers":                {2, 2},
+	"headers/tenant-header-before-key":              {0, 1},
+	"headers/v1-keys-snake-case":                    {2, 2},
+	"otherpaths/callback-needs-onboarding-write":    {2, 2},
+	"otherpaths/need-a-key":                         {3, 3},
+	"otherpaths/v2-writes-scopes":                   {4, 4},
+	"schemas/responses-match-documents":             {1, 1},
+}
+
+// authNeed is a check's failed authentications: caused against a
+// conformant target, and held at most.
+type authNeed struct{ cause, hold int }
+
+// failedAuth is what the check holds at most (what the lane packs by).
+func (c *Check) failedAuth() int {
+	if c.FailedAuth > 0 {
+		return max(c.FailedAuth, c.FailedAuthHold)
+	}
+	return failedAuthTable[c.ID].hold
+}
+
+// failedAuthCause is what the check causes against a conformant target.
+func (c *Check) failedAuthCause() int {
+	if c.FailedAuth > 0 {
+		return c.FailedAuth
+	}
+	return failedAuthTable[c.ID].cause
+}
+
+// DeclaredFailedAuth is what a check declares it causes and holds at most.
+func (c *Check) DeclaredFailedAuth() (cause, hold int) { return c.failedAuthCause(), c.failedAuth() }

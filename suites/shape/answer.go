@@ -1,0 +1,116 @@
+package shape
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+)
+
+// Want is a documented answer to one request: its status, its code, and
+// the rules it is checked under. It is the one way to assert a response:
+// pass it to the helper of the body shape the documents give that answer
+// (ProblemAnswer, FlatAnswer, EnvelopeAnswer), which checks the status,
+// the media type, the members and the code, and writes the evidence (the
+// request, what came back, the exchange) itself.
+type Want struct {
+	// Status and Code are the documented answer. Code "" means none: no
+	// code member (problem+json), code null (flat), not checked (success
+	// envelope).
+	Status int
+	Code   string
+	// Rule is the rule that gives this request this answer: a wrong
+	// status fails under it.
+	Rule string
+	// ShapeRule is the rule for the body (members and code); default Rule.
+	ShapeRule string
+	// MediaRule is the rule for the Content-Type; default ShapeRule.
+	MediaRule string
+	// What names the request in the evidence; default its method and path.
+	What string
+	// Why is added to a wrong-status message (e.g. "the key step comes
+	// before rate limits").
+	Why string
+}
+
+func (w Want) shapeRule() string {
+	if w.ShapeRule != "" {
+		return w.ShapeRule
+	}
+	return w.Rule
+}
+
+func (w Want) mediaRule() string {
+	if w.MediaRule != "" {
+		return w.MediaRule
+	}
+	return w.shapeRule()
+}
+
+// what names the request: w.What, else "METHOD /path" from the exchange.
+func (w Want) what(r *client.Response) string {
+	if w.What != "" {
+		return w.What
+	}
+	if r != nil && r.Exchange != nil {
+		path := r.Exchange.Request.URL
+		if u, err := url.Parse(path); err == nil {
+			path = u.Path
+		}
+		return r.Exchange.Request.Method + " " + path
+	}
+	return "the request"
+}
+
+// status fails under w.Rule unless r has the wanted status.
+func (w Want) status(t *check.T, r *client.Response) {
+	if r.Status == w.Status {
+		return
+	}
+	want := fmt.Sprint(w.Status)
+	if w.Code != "" {
+		want += " " + w.Code
+	}
+	why := ""
+	if w.Why != "" {
+		why = " (" + w.Why + ")"
+	}
+	t.FatalAt(r, w.Rule, "%s: status %d, want %s%s; body: %s", w.what(r), r.Status, want, why, Clip(r.Body))
+}
+
+// StatusAnswer asserts only the status (under Rule), for an answer whose
+// body the documents leave open; the evidence names the request.
+func StatusAnswer(t *check.T, r *client.Response, w Want) { w.status(t, r) }
+
+// ProblemAnswer asserts the documented problem+json answer: status (under
+// Rule), media type application/problem+json (MediaRule), the members
+// type, title, status and detail, and the code (ShapeRule). It returns the
+// body.
+func ProblemAnswer(t *check.T, r *client.Response, w Want) map[string]any {
+	w.status(t, r)
+	ContentType(t, w.mediaRule(), r, Problem)
+	return ProblemJSON(t, w.shapeRule(), r, w.Status, w.Code)
+}
+
+// FlatAnswer asserts the documented flat error: status (under Rule), media
+// type application/json (MediaRule), title, detail, status and the code,
+// null when Code is "" (ShapeRule). It returns the body.
+func FlatAnswer(t *check.T, r *client.Response, w Want) map[string]any {
+	w.status(t, r)
+	ContentType(t, w.mediaRule(), r, JSON)
+	return Flat(t, w.shapeRule(), r, w.Status, w.Code)
+}
+
+// EnvelopeAnswer asserts the documented v1 envelope: status (under Rule),
+// media type application/json (MediaRule), success, status_code, message
+// and data (ShapeRule); for a refusal (Code set) data.code and
+// data.detail. It returns data.
+func EnvelopeAnswer(t *check.T, r *client.Response, w Want) map[string]any {
+	w.status(t, r)
+	ContentType(t, w.mediaRule(), r, JSON)
+	if w.Code != "" {
+		return Refusal(t, w.shapeRule(), r, w.Status, w.Code)
+	}
+	return Envelope(t, w.shapeRule(), r, w.Status)
+}

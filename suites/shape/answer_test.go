@@ -1,0 +1,81 @@
+package shape_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/profile"
+	"github.com/touchstone-harness/touchstone/suites/shape"
+)
+
+// answerAgainst runs assert on the answer a server gives (status, media
+// type, body) and returns the check's result.
+func answerAgainst(t *testing.T, status int, media, body string, assert func(*check.T, *client.Response)) *check.Result {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", media)
+		w.WriteHeader(status)
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	tgt, err := check.NewTarget(context.Background(), &profile.Profile{Name: "t", BaseURL: srv.URL}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt.Schemas = nil
+	return check.Run(context.Background(), tgt, &check.Check{ID: "shape/test", Title: "t", Rules: []string{"ERR-001"}, Run: func(ct *check.T) {
+		assert(ct, ct.Do(ct.Anonymous(), client.Request{Method: http.MethodPatch, Path: "/api/v1/partner/customers/x?q=1"}))
+	}})
+}
+
+const problem403 = `{"type":"about:blank","title":"Forbidden","status":403,"detail":"no","code":"api_key_not_authorized"}`
+
+func TestAnswerHelpers(t *testing.T) {
+	want := shape.Want{Rule: "SCOPE-001", ShapeRule: "ERR-003", MediaRule: "ERR-014", Status: 403, Code: "api_key_not_authorized"}
+	cases := []struct {
+		name                string
+		status              int
+		media, body         string
+		assert              func(*check.T, *client.Response)
+		wantRule, wantInMsg string // "" rule: passes
+	}{
+		{"problem passes", 403, shape.Problem, problem403, func(t *check.T, r *client.Response) { shape.ProblemAnswer(t, r, want) }, "", ""},
+		{"wrong status fails under Rule, naming the request", 200, shape.Problem, problem403, func(t *check.T, r *client.Response) { shape.ProblemAnswer(t, r, want) }, "SCOPE-001", "PATCH /api/v1/partner/customers/x: status 200, want 403 api_key_not_authorized"},
+		{"wrong media type fails under MediaRule", 403, shape.JSON, problem403, func(t *check.T, r *client.Response) { shape.ProblemAnswer(t, r, want) }, "ERR-014", "Content-Type"},
+		{"wrong code fails under ShapeRule", 403, shape.Problem, strings.Replace(problem403, "api_key_not_authorized", "other", 1), func(t *check.T, r *client.Response) { shape.ProblemAnswer(t, r, want) }, "ERR-003", "problem code"},
+		{"why is in the message", 500, shape.Problem, problem403, func(t *check.T, r *client.Response) {
+			shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-007", Status: 401, What: "wrong secret", Why: "the key step comes first"})
+		}, "ORDER-007", "wrong secret: status 500, want 401 (the key step comes first)"},
+		{"flat 404 passes", 404, shape.JSON, `{"title":"Not Found","detail":"x","status":404,"code":null}`, func(t *check.T, r *client.Response) { shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", Status: 404}) }, "", ""},
+		{"flat code must be null", 404, shape.JSON, `{"title":"Not Found","detail":"x","status":404}`, func(t *check.T, r *client.Response) { shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", Status: 404}) }, "ERR-004", "want null"},
+		{"envelope passes", 200, shape.JSON, `{"success":true,"status_code":200,"message":"ok","data":{}}`, func(t *check.T, r *client.Response) {
+			shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-001", Status: 200})
+		}, "", ""},
+		{"refusal needs data.code", 422, shape.JSON, `{"success":false,"status_code":422,"message":"no","data":{"detail":"x"}}`, func(t *check.T, r *client.Response) {
+			shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-002", Status: 422, Code: "insufficient_funds"})
+		}, "ENV-002", "data.code"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := answerAgainst(t, c.status, c.media, c.body, c.assert)
+			if c.wantRule == "" {
+				if res.Status != check.Passed {
+					t.Fatalf("want a pass, got %s: %s", res.Status, res.Summary())
+				}
+				return
+			}
+			if res.Status != check.Failed || len(res.Failures) != 1 {
+				t.Fatalf("want one failure, got %s: %s", res.Status, res.Summary())
+			}
+			f := res.Failures[0]
+			if f.Rule != c.wantRule || !strings.Contains(f.Message, c.wantInMsg) || f.Exchange == nil {
+				t.Errorf("failure [%s] %q (evidence %v), want [%s] containing %q with the exchange", f.Rule, f.Message, f.Exchange != nil, c.wantRule, c.wantInMsg)
+			}
+		})
+	}
+}
