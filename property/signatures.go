@@ -166,6 +166,12 @@ func init() {
 					checkSignatures(rt, real.header, real.body, secret, verify.DefaultTolerance, fmt.Sprintf("the sandbox's customer.created delivery %s", real.header.Get(verify.HeaderID)))
 				}
 			})
+			if real == nil {
+				// Only the harness's own verifier was exercised: that says
+				// nothing about the target's signatures (EVT-014...), so no
+				// pass is claimed for them.
+				t.Skipf("the pure half passed; the target's own deliveries are judged only with a control API and a virtual clock (embedded sandbox)")
+			}
 		},
 	})
 }
