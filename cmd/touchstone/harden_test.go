@@ -349,6 +349,7 @@ func TestConfigurationErrorsAreExitTwo(t *testing.T) {
 		t.Errorf("zero selected: %s", line)
 	}
 	oneLineError(t, exitUsage, "run", "--label-filter", "no-such-label")
+	oneLineError(t, exitUsage, "run", "--property-checks", "-1")
 
 	// An unknown flag: one line on stderr, nothing on stdout.
 	stdout, stderr, code := touchstone(t, "run", "--no-such-flag")

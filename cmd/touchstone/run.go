@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,7 @@ type runFlags struct {
 	baseline                               string
 	certify                                bool
 	signingKey                             string
+	propertyChecks                         int
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -55,12 +57,22 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.receiverAddr, "receiver-addr", "", "other targets: HOST:PORT the profile's webhook_url is forwarded to; the webhook checks receive deliveries there")
 	fs.StringVar(&f.baseline, "baseline", "", "expected failures (JSON: rule, reason, review_by); the run fails on an unexpected failure, a stale entry or an expired one")
 	fs.BoolVar(&f.certify, "certify", false, "run the whole catalogue (no --focus or --label-filter) and, when it passes, write a signed certification bundle in OUT/certificate")
+	fs.IntVar(&f.propertyChecks, "property-checks", 0, "cases each property draws (deep runs); 0 keeps the default; the same as TOUCHSTONE_RAPID_CHECKS")
 	fs.StringVar(&f.signingKey, "signing-key", "", "with --certify: Ed25519 private key (PKCS#8 PEM) to sign the bundle; default a throwaway key whose public half is in the bundle")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	if code, ok := certifyFlags(fs, &f, stderr); !ok {
 		return code
+	}
+	if f.propertyChecks < 0 {
+		fmt.Fprintf(stderr, "touchstone run: --property-checks %d: want a positive number of cases (0 keeps the default)\n", f.propertyChecks)
+		return exitUsage
+	}
+	if f.propertyChecks > 0 {
+		// The properties read their case count from the environment, the
+		// form `go test ./property` takes too.
+		os.Setenv("TOUCHSTONE_RAPID_CHECKS", strconv.Itoa(f.propertyChecks))
 	}
 	var baseline *reports.Baseline
 	if f.baseline != "" {
