@@ -1,0 +1,5 @@
+//go:build !race
+
+package faultproof_test
+
+const raceDetector = false
