@@ -2,7 +2,6 @@ package property
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"pgregory.net/rapid"
@@ -92,7 +91,7 @@ func (m *benMachine) Decide(rt *rapid.T) {
 	if err := m.t.Control().BeneficiaryDecision(m.t.Context(), b.id, d, "property reason"); err != nil {
 		m.log.fail(rt, "BEN-013/BEN-014: the staff decision on a record the model holds PendingApproval was refused: %v", err)
 	}
-	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: staff decide %s on %s", len(m.log.lines)+1, d, b.id))
+	m.log.note("control: staff decide %s on %s", d, b.id)
 	b.approval = map[string]string{"approved": "Approved", "rejected": "Rejected"}[d]
 }
 
@@ -102,7 +101,7 @@ func (m *benMachine) Register(rt *rapid.T) {
 	if err := m.t.Control().BankRegistration(m.t.Context(), b.id, st); err != nil {
 		m.t.NoVerdict(err)
 	}
-	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: bank registration of %s moves to %s", len(m.log.lines)+1, b.id, st))
+	m.log.note("control: bank registration of %s moves to %s", b.id, st)
 	b.registration = st
 }
 

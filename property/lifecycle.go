@@ -2,7 +2,6 @@ package property
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -128,7 +127,7 @@ func (m *lifeMachine) decide(d string) {
 	if err := m.t.Control().VerificationDecision(m.t.Context(), m.id, d); err != nil {
 		m.t.NoVerdict(err)
 	}
-	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the provider decides %s", len(m.log.lines)+1, d))
+	m.log.note("control: the provider decides %s", d)
 	m.decision = d
 	if !stuck(m.status) {
 		switch d {
@@ -147,7 +146,7 @@ func (m *lifeMachine) Provider(rt *rapid.T) {
 	if err := m.t.Control().Call(m.t.Context(), http.MethodPost, "/provider", map[string]any{"reachable": !m.down}, nil); err != nil {
 		m.t.NoVerdict(err)
 	}
-	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the identity provider is reachable: %v", len(m.log.lines)+1, !m.down))
+	m.log.note("control: the identity provider is reachable: %v", !m.down)
 }
 
 // KindStatus is GET onboarding/kyc/status: refreshing; the same mapped

@@ -253,7 +253,7 @@ func (m *pbMachine) Advance(rt *rapid.T) {
 	if _, err := m.t.Control().Advance(m.t.Context(), d); err != nil {
 		m.t.NoVerdict(err)
 	}
-	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the clock advances %s", len(m.log.lines)+1, d))
+	m.log.note("control: the clock advances %s", d)
 }
 
 func (m *pbMachine) clock() time.Time {

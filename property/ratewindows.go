@@ -73,7 +73,7 @@ func (m *rateMachine) Advance(rt *rapid.T) {
 			m.t.NoVerdict(err)
 		}
 		clk = c.Now
-		m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the clock moves to the next minute + %s (%s)", len(m.log.lines)+1, off, clk.Format("15:04:05.000")))
+		m.log.note("control: the clock moves to the next minute + %s (%s)", off, clk.Format("15:04:05.000"))
 	} else {
 		d := time.Duration(rapid.IntRange(500, 40_000).Draw(rt, "advance ms")) * time.Millisecond
 		c, err := m.t.Control().Advance(m.t.Context(), d)
@@ -81,7 +81,7 @@ func (m *rateMachine) Advance(rt *rapid.T) {
 			m.t.NoVerdict(err)
 		}
 		clk = c.Now
-		m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the clock advances %s (%s)", len(m.log.lines)+1, d, clk.Format("15:04:05.000")))
+		m.log.note("control: the clock advances %s (%s)", d, clk.Format("15:04:05.000"))
 	}
 	m.now = clk
 	m.roll()
@@ -113,7 +113,7 @@ func (m *rateMachine) flood(rt *rapid.T) {
 		}
 		m.one(rt, bk, m.routes[br], 1, 0)
 	}
-	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. a flood over every key and route up to the tenant ceiling of 6,000 and past it", len(m.log.lines)+1))
+	m.log.note("a flood over every key and route up to the tenant ceiling of 6,000 and past it")
 }
 
 // Burst sends n requests of one key on one route: a few, or enough to

@@ -190,6 +190,12 @@ func (s *steps) add(what string, r *client.Response) {
 	s.lines = append(s.lines, line)
 }
 
+// note adds a numbered step that is not an HTTP exchange (a control
+// operation, a flood).
+func (s *steps) note(format string, args ...any) {
+	s.lines = append(s.lines, fmt.Sprintf("%d. %s", len(s.lines)+1, fmt.Sprintf(format, args...)))
+}
+
 func (s *steps) String() string { return strings.Join(s.lines, "\n") }
 
 // fail stops the case with the model's complaint and the steps so far.

@@ -184,7 +184,7 @@ func (m *itrMachine) advance(d time.Duration) {
 		m.t.NoVerdict(err)
 	}
 	m.now = c.Now
-	m.log.lines = append(m.log.lines, fmt.Sprintf("%d. control: the clock advances %s (%s)", len(m.log.lines)+1, d, m.now.Format(time.RFC3339)))
+	m.log.note("control: the clock advances %s (%s)", d, m.now.Format(time.RFC3339))
 }
 
 // maxCrossings bounds the UTC days one run of the property crosses.

@@ -53,10 +53,7 @@ func init() {
 			cust := t.Customer("exchange")
 			for _, amt := range []any{0, -500} {
 				r := convert(t, cust, body("GBP", "EUR", amt))
-				if r.Status/100 == 2 {
-					t.FatalAt(r, "ERR-055", "a conversion of amount_minor %v was taken", amt)
-				}
-				shape.Refusal(t, "ERR-055", r, http.StatusUnprocessableEntity, "invalid_amount")
+				refused(t, r, "ERR-055", http.StatusUnprocessableEntity, "invalid_amount", "ERR-055", "a conversion of amount_minor %v was taken", amt)
 			}
 			for _, amt := range []any{json.Number("1000.5"), "1000"} {
 				r := convert(t, cust, body("GBP", "EUR", amt))
@@ -81,10 +78,7 @@ func init() {
 			cust := t.Customer("exchange")
 			for _, p := range [][2]string{{"GBP", "GBP"}, {"GBP", "XYZ"}} {
 				r := convert(t, cust, body(p[0], p[1], 1000))
-				if r.Status/100 == 2 {
-					t.FatalAt(r, "CONV-017", "a conversion %s to %s was taken", p[0], p[1])
-				}
-				shape.Refusal(t, "ERR-054", r, http.StatusUnprocessableEntity, "invalid_pair")
+				refused(t, r, "ERR-054", http.StatusUnprocessableEntity, "invalid_pair", "CONV-017", "a conversion %s to %s was taken", p[0], p[1])
 			}
 		},
 	})
@@ -96,10 +90,7 @@ func init() {
 		Needs:  []string{"keys.tenant", "customers.exchange"},
 		Run: func(t *check.T) {
 			r := convert(t, t.Customer("exchange"), body("GBP", "EUR", 1))
-			if r.Status/100 == 2 {
-				t.FatalAt(r, "ERR-056", "a conversion of 1 minor unit was taken (CONV-018: below any minimum)")
-			}
-			shape.Refusal(t, "ERR-056", r, http.StatusUnprocessableEntity, "below_minimum_trade_size")
+			refused(t, r, "ERR-056", http.StatusUnprocessableEntity, "below_minimum_trade_size", "ERR-056", "a conversion of 1 minor unit was taken (CONV-018: below any minimum)")
 		},
 	})
 	check.Register(check.Check{
@@ -110,10 +101,7 @@ func init() {
 		Needs:  []string{"keys.tenant", "customers.exchange"},
 		Run: func(t *check.T) {
 			r := convert(t, t.Customer("exchange"), body("BTC", "GBP", json.Number("1000000000000000000000000000000")))
-			if r.Status/100 == 2 {
-				t.FatalAt(r, "ERR-057", "a conversion of 10^22 BTC was taken")
-			}
-			shape.Refusal(t, "ERR-057", r, http.StatusUnprocessableEntity, "insufficient_onchain_balance")
+			refused(t, r, "ERR-057", http.StatusUnprocessableEntity, "insufficient_onchain_balance", "ERR-057", "a conversion of 10^22 BTC was taken")
 		},
 	})
 	check.Register(check.Check{
@@ -127,10 +115,7 @@ func init() {
 			control(t, "/crypto-funds/"+cust, map[string]any{"asset": "BTC", "available_atomic": "1000000"})
 			setup(t, "CONV-014", cust, body("BTC", "GBP", 600000))
 			r := convert(t, cust, body("BTC", "GBP", 600000))
-			if r.Status/100 == 2 {
-				t.FatalAt(r, "BAL-001", "600,000 sat converted again while only 400,000 remain Available (600,000 reserved)")
-			}
-			shape.Refusal(t, "ERR-057", r, http.StatusUnprocessableEntity, "insufficient_onchain_balance")
+			refused(t, r, "ERR-057", http.StatusUnprocessableEntity, "insufficient_onchain_balance", "BAL-001", "600,000 sat converted again while only 400,000 remain Available (600,000 reserved)")
 		},
 	})
 	check.Register(check.Check{
@@ -145,10 +130,7 @@ func init() {
 			// 100.00 EUR buys far more than the 20,000 sat converted back.
 			id := setup(t, "CONV-014", cust, body("EUR", "BTC", 10000))["id"].(string)
 			r := convert(t, cust, body("BTC", "GBP", 20000))
-			if r.Status/100 == 2 {
-				t.FatalAt(r, "CONV-006", "the BTC proceeds of a conversion not yet Settled were converted")
-			}
-			shape.Refusal(t, "ERR-057", r, http.StatusUnprocessableEntity, "insufficient_onchain_balance")
+			refused(t, r, "ERR-057", http.StatusUnprocessableEntity, "insufficient_onchain_balance", "CONV-006", "the BTC proceeds of a conversion not yet Settled were converted")
 			control(t, "/exchange/conversions/"+id+"/settle", nil)
 			d := shape.Envelope(t, "CONV-013", read(t, cust, id), http.StatusOK)
 			if st := shape.String(t, "CONV-006", d, "conversion_request.status"); st != "Settled" {
@@ -183,10 +165,7 @@ func init() {
 			control(t, "/money-policy/pause", map[string]any{"paused": true})
 			defer control(t, "/money-policy/pause", map[string]any{"paused": false})
 			r := convert(t, t.Customer("exchange"), body("GBP", "EUR", 1000))
-			if r.Status/100 == 2 {
-				t.FatalAt(r, "ERR-040", "a conversion was taken during the platform-wide pause")
-			}
-			d := shape.Refusal(t, "ERR-040", r, http.StatusConflict, "exchange_order_failed")
+			d := refused(t, r, "ERR-040", http.StatusConflict, "exchange_order_failed", "ERR-040", "a conversion was taken during the platform-wide pause")
 			if s, _ := d["detail"].(string); s == "" {
 				t.FatalAt(r, "ERR-040", "the pause refusal's detail is %v, want free text", d["detail"])
 			}

@@ -64,6 +64,16 @@ func created(t *check.T, rule string, r *client.Response) map[string]any {
 	return cr
 }
 
+// refused asserts r was not taken (a 2xx fails under takenRule with the
+// message) and is the refusal envelope with status and code under rule; it
+// returns the envelope's data.
+func refused(t *check.T, r *client.Response, rule string, status int, code, takenRule, format string, args ...any) map[string]any {
+	if r.Status/100 == 2 {
+		t.FatalAt(r, takenRule, format, args...)
+	}
+	return shape.Refusal(t, rule, r, status, code)
+}
+
 // setup posts a conversion a check needs (not the one under test): a
 // refusal fails under rule, the rule the setup relies on.
 func setup(t *check.T, rule, customerID string, b map[string]any) map[string]any {

@@ -51,10 +51,7 @@ func init() {
 				if rule == "" {
 					rule = "CONV-010"
 				}
-				if r.Status/100 == 2 {
-					t.FatalAt(r, rule, "the invalid pair %q was priced (%d)", pair, r.Status)
-				}
-				shape.Refusal(t, "ERR-054", r, http.StatusUnprocessableEntity, "invalid_pair")
+				refused(t, r, "ERR-054", http.StatusUnprocessableEntity, "invalid_pair", rule, "the invalid pair %q was priced (%d)", pair, r.Status)
 			}
 		},
 	})
@@ -104,10 +101,7 @@ func init() {
 			control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": false})
 			defer control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": true})
 			r := price(t, ptr("EUR/USD"))
-			if r.Status/100 == 2 {
-				t.FatalAt(r, "CONV-011", "a pair with no quote was priced (%d)", r.Status)
-			}
-			shape.Refusal(t, "ERR-058", r, http.StatusConflict, "exchange_quote_unavailable")
+			refused(t, r, "ERR-058", http.StatusConflict, "exchange_quote_unavailable", "CONV-011", "a pair with no quote was priced (%d)", r.Status)
 			control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": true})
 			shape.Envelope(t, "CONV-008", price(t, ptr("EUR/USD")), http.StatusOK)
 		},

@@ -7,7 +7,6 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
@@ -41,9 +40,8 @@ func init() {
 			Needs:  []string{"keys.subject", "keys.child", "webhook_url"},
 			Run: func(t *check.T) {
 				emptyPage(t, "WHM-060", attempts(t, "subject", uuid.NewString(), ""), "an unknown subscription id")
-				m := fresh.Subscription(t, "WHM-003", "subject")
-				id := shape.String(t, "WHM-012", m, "subscriptionId")
-				defer fresh.DisableSubscription(t, "subject", id)
+				_, id, undo := subscribed(t, "subject")
+				defer undo()
 				emptyPage(t, "WHM-009", attempts(t, "subject", id, ""), "a subscription with no deliveries yet")
 				emptyPage(t, "WHM-060", attempts(t, "child", id, ""), "another subject's subscription")
 				shape.NotFound(t, "WHM-074", t.Do(t.Client("child"), client.Request{Method: http.MethodGet, Path: sub(id)}))
@@ -56,9 +54,8 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
-				m := fresh.Subscription(t, "WHM-003", "subject")
-				id := shape.String(t, "WHM-012", m, "subscriptionId")
-				defer fresh.DisableSubscription(t, "subject", id)
+				_, id, undo := subscribed(t, "subject")
+				defer undo()
 				for _, c := range []struct {
 					q    string
 					want int

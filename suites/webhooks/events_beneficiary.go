@@ -16,12 +16,9 @@ func init() {
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
-				in := startInbox(t)
-				defer in.close()
 				types := []string{"beneficiary.approved", "beneficiary.rejected", "fiat.beneficiary.updated"}
-				s := in.subscribe("WHM-003", "subject", nil, types...)
-				id := s["subscriptionId"].(string)
-				defer disable(t, "subject", id)
+				in, id, stop := listen(t, "subject", types...)
+				defer stop()
 				parent := t.Customer("parent")
 				for _, typ := range types {
 					resource := in.emit(typ, parent)

@@ -3,31 +3,11 @@ package webhooks
 import (
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
 )
 
 // Beneficiary events produced by real staff decisions and bank
 // registrations, with their documented payloads (document 2, Events:
 // Event types and emitting outcomes; Payload fields).
-
-// v1Events returns the data of the verified svc.webhooks.v1 deliveries of
-// typ to the subscription about the resource.
-func v1Events(t *check.T, recs []verify.Record, subID, typ, resource string) []map[string]any {
-	var out []map[string]any
-	for _, r := range forSub(recs, subID) {
-		if r.EventType != typ {
-			continue
-		}
-		verified(t, r, typ+" delivery")
-		env := envelopeOf(t, "EVT-007", r)
-		if env["resourceId"] != resource {
-			continue
-		}
-		d, _ := env["data"].(map[string]any)
-		out = append(out, d)
-	}
-	return out
-}
 
 func init() {
 	check.Register(check.Check{
@@ -37,11 +17,8 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, "beneficiary.approved", "beneficiary.rejected", "fiat.beneficiary.updated")
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", "beneficiary.approved", "beneficiary.rejected", "fiat.beneficiary.updated")
+			defer stop()
 			cust := t.Customer("active_personal")
 			rows := fresh.NewBeneficiaries(t, cust, fresh.GBPPayee("Event Payee"))
 			var approved, providerB string

@@ -108,11 +108,8 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, "conversion.completed")
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", "conversion.completed")
+			defer stop()
 			cust := t.Customer("exchange")
 			defer exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": ""})
 			exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.10"})
@@ -121,7 +118,7 @@ func init() {
 			exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.25"})
 			id := settledConversion(t, cust, "GBP", "EUR", 10000)
 			in.await(subID, 1)
-			d := one(t, "EVT-060", eventsOf(t, in.records(), subID, "conversion.completed", id), "conversion.completed of the settled conversion")
+			d := one(t, "EVT-060", in.events(subID, "conversion.completed", id), "conversion.completed of the settled conversion")
 			dest := checkCompleted(t, d, id, cust, "GBP", "EUR", big.NewInt(10000), 2, 2)
 			switch dest.Int64() {
 			case 12500:
@@ -139,16 +136,13 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, "conversion.completed")
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", "conversion.completed")
+			defer stop()
 			cust := t.Customer("exchange")
 			const wei = "9007199254740993"
 			id := settledConversion(t, cust, "ETH", "GBP", json.Number(wei))
 			in.await(subID, 1)
-			d := one(t, "EVT-060", eventsOf(t, in.records(), subID, "conversion.completed", id), "conversion.completed of the settled conversion")
+			d := one(t, "EVT-060", in.events(subID, "conversion.completed", id), "conversion.completed of the settled conversion")
 			amount, _ := new(big.Int).SetString(wei, 10)
 			if got, _ := d["amount_minor"].(json.Number); string(got) != wei {
 				t.Errorf("CONV-003", "amount_minor %v is not the %s wei sent (read without float loss)", d["amount_minor"], wei)

@@ -59,11 +59,8 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, "deposit.received")
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", "deposit.received")
+			defer stop()
 			cust := fresh.Activated(t, "CRYP-001")
 			email, _ := fresh.Read(t, "EVT-095", cust)["external_reference"].(string)
 			w := cryptoWallet(t, cust)
@@ -163,11 +160,8 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, "withdrawal.completed")
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", "withdrawal.completed")
+			defer stop()
 			ctl := t.Control()
 			cust := fresh.Activated(t, "CWD-013")
 			cryptoWallet(t, cust)
@@ -199,7 +193,7 @@ func init() {
 				t.Fatalf("CWD-013", "control: settle: %v", err)
 			}
 			in.await(subID, 1)
-			if n := len(eventsOf(t, in.records(), subID, "withdrawal.completed", parked)); n != 0 {
+			if n := len(in.events(subID, "withdrawal.completed", parked)); n != 0 {
 				t.Fatalf("CWD-016", "the parked crypto withdrawal %s fired %d withdrawal.completed deliveries; a park fires no event", parked, n)
 			}
 			var env map[string]any
@@ -262,11 +256,8 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, "deposit.received")
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", "deposit.received")
+			defer stop()
 			cust := fresh.Activated(t, "DEP-001")
 			cryptoWallet(t, cust)
 			held, err := t.Control().CryptoHeldDeposit(t.Context(), cust, "ETH", "1000")
@@ -278,10 +269,10 @@ func init() {
 				t.NoVerdict(err)
 			}
 			in.await(subID, 1)
-			if n := len(eventsOf(t, in.records(), subID, "deposit.received", sentinel)); n != 1 {
+			if n := len(in.events(subID, "deposit.received", sentinel)); n != 1 {
 				t.Fatalf("EVT-056", "the confirmed crypto deposit %s fired %d deposit.received deliveries, want 1", sentinel, n)
 			}
-			if n := len(eventsOf(t, in.records(), subID, "deposit.received", held)); n != 0 {
+			if n := len(in.events(subID, "deposit.received", held)); n != 0 {
 				t.Fatalf("DEP-001", "the deposit held for review %s fired %d deposit.received deliveries, want none", held, n)
 			}
 			base := api.Customer(cust) + "/crypto/deposits"

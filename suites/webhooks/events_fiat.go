@@ -22,34 +22,6 @@ import (
 var accountEventTypes = []string{"viban.ready", "virtual_account_request.completed", "customer.account_ready",
 	"virtual_account_request.needs_correction", "customer.needs_information", "virtual_account_request.rejected"}
 
-// envsOf returns the envelopes of the verified deliveries of typ to the
-// subscription about the resource id.
-func envsOf(t *check.T, recs []verify.Record, subID, typ, resource string) []map[string]any {
-	var out []map[string]any
-	for _, r := range forSub(recs, subID) {
-		if r.EventType != typ {
-			continue
-		}
-		verified(t, r, typ+" delivery")
-		if env := envelopeOf(t, "EVT-006", r); env["id"] == resource {
-			out = append(out, env)
-		}
-	}
-	return out
-}
-
-// oneEnv asserts exactly one envelope and returns it with its data.
-func oneEnv(t *check.T, rule string, envs []map[string]any, what string) (map[string]any, map[string]any) {
-	if len(envs) != 1 {
-		t.Fatalf(rule, "%s: received %d deliveries, want 1", what, len(envs))
-	}
-	d, _ := envs[0]["data"].(map[string]any)
-	if d == nil {
-		t.Fatalf(rule, "%s: data is not an object", what)
-	}
-	return envs[0], d
-}
-
 func fiatCtl(t *check.T, path string, body map[string]any) map[string]any {
 	var out map[string]any
 	if err := t.Control().Call(t.Context(), http.MethodPost, path, body, &out); err != nil {
@@ -138,11 +110,8 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, accountEventTypes...)
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", accountEventTypes...)
+			defer stop()
 			cust := fresh.Activated(t, "FIAT-022")
 			for _, cur := range []string{"EUR", "GBP"} {
 				id := openAccount(t, cust, cur)
@@ -229,23 +198,20 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, accountEventTypes...)
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", accountEventTypes...)
+			defer stop()
 			cust := fresh.Activated(t, "FIAT-022")
 			id := openAccount(t, cust, "GBP")
 			reason := "Proof of address is unreadable."
 			provisioning(t, id, "ManualReview", reason, "")
 			in.await(subID, 2)
 			for _, typ := range []string{"virtual_account_request.needs_correction", "customer.needs_information"} {
-				e, d := oneEnv(t, "EVT-054", envsOf(t, in.records(), subID, typ, id), typ)
+				e, d := oneEnv(t, "EVT-054", in.envs(subID, typ, id), typ)
 				requestFamily(t, typ, e, d, cust, id, "GBP", "needs_information", reason)
 			}
 			provisioning(t, id, "Failed", "", "")
 			in.await(subID, 3)
-			e, d := oneEnv(t, "EVT-055", envsOf(t, in.records(), subID, "virtual_account_request.rejected", id), "virtual_account_request.rejected")
+			e, d := oneEnv(t, "EVT-055", in.envs(subID, "virtual_account_request.rejected", id), "virtual_account_request.rejected")
 			requestFamily(t, "virtual_account_request.rejected", e, d, cust, id, "GBP", "failed", "")
 			// The provider's notices of other internal states (the sandbox
 			// sends them as needs_correction notices).
@@ -255,7 +221,7 @@ func init() {
 				provisioning(t, other, tc.state, "", "virtual_account_request.needs_correction")
 				n++
 				in.await(subID, n)
-				envs := envsOf(t, in.records(), subID, "virtual_account_request.needs_correction", other)
+				envs := in.envs(subID, "virtual_account_request.needs_correction", other)
 				if len(envs) == 0 {
 					t.Fatalf("EVT-137", "no notice for internal state %s", tc.state)
 				}
@@ -278,11 +244,8 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, "deposit.received", "deposit.returned")
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", "deposit.received", "deposit.returned")
+			defer stop()
 			cust := fresh.Activated(t, "FIAT-022")
 			c := fresh.Read(t, "FIAT-022", cust)
 			email, _ := c["external_reference"].(string)
@@ -292,7 +255,7 @@ func init() {
 			out := fiatCtl(t, "/fiat/deposits", map[string]any{"account_id": acct, "amount_minor": 250000, "fee_minor": 150, "sender": "Ellen Payer", "reference": ref})
 			dep, _ := out["deposit_id"].(string)
 			in.await(subID, 1)
-			env, d := oneEnv(t, "FIAT-003", envsOf(t, in.records(), subID, "deposit.received", dep), "deposit.received of the fiat deposit")
+			env, d := oneEnv(t, "FIAT-003", in.envs(subID, "deposit.received", dep), "deposit.received of the fiat deposit")
 			for _, k := range []string{"customer_id", "tenant_id", "customer_email", "tenant_name", "deposit_type", "sender", "virtual_account_id", "crypto_wallet_id",
 				"iban", "bic", "amount_minor", "amount_major", "fee_minor", "fee_major", "net_amount_minor", "net_amount_major", "asset_code", "currency",
 				"provider", "provider_transaction_id", "ledger_transaction_id", "reference", "deposit_address_masked", "deposited_at"} {
@@ -365,12 +328,12 @@ func init() {
 			held := fiatCtl(t, "/fiat/deposits", map[string]any{"account_id": acct, "amount_minor": 999, "held": true})
 			heldID, _ := held["deposit_id"].(string)
 			in.await(subID, 2)
-			if n := len(envsOf(t, in.records(), subID, "deposit.received", heldID)); n != 0 {
+			if n := len(in.envs(subID, "deposit.received", heldID)); n != 0 {
 				t.Errorf("DEP-001", "a deposit held for review fired %d deposit.received deliveries, want none", n)
 			}
 			fiatCtl(t, "/fiat/deposits/"+dep+"/return", map[string]any{})
 			in.await(subID, 2)
-			_, r := oneEnv(t, "EVT-058", envsOf(t, in.records(), subID, "deposit.returned", dep), "deposit.returned of the recalled deposit")
+			_, r := oneEnv(t, "EVT-058", in.envs(subID, "deposit.returned", dep), "deposit.returned of the recalled deposit")
 			if r["balance_adjusted"] != false || r["status"] != "under_review" {
 				t.Errorf("EVT-058", "deposit.returned balance_adjusted %v, status %v; want false and under_review", r["balance_adjusted"], r["status"])
 			}

@@ -9,37 +9,10 @@ import (
 	"github.com/touchstone-harness/touchstone/suites/api"
 	"github.com/touchstone-harness/touchstone/suites/fresh"
 	"github.com/touchstone-harness/touchstone/suites/shape"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
 )
 
 // Onboarding events produced by real outcomes and their payload fields
 // (document 2, Events: Event types and emitting outcomes; Payload fields).
-
-// eventsOf returns the data objects of the verified deliveries of typ to
-// the subscription, about the resource id.
-func eventsOf(t *check.T, recs []verify.Record, subID, typ, resource string) []map[string]any {
-	var out []map[string]any
-	for _, r := range forSub(recs, subID) {
-		if r.EventType != typ {
-			continue
-		}
-		verified(t, r, typ+" delivery")
-		env := envelopeOf(t, "EVT-006", r)
-		if env["id"] != resource {
-			continue
-		}
-		d, _ := env["data"].(map[string]any)
-		out = append(out, d)
-	}
-	return out
-}
-
-func one(t *check.T, rule string, ds []map[string]any, what string) map[string]any {
-	if len(ds) != 1 {
-		t.Fatalf(rule, "%s: received %d deliveries, want 1", what, len(ds))
-	}
-	return ds[0]
-}
 
 func init() {
 	check.Register(
@@ -50,17 +23,14 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
-				in := startInbox(t)
-				defer in.close()
-				s := in.subscribe("WHM-003", "subject", nil, "customer.created")
-				subID := s["subscriptionId"].(string)
-				defer disable(t, "subject", subID)
+				in, subID, stop := listen(t, "subject", "customer.created")
+				defer stop()
 				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + t.Customer("parent") + "/end-customers",
 					IdempotencyKey: t.NewKey(), JSON: map[string]any{"subject_type": "Personal", "external_reference": "TS-" + t.NewKey(),
 						"display_name": "Touchstone Child", "country_code": "GB"}})
 				child := shape.String(t, "SUB-003", fresh.Success(t, "SUB-003", r), "end_customer.id")
 				in.await(subID, 1)
-				d := one(t, "EVT-045", eventsOf(t, in.records(), subID, "customer.created", child), "customer.created of a new end customer at the parent's endpoint")
+				d := one(t, "EVT-045", in.events(subID, "customer.created", child), "customer.created of a new end customer at the parent's endpoint")
 				email, present := d["email"]
 				if !present || email != "" {
 					t.Errorf("EVT-066", "data.email is %v (present %v) for an end customer without an email, want the empty string", email, present)
@@ -74,15 +44,12 @@ func init() {
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "customers.active_business", "webhook_url"},
 			Run: func(t *check.T) {
-				in := startInbox(t)
-				defer in.close()
-				s := in.subscribe("WHM-003", "tenant", nil, "kyb.approved")
-				subID := s["subscriptionId"].(string)
-				defer disable(t, "tenant", subID)
+				in, subID, stop := listen(t, "tenant", "kyb.approved")
+				defer stop()
 				biz := t.Customer("active_business")
 				ref := fresh.Read(t, "EVT-071", biz)["external_reference"]
 				in.emit("kyb.approved", biz)
-				d := one(t, "EVT-069", eventsOf(t, in.records(), subID, "kyb.approved", biz), "kyb.approved")
+				d := one(t, "EVT-069", in.events(subID, "kyb.approved", biz), "kyb.approved")
 				if d["business_id"] != biz {
 					t.Errorf("EVT-069", "kyb data.business_id %v, want %s", d["business_id"], biz)
 				}
@@ -101,14 +68,11 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {
-				in := startInbox(t)
-				defer in.close()
-				s := in.subscribe("WHM-003", "tenant", nil, "customer.created")
-				subID := s["subscriptionId"].(string)
-				defer disable(t, "tenant", subID)
+				in, subID, stop := listen(t, "tenant", "customer.created")
+				defer stop()
 				id, email := fresh.Customer(t)
 				in.await(subID, 1)
-				d := one(t, "EVT-047", eventsOf(t, in.records(), subID, "customer.created", id), "customer.created for the new customer")
+				d := one(t, "EVT-047", in.events(subID, "customer.created", id), "customer.created for the new customer")
 				if d["customer_id"] != id {
 					t.Errorf("EVT-065", "data.customer_id %v, want %s", d["customer_id"], id)
 				}
@@ -133,12 +97,9 @@ func init() {
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {
-				in := startInbox(t)
-				defer in.close()
 				kinds := []string{"kyc.approved", "kyc.pending_review", "kyc.rejected", "kyb.approved", "kyb.pending_review", "kyb.rejected"}
-				s := in.subscribe("WHM-003", "tenant", nil, kinds...)
-				subID := s["subscriptionId"].(string)
-				defer disable(t, "tenant", subID)
+				in, subID, stop := listen(t, "tenant", kinds...)
+				defer stop()
 				for _, decision := range []string{"rejected", "pending_review", "approved"} {
 					id, kind := fresh.Started(t, "ONB-001")
 					typ := kind + "." + decision
@@ -146,13 +107,13 @@ func init() {
 						t.NoVerdict(err)
 					}
 					if decision == "approved" {
-						if n := len(eventsOf(t, in.records(), subID, typ, id)); n != 0 {
+						if n := len(in.events(subID, typ, id)); n != 0 {
 							t.Errorf("EVT-075", "%s delivered before the decision took effect (%d)", typ, n)
 						}
 						fresh.Read(t, "EVT-049", id) // the refreshing read applies the approval
 					}
 					rule := map[string]string{"rejected": "EVT-051", "pending_review": "EVT-050", "approved": "EVT-049"}[decision]
-					d := one(t, rule, eventsOf(t, in.records(), subID, typ, id), typ)
+					d := one(t, rule, in.events(subID, typ, id), typ)
 					idKey, statusKey := "customer_id", "kyc_status"
 					if kind == "kyb" {
 						idKey, statusKey = "business_id", "kyb_status"

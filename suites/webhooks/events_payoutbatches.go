@@ -20,11 +20,8 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, documentedEventTypes...)
-			id := s["subscriptionId"].(string)
-			defer disable(t, "tenant", id)
+			in, id, stop := listen(t, "tenant", documentedEventTypes...)
+			defer stop()
 			body := map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Rent")}}
 			paid, _ := fresh.Batch(t, "PB-041", body)["id"].(string)
 			refused, _ := fresh.Batch(t, "PB-041", body)["id"].(string)

@@ -24,11 +24,8 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "webhook_url"},
 		Run: func(t *check.T) {
-			in := startInbox(t)
-			defer in.close()
-			s := in.subscribe("WHM-003", "tenant", nil, "withdrawal.completed", "withdrawal.returned")
-			subID := s["subscriptionId"].(string)
-			defer disable(t, "tenant", subID)
+			in, subID, stop := listen(t, "tenant", "withdrawal.completed", "withdrawal.returned")
+			defer stop()
 			cust := t.Customer("active_personal")
 			ctl := t.Control()
 			if err := ctl.CustomerFee(t.Context(), cust, 40); err != nil {
@@ -91,7 +88,7 @@ func init() {
 				t.Fatalf("FWD-014", "control: return: %v", err)
 			}
 			in.await(subID, 2)
-			ret := one(t, "FWD-014", eventsOf(t, in.records(), subID, "withdrawal.returned", id), "withdrawal.returned of the returned withdrawal")
+			ret := one(t, "FWD-014", in.events(subID, "withdrawal.returned", id), "withdrawal.returned of the returned withdrawal")
 			if ret["balance_adjusted"] != true {
 				t.Errorf("EVT-059", "withdrawal.returned data.balance_adjusted is %v, want true", ret["balance_adjusted"])
 			}

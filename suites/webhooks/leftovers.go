@@ -53,11 +53,8 @@ func init() {
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
-				in := startInbox(t)
-				defer in.close()
-				s := in.subscribe("WHM-003", "subject", nil, "customer.created")
-				subID := s["subscriptionId"].(string)
-				defer disable(t, "subject", subID)
+				in, subID, stop := listen(t, "subject", "customer.created")
+				defer stop()
 				hold := func(ms int) error {
 					return t.Control().Call(t.Context(), http.MethodPost, "/webhooks/rotation-hold", map[string]any{"subscription_id": subID, "delay_ms": ms}, nil)
 				}

@@ -18,6 +18,15 @@ func patch(t *check.T, key, id string, body map[string]any) *client.Response {
 	return t.Do(t.Client(key), client.Request{Method: http.MethodPatch, Path: sub(id), JSON: body, IdempotencyKey: t.NewKey()})
 }
 
+// subscribed registers a fresh subscription for the key (WHM-003) and
+// returns it with its id (WHM-012) and undo, which the caller defers to
+// disable it.
+func subscribed(t *check.T, key string) (m map[string]any, id string, undo func()) {
+	m = fresh.Subscription(t, "WHM-003", key)
+	id = shape.String(t, "WHM-012", m, "subscriptionId")
+	return m, id, func() { fresh.DisableSubscription(t, key, id) }
+}
+
 func noSecret(t *check.T, rule string, r *client.Response, m map[string]any, what string) {
 	if _, ok := m["secret"]; ok {
 		t.FatalAt(r, rule, "%s carries a secret member", what)
@@ -33,9 +42,8 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
-				m := fresh.Subscription(t, "WHM-003", "subject")
-				id := shape.String(t, "WHM-012", m, "subscriptionId")
-				defer fresh.DisableSubscription(t, "subject", id)
+				m, id, undo := subscribed(t, "subject")
+				defer undo()
 				secret := shape.String(t, "WHM-003", m, "secret")
 				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: sub(id)})
 				shape.Status(t, "WHM-005", r, http.StatusOK)
@@ -66,12 +74,10 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
-				m := fresh.Subscription(t, "WHM-003", "subject")
-				id := shape.String(t, "WHM-012", m, "subscriptionId")
-				defer fresh.DisableSubscription(t, "subject", id)
-				other := fresh.Subscription(t, "WHM-003", "subject")
-				otherID := shape.String(t, "WHM-012", other, "subscriptionId")
-				defer fresh.DisableSubscription(t, "subject", otherID)
+				m, id, undo := subscribed(t, "subject")
+				defer undo()
+				other, _, undoOther := subscribed(t, "subject")
+				defer undoOther()
 				url := m["url"]
 				for _, missing := range []string{"url", "eventTypes", "enabled"} {
 					body := map[string]any{"url": url, "eventTypes": []string{"kyc.approved"}, "enabled": true}
@@ -107,9 +113,8 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
-				m := fresh.Subscription(t, "WHM-003", "subject")
-				id := shape.String(t, "WHM-012", m, "subscriptionId")
-				defer fresh.DisableSubscription(t, "subject", id)
+				m, id, undo := subscribed(t, "subject")
+				defer undo()
 				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodDelete, Path: sub(id), IdempotencyKey: t.NewKey()})
 				if r.Status != http.StatusOK && r.Status != http.StatusNoContent {
 					t.FatalAt(r, "WHM-047", "DELETE: status %d, want 200 or 204", r.Status)

@@ -20,9 +20,8 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
-				m := fresh.Subscription(t, "WHM-003", "subject")
-				id := shape.String(t, "WHM-012", m, "subscriptionId")
-				defer fresh.DisableSubscription(t, "subject", id)
+				m, id, undo := subscribed(t, "subject")
+				defer undo()
 				old := shape.String(t, "WHM-003", m, "secret")
 				version := shape.Int(t, "WHM-012", m, "secretVersion")
 				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodPost, Path: sub(id) + "/secret-rotations",

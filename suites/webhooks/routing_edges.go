@@ -134,11 +134,8 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {
-				in := startInbox(t)
-				defer in.close()
-				s := in.subscribe("WHM-003", "tenant", nil, "customer.created")
-				id := s["subscriptionId"].(string)
-				defer disable(t, "tenant", id)
+				in, id, stop := listen(t, "tenant", "customer.created")
+				defer stop()
 				corr := "ts-corr-" + uuid.NewString()
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(),
 					Header: http.Header{"X-Correlation-Id": {corr}}, JSON: map[string]any{"email": fresh.Email(), "jurisdiction": "GB"}})
