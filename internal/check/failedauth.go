@@ -29,7 +29,7 @@ var failedAuthTable = map[string]authNeed{
 	"auth/format-uppercase-hex":                     {2, 2},
 	"auth/ip-outside-allowlist-refused":             {2, 2},
 	"auth/issued-key-environment-segment":           {0, 10},
-	"auth/me-prefix-every-key":                      {0, 11},
+	"auth/me-prefix-every-key":                      {0, 13},
 	"auth/me-umbrella-never-shown":                  {0, 1},
 	"auth/me-unbound-key":                           {0, 1},
 	"auth/no-environment-key-works":                 {0, 1},

@@ -15,6 +15,7 @@ package auth
 // operation a no-op (already verified, or not approved for money movement).
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
@@ -403,6 +404,66 @@ func init() {
 				{method: "GET", path: api.V2 + "/customers"},
 			} {
 				expect403(t, "SCOPE-080", c.send(t, u), c.String()+" with keys.unused_scopes")
+			}
+		},
+	})
+}
+
+// Document 1, Deposits and withdrawals: "The whitelist scope is separate from
+// the withdrawal scope." keys.withdrawals_only holds withdrawals:read and
+// withdrawals:write, keys.whitelist_only withdrawal-addresses:read and
+// withdrawal-addresses:write. Each is refused on the other's crypto routes,
+// the read and the write (four refusals, one per scope not granted), and
+// passes the key step on its own. Requests change nothing: the writes carry
+// an unbindable body, the withdrawal one for a customer not approved for
+// money movement.
+func init() {
+	check.Register(check.Check{
+		ID:         "auth/whitelist-scope-separate-from-withdrawals",
+		Title:      "withdrawals:* grants no whitelist (withdrawal-addresses) route and withdrawal-addresses:* no withdrawal route: 403 api_key_not_authorized on the other's routes, the key step passed on its own",
+		Rules:      []string{"SCOPE-055"},
+		Labels:     []string{check.Mutating},
+		Needs:      []string{"keys.tenant", "keys.withdrawals_only", "keys.whitelist_only"},
+		FailedAuth: 4,
+		Run: func(t *check.T) {
+			f := scopeFixtures(t)
+			crypto := api.P + "/customers/" + f.customer + "/crypto"
+			whitelist := []routeRow{
+				{rule: "SCOPE-055", method: "GET", path: crypto + "/withdrawal-addresses", scope: "withdrawal-addresses:read"},
+				{rule: "SCOPE-055", method: "POST", path: crypto + "/withdrawal-addresses", scope: "withdrawal-addresses:write", body: unbindable},
+			}
+			withdrawals := []routeRow{
+				{rule: "SCOPE-055", method: "GET", path: crypto + "/withdrawals", scope: "withdrawals:read"},
+				{rule: "SCOPE-055", method: "POST", path: api.P + "/customers/" + f.money + "/crypto/withdrawals", scope: "withdrawals:write", body: unbindable},
+			}
+			// Both families must be served (keys.tenant passes the key step).
+			for _, row := range append(append([]routeRow{}, whitelist...), withdrawals...) {
+				r := row.send(t, t.Client("tenant"))
+				if r.Status == http.StatusNotFound && row.method == http.MethodGet {
+					t.Skipf("%s answers 404 to keys.tenant: the crypto withdrawal and whitelist routes are not served by this target", row)
+				}
+				if keyStepRefusal(r) {
+					t.Fatalf("SCOPE-055", "%s with keys.tenant (holds every scope): status %d, refused at the key step; body: %s", row, r.Status, shape.Clip(r.Body))
+				}
+			}
+			for _, side := range []struct {
+				key         string
+				own, others []routeRow
+			}{
+				{"withdrawals_only", withdrawals, whitelist},
+				{"whitelist_only", whitelist, withdrawals},
+			} {
+				c := t.Client(side.key)
+				for _, row := range side.own {
+					if r := row.send(t, c); keyStepRefusal(r) {
+						t.Errorf("SCOPE-055", "%s with keys.%s (holds %s): status %d, refused at the key step; body: %s", row, side.key, row.scope, r.Status, shape.Clip(r.Body))
+					}
+				}
+				for _, row := range side.others {
+					r := row.send(t, c)
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "SCOPE-055", Status: http.StatusForbidden, Code: "api_key_not_authorized",
+						What: fmt.Sprintf("%s with keys.%s (lacks %s)", row, side.key, row.scope)})
+				}
 			}
 		},
 	})
