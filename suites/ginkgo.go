@@ -9,6 +9,7 @@ package suites
 import (
 	"context"
 	"math/rand"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -39,6 +40,11 @@ type Options struct {
 	Lane    *check.Lane
 	Context context.Context
 	Seed    int64
+	// Select, when set, declares only the checks it chooses (touchstone
+	// run's label filter and focus, decided once by Selects, so that a
+	// real-clock run's extra containers cannot change what a focus
+	// matches).
+	Select func(*check.Check) bool
 }
 
 // DefineWith is Define with options.
@@ -46,6 +52,9 @@ func DefineWith(o Options) {
 	byArea := map[string][]*check.Check{}
 	var paced []*check.Check
 	for _, c := range check.All() {
+		if o.Select != nil && !o.Select(c) {
+			continue
+		}
 		if o.Lane.Has(c.ID) {
 			paced = append(paced, c)
 			continue
@@ -99,6 +108,15 @@ func DefineWith(o Options) {
 			}
 		})
 	})
+}
+
+// FocusMatches tells whether a --focus regular expression chooses a check:
+// it is matched against the check's id, its spec text ("[id] title") and
+// the area and spec text ("area [id] title", Ginkgo's text of the spec on
+// a virtual clock), so that ^ anchors at the id ("^auth/"), the spec text
+// ("^\[auth/") or the area ("^auth "), whatever containers a run declares.
+func FocusMatches(focus *regexp.Regexp, c *check.Check) bool {
+	return focus.MatchString(c.ID) || focus.MatchString(SpecText(c)) || focus.MatchString(c.Area()+" "+SpecText(c))
 }
 
 // SpecText is a check's spec name: its id, then its title.

@@ -65,6 +65,10 @@ type Keys struct {
 	RotatedNew      string `json:"rotated_new,omitempty"`      // the key that rotation minted (successor of rotated_old)
 	SuspendedTenant string `json:"suspended_tenant,omitempty"` // a key of a suspended tenant
 	AccessOff       string `json:"access_off,omitempty"`       // a key for which API access is switched off
+
+	// Keys holding one of two separate scope families (SCOPE-055).
+	WithdrawalsOnly string `json:"withdrawals_only,omitempty"` // tenant-wide, withdrawals:read and withdrawals:write only (no withdrawal-addresses:*)
+	WhitelistOnly   string `json:"whitelist_only,omitempty"`   // tenant-wide, withdrawal-addresses:read and withdrawal-addresses:write only (no withdrawals:*)
 }
 
 // Customers are ids of pre-made customers.

@@ -15,6 +15,7 @@ package auth
 // operation a no-op (already verified, or not approved for money movement).
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
@@ -256,7 +257,10 @@ var umbrellaLacks = map[string]bool{
 // lacking names the profile keys that lack a scope, most telling first:
 // for a write, read_only (holds the same resource's read); for a read,
 // umbrella when it lacks it (holds onboarding:read, the default of unlisted
-// customer sub-paths), else unused_scopes (holds no route's scope).
+// customer sub-paths), else unused_scopes (holds no route's scope). A row
+// is judged with the first of them the profile has: one refusal proves the
+// route's rule, and every failed authentication counts against the
+// source's budget (20 a minute), so the others are fallbacks, not extras.
 func lacking(scope string) []string {
 	var out []string
 	if strings.HasSuffix(scope, ":write") {
@@ -325,7 +329,7 @@ func judgeRow(t *check.T, row routeRow, probed map[string]bool) bool {
 	}
 	judged := false
 	for _, name := range lacking(row.scope) {
-		if t.Profile().Key(name) == "" {
+		if judged || t.Profile().Key(name) == "" {
 			continue
 		}
 		judged = true
@@ -389,17 +393,74 @@ func init() {
 		Run: func(t *check.T) {
 			u := t.Client("unused_scopes")
 			ap := t.Customer("active_personal")
-			t.SpendAuthFailures(4)
+			t.SpendAuthFailures(2) // the refusal below, and GET /me should it be refused
 			r := t.Do(u, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 			if r.Status != http.StatusOK {
 				t.Fatalf("SCOPE-002", "GET /me with keys.unused_scopes: status %d, want 200 (no scope needed); body: %s", r.Status, shape.Clip(r.Body))
 			}
-			for _, c := range []call{
-				{method: "GET", path: api.P + "/customers"},
-				{method: "GET", path: api.P + "/customers/" + ap},
-				{method: "GET", path: api.V2 + "/customers"},
+			// One refusal proves the rule; the route-scope tables judge
+			// every read route with this key.
+			c := call{method: "GET", path: api.P + "/customers/" + ap}
+			expect403(t, "SCOPE-080", c.send(t, u), c.String()+" with keys.unused_scopes")
+		},
+	})
+}
+
+// Document 1, Deposits and withdrawals: "The whitelist scope is separate from
+// the withdrawal scope." keys.withdrawals_only holds withdrawals:read and
+// withdrawals:write, keys.whitelist_only withdrawal-addresses:read and
+// withdrawal-addresses:write. Each is refused on the other's crypto routes,
+// the read and the write (four refusals, one per scope not granted), and
+// passes the key step on its own. Requests change nothing: the writes carry
+// an unbindable body, the withdrawal one for a customer not approved for
+// money movement.
+func init() {
+	check.Register(check.Check{
+		ID:         "auth/whitelist-scope-separate-from-withdrawals",
+		Title:      "withdrawals:* grants no whitelist (withdrawal-addresses) route and withdrawal-addresses:* no withdrawal route: 403 api_key_not_authorized on the other's routes, the key step passed on its own",
+		Rules:      []string{"SCOPE-055"},
+		Labels:     []string{check.Mutating},
+		Needs:      []string{"keys.tenant", "keys.withdrawals_only", "keys.whitelist_only"},
+		FailedAuth: 4,
+		Run: func(t *check.T) {
+			f := scopeFixtures(t)
+			crypto := api.P + "/customers/" + f.customer + "/crypto"
+			whitelist := []routeRow{
+				{rule: "SCOPE-055", method: "GET", path: crypto + "/withdrawal-addresses", scope: "withdrawal-addresses:read"},
+				{rule: "SCOPE-055", method: "POST", path: crypto + "/withdrawal-addresses", scope: "withdrawal-addresses:write", body: unbindable},
+			}
+			withdrawals := []routeRow{
+				{rule: "SCOPE-055", method: "GET", path: crypto + "/withdrawals", scope: "withdrawals:read"},
+				{rule: "SCOPE-055", method: "POST", path: api.P + "/customers/" + f.money + "/crypto/withdrawals", scope: "withdrawals:write", body: unbindable},
+			}
+			// Both families must be served (keys.tenant passes the key step).
+			for _, row := range append(append([]routeRow{}, whitelist...), withdrawals...) {
+				r := row.send(t, t.Client("tenant"))
+				if r.Status == http.StatusNotFound && row.method == http.MethodGet {
+					t.Skipf("%s answers 404 to keys.tenant: the crypto withdrawal and whitelist routes are not served by this target", row)
+				}
+				if keyStepRefusal(r) {
+					t.Fatalf("SCOPE-055", "%s with keys.tenant (holds every scope): status %d, refused at the key step; body: %s", row, r.Status, shape.Clip(r.Body))
+				}
+			}
+			for _, side := range []struct {
+				key         string
+				own, others []routeRow
+			}{
+				{"withdrawals_only", withdrawals, whitelist},
+				{"whitelist_only", whitelist, withdrawals},
 			} {
-				expect403(t, "SCOPE-080", c.send(t, u), c.String()+" with keys.unused_scopes")
+				c := t.Client(side.key)
+				for _, row := range side.own {
+					if r := row.send(t, c); keyStepRefusal(r) {
+						t.Errorf("SCOPE-055", "%s with keys.%s (holds %s): status %d, refused at the key step; body: %s", row, side.key, row.scope, r.Status, shape.Clip(r.Body))
+					}
+				}
+				for _, row := range side.others {
+					r := row.send(t, c)
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "SCOPE-055", Status: http.StatusForbidden, Code: "api_key_not_authorized",
+						What: fmt.Sprintf("%s with keys.%s (lacks %s)", row, side.key, row.scope)})
+				}
 			}
 		},
 	})
