@@ -206,14 +206,9 @@ func (t *Ticket) Reserve(ctx context.Context, n int) error {
 		}
 		t.mu.Unlock()
 		if p.Advance != nil {
-			p.mu.Unlock()
-			if err := p.Advance(ctx); err != nil {
+			if err := p.advanceVirtual(ctx); err != nil {
 				return err
 			}
-			p.mu.Lock()
-			p.newWindow()
-			p.windows++
-			p.mu.Unlock()
 			continue
 		}
 		until := p.start.Add(Window + p.Margin)
@@ -282,21 +277,27 @@ func (p *Pacer) Available() int {
 	return max(0, Budget-p.used-p.held)
 }
 
+// advanceVirtual moves a virtual clock to the next window and starts it
+// there. p.mu is held on entry and released on return.
+func (p *Pacer) advanceVirtual(ctx context.Context) error {
+	p.mu.Unlock()
+	if err := p.Advance(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.newWindow()
+	p.windows++
+	p.mu.Unlock()
+	return nil
+}
+
 // NextWindow waits for the next window (advances a virtual clock), showing
 // what through Waiting meanwhile.
 func (p *Pacer) NextWindow(ctx context.Context, what string) error {
 	p.mu.Lock()
 	p.roll()
 	if p.Advance != nil {
-		p.mu.Unlock()
-		if err := p.Advance(ctx); err != nil {
-			return err
-		}
-		p.mu.Lock()
-		p.newWindow()
-		p.windows++
-		p.mu.Unlock()
-		return nil
+		return p.advanceVirtual(ctx)
 	}
 	until := p.start.Add(Window + p.Margin)
 	p.waitWhat, p.waitUntil = what, until

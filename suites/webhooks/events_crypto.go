@@ -199,6 +199,7 @@ func init() {
 			var env map[string]any
 			for _, rec := range forSub(in.records(), subID) {
 				if e := envelopeOf(t, "EVT-006", rec); rec.EventType == "withdrawal.completed" && e["id"] == settled {
+					verified(t, rec, "withdrawal.completed delivery")
 					env = e
 				}
 			}
