@@ -130,14 +130,16 @@ func listedEntry(t *check.T, rule, customerID, id string) map[string]any {
 	return nil
 }
 
-// listedWithdrawal finds crypto withdrawal id in the customer's list
-// (first page of 500, newest first), or nil.
+// cryptoWithdrawals is the customer's crypto withdrawal list (tenant key).
+func cryptoWithdrawals(t *check.T, customerID string) shape.Seek {
+	return shape.Seek{Client: t.Client("tenant"), Path: path(customerID, "/withdrawals"), Items: "withdrawals"}
+}
+
+// listedWithdrawal finds crypto withdrawal id, made by the check, near the
+// front of the customer's list (newest first), or nil.
 func listedWithdrawal(t *check.T, rule, customerID, id string) map[string]any {
-	d := shape.Envelope(t, rule, get(t, path(customerID, "/withdrawals?limit=500")), http.StatusOK)
-	for _, it := range shape.Items(t, rule, d, "withdrawals", false) {
-		if it.ID == id {
-			return it.Raw
-		}
+	if row, ok := cryptoWithdrawals(t, customerID).Find(t, rule, id); ok {
+		return row.Raw
 	}
 	return nil
 }
@@ -259,12 +261,12 @@ func refusedNoRow(t *check.T, rule string, r *client.Response, customerID string
 	}
 }
 
-// withDescription counts the rows of the customer's crypto withdrawal list
-// (first page of 500, newest first) whose description is d.
+// withDescription counts the rows at the front of the customer's crypto
+// withdrawal list (newest first: where the check's own requests put theirs)
+// whose description is d.
 func withDescription(t *check.T, rule, customerID string, d any) int {
-	page := shape.Envelope(t, rule, get(t, path(customerID, "/withdrawals?limit=500")), http.StatusOK)
 	n := 0
-	for _, it := range shape.Items(t, rule, page, "withdrawals", false) {
+	for _, it := range cryptoWithdrawals(t, customerID).Front(t, rule, shape.SeekPer) {
 		if it.Raw["description"] == d {
 			n++
 		}

@@ -59,14 +59,8 @@ func init() {
 				t.FatalAt(r, rule, "0.000000015 BTC is reported as amount %s, want 2 (atomic units, rounded away from zero at scale 8)", amt)
 			}
 			id := shape.String(t, "CWD-021", w, "id")
-			d := shape.Envelope(t, "CWD-020", get(t, path(cust, "/withdrawals?limit=500")), http.StatusOK)
-			shape.Pagination(t, "PAGE-022", d)
-			var row map[string]any
-			for _, it := range shape.Items(t, "CWD-020", d, "withdrawals", false) {
-				if it.ID == id {
-					row = it.Raw
-				}
-			}
+			shape.Pagination(t, "PAGE-022", shape.Envelope(t, "CWD-020", get(t, path(cust, "/withdrawals?limit=1")), http.StatusOK))
+			row := listedWithdrawal(t, "CWD-020", cust, id)
 			if row == nil {
 				t.Fatalf("CWD-020", "the new crypto withdrawal %s is not in the list", id)
 			}

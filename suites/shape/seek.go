@@ -82,3 +82,14 @@ func CreatedAt(t *check.T, rule string, record map[string]any) time.Time {
 	}
 	return ts
 }
+
+// Front reads the first n rows of the list (one page, newest first): the
+// rows a check has just made are there, and so would be any row the check
+// must not find (a refused request's, another customer's), for a
+// newest-first list puts a row made now before every older one.
+func (s Seek) Front(t *check.T, rule string, n int) []Item {
+	r := t.Do(s.Client, client.Request{Method: http.MethodGet, Path: s.Path,
+		Query: url.Values{"limit": {strconv.Itoa(n)}, "page": {"1"}}})
+	data := Envelope(t, rule, r, http.StatusOK)
+	return Items(t, rule, data, ListKey(t, rule, data, s.Items), false)
+}

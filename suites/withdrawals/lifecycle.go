@@ -29,14 +29,16 @@ func submitted(t *check.T, rule, customerID string, b map[string]any) map[string
 	return w
 }
 
-// listed finds withdrawal id in the customer's list (limit 500, first
-// page: newest first) and returns the row, or nil.
+// withdrawals is a customer's fiat withdrawal list, read with the tenant key.
+func withdrawals(t *check.T, customerID string) shape.Seek {
+	return shape.Seek{Client: t.Client("tenant"), Path: api.Customer(customerID) + "/banking/withdrawals", Items: "withdrawals"}
+}
+
+// listed finds withdrawal id, made by the check, near the front of the
+// customer's list (newest first) and returns the row, or nil.
 func listed(t *check.T, rule, customerID, id string) map[string]any {
-	d := shape.Envelope(t, rule, list(t, customerID, "?limit=500"), http.StatusOK)
-	for _, it := range shape.Items(t, rule, d, "withdrawals", false) {
-		if it.ID == id {
-			return it.Raw
-		}
+	if row, ok := withdrawals(t, customerID).Find(t, rule, id); ok {
+		return row.Raw
 	}
 	return nil
 }
@@ -92,8 +94,10 @@ func init() {
 			if listed(t, "FWD-017", child, id) == nil {
 				t.Fatalf("FWD-017", "the child's withdrawal %s is not in the child's list", id)
 			}
-			if listed(t, "FWD-017", t.Customer("parent"), id) != nil {
-				t.Fatalf("FWD-017", "the child's withdrawal %s is in the parent's list", id)
+			for _, it := range withdrawals(t, t.Customer("parent")).Front(t, "FWD-017", shape.SeekPer) {
+				if it.ID == id {
+					t.Fatalf("FWD-017", "the child's withdrawal %s is in the parent's list", id)
+				}
 			}
 		},
 	})
@@ -112,8 +116,7 @@ func init() {
 			again := t.Do(t.Client("tenant"), req)
 			shape.SameResponse(t, "FWD-019", first, again, "the original withdrawal answer and its retry")
 			n := 0
-			page := shape.Envelope(t, "FWD-016", list(t, cust, "?limit=500"), http.StatusOK)
-			for _, it := range shape.Items(t, "FWD-016", page, "withdrawals", false) {
+			for _, it := range withdrawals(t, cust).Front(t, "FWD-016", shape.SeekPer) {
 				if it.Raw["description"] == b["description"] {
 					n++
 				}
