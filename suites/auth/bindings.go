@@ -239,7 +239,7 @@ func init() {
 				for _, name := range tenantFixtures {
 					want = append(want, t.Profile().CustomerMap()[name])
 				}
-				ids := customerEnds(t, "BIND-011", t.Client("tenant"), 500, want)
+				ids := customerEnds(t, "BIND-011", t.Client("tenant"), 100, want)
 				for _, name := range tenantFixtures {
 					if id := t.Profile().CustomerMap()[name]; id != "" && !ids[id] {
 						t.Errorf("BIND-011", "GET /customers with keys.tenant lacks customers.%s %s", name, id)
