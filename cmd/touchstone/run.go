@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,6 +43,7 @@ type runFlags struct {
 	signingKey                             string
 	propertyChecks                         int
 	parallel                               int
+	propertySeed                           uint64
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -60,7 +60,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.baseline, "baseline", "", "expected failures (JSON: rule, reason, review_by); the run fails on an unexpected failure, a stale entry or an expired one")
 	fs.BoolVar(&f.certify, "certify", false, "run the whole catalogue (no --focus or --label-filter) and, when it passes, write a signed certification bundle in OUT/certificate")
 	fs.IntVar(&f.parallel, "parallel", 0, "checks run at once (1: one at a time, in check-id order; default 8 against --target, where round trips dominate, and one per CPU against the embedded sandbox, which shares the CPUs); alone checks always run by themselves")
-	fs.IntVar(&f.propertyChecks, "property-checks", 0, "cases each property draws (deep runs); 0 keeps the default; the same as TOUCHSTONE_RAPID_CHECKS")
+	fs.IntVar(&f.propertyChecks, "property-checks", 0, "cases each property draws (deep runs); 0 keeps the default (smaller on a real clock, sized to the rate-limit budgets)")
+	fs.Uint64Var(&f.propertySeed, "property-seed", 0, "seed of the properties' draws (a failure prints the one that replays it); 0 keeps the fixed default")
 	fs.StringVar(&f.signingKey, "signing-key", "", "with --certify: Ed25519 private key (PKCS#8 PEM) to sign the bundle; default a throwaway key whose public half is in the bundle")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -81,11 +82,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone run: --property-checks %d: want a positive number of cases (0 keeps the default)\n", f.propertyChecks)
 		return exitUsage
 	}
-	if f.propertyChecks > 0 {
-		// The properties read their case count from the environment, the
-		// form `go test ./property` takes too.
-		os.Setenv("TOUCHSTONE_RAPID_CHECKS", strconv.Itoa(f.propertyChecks))
-	}
+
 	var baseline *reports.Baseline
 	if f.baseline != "" {
 		b, err := reports.LoadBaseline(f.baseline, catalogue.MustLoad())
@@ -203,6 +200,7 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	}
 	defer l.Close()
 	tgt := l.Target
+	tgt.Options = check.Options{PropertyChecks: f.propertyChecks, PropertySeed: f.propertySeed}
 	red := tgt.Redactor
 	console := red.Writer(stdout)
 	defer console.Close()

@@ -9,7 +9,9 @@ package check
 // aloneAreas are areas whose every check must be alone: a webhook check
 // counts what reaches its endpoint, and a tenant-wide endpoint receives
 // every event any other check causes (a new customer's customer.created).
-var aloneAreas = map[string]bool{"webhooks": true}
+// The rate-limit checks and the load probes spend budgets on purpose (on
+// either clock).
+var aloneAreas = map[string]bool{"webhooks": true, "ratelimit": true, "load": true}
 
 var aloneTable = map[string]bool{
 	// Compare totals, pages and order of the tenant-wide customer list:
@@ -32,6 +34,8 @@ var aloneTable = map[string]bool{
 	// the count.
 	"webhooks/enabled-limit":         true,
 	"property/webhook-subscriptions": true,
+	// Spends the failed-auth window on purpose, on a real clock.
+	"auth/failed-auth-budget-real-time": true,
 	// Measured:
 	"auth/failed-auth-budget":                               true,
 	"auth/rotation-past-overlap-old-refused":                true,

@@ -165,14 +165,9 @@ func notRun(c *Check, err error) *Result {
 }
 
 func (s *Schedule) runOne(ctx context.Context, c *Check, ticket *traffic.Ticket) *Result {
-	if !c.HasLabel(Alone) {
-		return run(ctx, s.target, c, ticket, false)
-	}
-	// An alone check starts in a fresh window (on a virtual clock) and
-	// owns the plan while it runs.
-	release := s.target.Plan().Own()
-	defer release()
-	return run(ctx, s.target, c, ticket, true)
+	// An alone check starts in a fresh window on a virtual clock (what
+	// others spent is not for it); the others share the window.
+	return run(ctx, s.target, c, ticket, c.HasLabel(Alone))
 }
 
 // pick waits for the next check that can start, marks it running and

@@ -35,6 +35,9 @@ type Target struct {
 	// are forwarded for a target without the control API (run
 	// --receiver-addr); the webhook checks listen there.
 	ReceiverAddr string
+	// Options are the run's choices the checks read (as values: no check
+	// reads the environment or a package global).
+	Options Options
 
 	virtual   bool
 	rolesOnce sync.Once
@@ -43,6 +46,16 @@ type Target struct {
 	idsOnce   sync.Once
 	ids       []string
 	plan      *traffic.Plan
+}
+
+// Options are the run's choices that reach checks, properties and probes.
+type Options struct {
+	// PropertyChecks is how many cases each property draws (deep runs);
+	// 0 keeps each property's default, sized to the target's clock.
+	PropertyChecks int
+	// PropertySeed seeds the properties' draws; 0 is the fixed default, so
+	// a default run draws the same cases every time.
+	PropertySeed uint64
 }
 
 // NewTarget prepares a target from a profile: HTTP client, control client,

@@ -80,8 +80,9 @@ type Plan struct {
 	tenant  int
 	sent    int // requests sent in the run
 	busiest map[Bucket]int
-	owners  int // checks that own the plan (Own)
-	held429 int // 429s the plan waited out
+	owners  int           // checks that own the plan (Own)
+	held429 int           // 429s the plan waited out
+	waited  time.Duration // slept for fresh windows
 }
 
 // New returns a plan on the wall clock; advance is nil for a real clock.
@@ -219,9 +220,17 @@ func (p *Plan) waitNext(ctx context.Context, what string) error {
 	p.waitWhat, p.waitUntil = what, p.Now().Add(until.Sub(p.targetNow()))
 	d := until.Sub(p.targetNow())
 	p.windows++
+	return p.sleepLocked(ctx, d)
+}
+
+// sleepLocked sleeps d with p.mu released, counting the wait. p.mu is held
+// on entry and released on return.
+func (p *Plan) sleepLocked(ctx context.Context, d time.Duration) error {
 	p.mu.Unlock()
+	t0 := p.Now()
 	err := p.Sleep(ctx, d)
 	p.mu.Lock()
+	p.waited += p.Now().Sub(t0)
 	p.waitWhat = ""
 	p.roll()
 	p.mu.Unlock()
@@ -253,11 +262,12 @@ func (p *Plan) owned() bool {
 
 // Stats is what the plan saw, for the run's closing line.
 type Stats struct {
-	Sent         int    // requests sent
-	FailedAuth   int    // failed authentications caused
-	Windows      int    // waits for a fresh window
-	Waited429    int    // 429s the plan waited out and resent
-	Busiest      Bucket // the route bucket with most requests in the run
+	Sent         int           // requests sent
+	FailedAuth   int           // failed authentications caused
+	Windows      int           // waits for a fresh window
+	Waited429    int           // 429s the plan waited out
+	Waited       time.Duration // slept for fresh windows and resent
+	Busiest      Bucket        // the route bucket with most requests in the run
 	BusiestCount int
 }
 
@@ -265,7 +275,7 @@ type Stats struct {
 func (p *Plan) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := Stats{Sent: p.sent, FailedAuth: p.total, Windows: p.windows, Waited429: p.held429}
+	s := Stats{Sent: p.sent, FailedAuth: p.total, Windows: p.windows, Waited429: p.held429, Waited: p.waited}
 	for b, n := range p.busiest {
 		if n > s.BusiestCount || (n == s.BusiestCount && b.String() < s.Busiest.String()) {
 			s.Busiest, s.BusiestCount = b, n
@@ -275,7 +285,7 @@ func (p *Plan) Stats() Stats {
 }
 
 func (s Stats) String() string {
-	out := fmt.Sprintf("%d requests, %d failed authentications, %d window waits", s.Sent, s.FailedAuth, s.Windows)
+	out := fmt.Sprintf("%d requests, %d failed authentications, %d window waits (%s)", s.Sent, s.FailedAuth, s.Windows, s.Waited.Round(time.Second))
 	if s.Waited429 > 0 {
 		out += fmt.Sprintf(", %d 429s waited out", s.Waited429)
 	}

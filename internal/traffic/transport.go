@@ -144,13 +144,7 @@ func (p *Plan) waitOut(ctx context.Context, b Bucket, failedAuth bool, retryAfte
 		if until := p.Now().Add(retryAfter + p.Margin); until.After(p.Now().Add(p.start.Add(Window + p.Margin).Sub(p.targetNow()))) {
 			p.waitWhat, p.waitUntil = what, until
 			p.windows++
-			p.mu.Unlock()
-			err := p.Sleep(ctx, until.Sub(p.Now()))
-			p.mu.Lock()
-			p.waitWhat = ""
-			p.roll()
-			p.mu.Unlock()
-			return err
+			return p.sleepLocked(ctx, until.Sub(p.Now()))
 		}
 	}
 	return p.waitNext(ctx, what)
