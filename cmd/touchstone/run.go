@@ -24,7 +24,6 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/launch"
-	"github.com/touchstone-harness/touchstone/internal/traffic"
 	"github.com/touchstone-harness/touchstone/reports"
 	"github.com/touchstone-harness/touchstone/suites"
 )
@@ -217,10 +216,13 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	}
 	fmt.Fprintf(console, ", %d checks selected\n", nSelected)
 	plan := tgt.Plan()
-	needAuth := check.FailedAuthNeed(chosen)
-	if !tgt.VirtualClock() && needAuth > traffic.Budget {
-		fmt.Fprintf(console, "real clock: the selected checks need %d failed authentications (up to %d held, in case the target refuses more) and the target allows %d per %s per IP, so this run cannot finish in less than about %s; checks that need none run while a window refills\n",
-			needAuth, check.FailedAuthHold(chosen), traffic.Budget, traffic.Window, traffic.Minimum(needAuth))
+	est := check.Plan(tgt, chosen)
+	if tgt.VirtualClock() {
+		fmt.Fprintf(console, "plan: about %d requests from %d checks, %d at a time; the virtual clock moves to a fresh window when a budget is spent\n",
+			est.Requests, est.Checks, f.parallel)
+	} else {
+		fmt.Fprintf(console, "plan: about %d requests and %d failed authentications from %d checks, %d at a time; busiest route budget %s (%d); physical minimum %s (%s)\n",
+			est.Requests, est.FailedAuth, est.Checks, f.parallel, est.Busiest, est.BusiestCount, est.Minimum, est.Bound)
 	}
 
 	var mu sync.Mutex
@@ -251,7 +253,7 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	report, _ := runGinkgo(ctx, tgt, sched, collect, chosen, f, ginkgoLog)
 	prog.finish()
 	if st := plan.Stats(); !tgt.VirtualClock() {
-		fmt.Fprintf(console, "traffic: %s; this run took %s\n", st, time.Since(started).Round(time.Second))
+		fmt.Fprintf(console, "traffic: %s; this run took %s against a physical minimum of %s\n", st, time.Since(started).Round(time.Second), est.Minimum)
 	}
 	ginkgoLog.Close()
 	logFile.Close()

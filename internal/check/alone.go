@@ -1,5 +1,7 @@
 package check
 
+import "strings"
+
 // aloneTable declares the checks that must have the target to themselves
 // (label Alone): measured by TestAloneDeclarations, which runs every check
 // against the embedded sandbox and fails for one that moved the virtual
@@ -108,4 +110,29 @@ var aloneTable = map[string]bool{
 	"withdrawals/parent-controls":                           true,
 	"withdrawals/source-account-refusals":                   true,
 	"withdrawals/transparency-when-policy-demands":          true,
+}
+
+// probesBudget tells whether an alone check spends a budget on purpose and
+// judges the 429s: it owns the traffic plan while it runs (its requests
+// are counted, never held, and its 429s are its own). Those are the checks
+// of the rate-limit rules (RATE-*) and the few that need a 429 to judge
+// another rule (the check order around it, its shape, its headers). Other
+// alone checks (a property, a webhook check) are paced like any other.
+func (c *Check) probesBudget() bool {
+	if !c.HasLabel(Alone) {
+		return false
+	}
+	for _, r := range c.Rules {
+		if strings.HasPrefix(r, "RATE-") {
+			return true
+		}
+	}
+	return budgetProbes[c.ID]
+}
+
+var budgetProbes = map[string]bool{
+	"checkorder/key-before-rate-limit":             true,
+	"checkorder/rate-limit-before-idempotency-key": true,
+	"checkorder/shape-429-problem-json":            true,
+	"headers/correlation-on-429":                   true,
 }

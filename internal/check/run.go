@@ -131,9 +131,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	if ticket == nil {
 		ticket = target.Plan().Ticket(c.ID)
 	}
-	if c.HasLabel(Alone) {
-		// It may probe a budget on purpose: it owns the plan (its
-		// requests are counted, never held, and its 429s are its own).
+	if c.probesBudget() {
 		release := target.Plan().Own()
 		defer release()
 	}

@@ -41,11 +41,11 @@ func IsFailedAuth(status int, code string) bool {
 // Minimum is the least wall time a run needing n failed attempts can take
 // on a real clock: the failures of one window are free, each further
 // window costs a whole window.
-func Minimum(n int) time.Duration { return windowsFor(n, FailedAuthBudget) }
+func Minimum(n int) time.Duration { return WindowsFor(n, FailedAuthBudget) }
 
-// windowsFor is the least wall time n events need under a budget per
+// WindowsFor is the least wall time n events need under a budget per
 // window: the first window is free, each further one costs a window.
-func windowsFor(n, budget int) time.Duration {
+func WindowsFor(n, budget int) time.Duration {
 	if n <= budget {
 		return 0
 	}

@@ -24,6 +24,7 @@ package traffic
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -58,6 +59,9 @@ type Plan struct {
 	// Margin is waited past a window's start, and a window ending within
 	// it counts as over (the target's clock may differ a little).
 	Margin time.Duration
+	// OnSend, when set before the run, hears each budgeted request as it
+	// is admitted (the spend declarations are measured with it).
+	OnSend func(r *http.Request, b Bucket)
 
 	mu        sync.Mutex
 	clock     dateClock
@@ -75,14 +79,16 @@ type Plan struct {
 	total int // seen in the run
 
 	// route and tenant budgets
-	routes  map[Bucket]int // requests sent in the window per bucket
-	full    map[Bucket]bool
-	tenant  int
-	sent    int // requests sent in the run
-	busiest map[Bucket]int
-	owners  int           // checks that own the plan (Own)
-	held429 int           // 429s the plan waited out
-	waited  time.Duration // slept for fresh windows
+	routes     map[Bucket]int // requests sent in the window per bucket
+	full       map[Bucket]bool
+	tenant     int
+	sent       int // requests sent in the run
+	busiest    map[Bucket]int
+	owners     int           // checks that own the plan (Own)
+	held429    int           // 429s the plan waited out
+	waited     time.Duration // wall time anyone slept for a fresh window
+	sleepers   int
+	sleepSince time.Time
 }
 
 // New returns a plan on the wall clock; advance is nil for a real clock.
@@ -226,11 +232,18 @@ func (p *Plan) waitNext(ctx context.Context, what string) error {
 // sleepLocked sleeps d with p.mu released, counting the wait. p.mu is held
 // on entry and released on return.
 func (p *Plan) sleepLocked(ctx context.Context, d time.Duration) error {
+	// Waited is wall time during which anyone waited (the union of the
+	// sleeps, not their sum: several workers wait for one window).
+	if p.sleepers == 0 {
+		p.sleepSince = p.Now()
+	}
+	p.sleepers++
 	p.mu.Unlock()
-	t0 := p.Now()
 	err := p.Sleep(ctx, d)
 	p.mu.Lock()
-	p.waited += p.Now().Sub(t0)
+	if p.sleepers--; p.sleepers == 0 {
+		p.waited += p.Now().Sub(p.sleepSince)
+	}
 	p.waitWhat = ""
 	p.roll()
 	p.mu.Unlock()
@@ -266,7 +279,7 @@ type Stats struct {
 	FailedAuth   int           // failed authentications caused
 	Windows      int           // waits for a fresh window
 	Waited429    int           // 429s the plan waited out
-	Waited       time.Duration // slept for fresh windows and resent
+	Waited       time.Duration // wall time the run waited for fresh windows and resent
 	Busiest      Bucket        // the route bucket with most requests in the run
 	BusiestCount int
 }

@@ -38,6 +38,9 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if err := p.admit(req.Context(), b); err != nil {
 				return nil, err
 			}
+			if p.OnSend != nil {
+				p.OnSend(req, b)
+			}
 		}
 		sent := p.Now()
 		resp, err := tr.Next.RoundTrip(req)
