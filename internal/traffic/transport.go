@@ -63,6 +63,14 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err := p.waitOut(req.Context(), b, failedAuth, time.Duration(retryAfter)*time.Second); err != nil {
 			return resp, nil // the caller's context ended: it judges the 429
 		}
+		if failedAuth {
+			// The resend fails authentication again: it takes its place
+			// in the new window first, so that resends after one refused
+			// window cannot overfill the next.
+			if err := p.takeFailedAuth(req.Context()); err != nil {
+				return resp, nil
+			}
+		}
 		next := req.Clone(req.Context())
 		if req.GetBody != nil {
 			if next.Body, err = req.GetBody(); err != nil {
@@ -161,4 +169,23 @@ func (p *Plan) observeDate(date string, sent, received time.Time) {
 	p.mu.Lock()
 	p.clock.observe(date, sent, received)
 	p.mu.Unlock()
+}
+
+// takeFailedAuth counts one failed authentication about to be caused
+// outside any ticket (a resend), waiting for a window with room. The
+// check's ticket counts its answer again: the plan errs on the safe side.
+func (p *Plan) takeFailedAuth(ctx context.Context) error {
+	p.mu.Lock()
+	for {
+		p.roll()
+		if p.used+p.held < FailedAuthBudget && !p.ending() {
+			p.used++
+			p.mu.Unlock()
+			return nil
+		}
+		if err := p.waitNext(ctx, "a fresh failed-auth window to send again what the target refused as over budget"); err != nil {
+			return err
+		}
+		p.mu.Lock()
+	}
 }

@@ -141,3 +141,48 @@ func TestTemplates(t *testing.T) {
 		}
 	}
 }
+
+// Eight refused failed authentications sent again after one window must
+// not all go into the next one when it cannot take them.
+func TestResendsAfterAFailedAuth429TakeTheirPlace(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	var tmu sync.Mutex
+	perWindow := map[int]int{}
+	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		tmu.Lock()
+		defer tmu.Unlock()
+		w := p.Now().Minute()
+		h := http.Header{"Date": {p.Now().UTC().Format(http.TimeFormat)}}
+		if w == 0 || perWindow[w] >= FailedAuthBudget {
+			// The first window was spent by someone else.
+			return &http.Response{StatusCode: 429, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"rate_limited","detail":"Too many failed authentication attempts."}`)), Request: r}, nil
+		}
+		perWindow[w]++
+		return &http.Response{StatusCode: 401, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"api_key_authentication_failed"}`)), Request: r}, nil
+	})
+	p.used = 15 // the plan's own reservations still fitting this window
+	c := &http.Client{Transport: &Transport{Plan: p, Next: next}}
+	codes := map[int]int{}
+	var cmu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < 100; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := get(t, c, "/api/v1/partner/me")
+			cmu.Lock()
+			codes[s]++
+			cmu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if codes[429] != 0 {
+		t.Errorf("answers %v: resends overfilled a window", codes)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
