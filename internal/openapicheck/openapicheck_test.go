@@ -85,7 +85,9 @@ func TestLoadRefusesBadDocuments(t *testing.T) {
 const reqDoc = `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/api/v1/partner/customers":{"post":{"operationId":"createCustomer",
 "parameters":[{"name":"Idempotency-Key","in":"header","required":true,"schema":{"type":"string","minLength":8}},{"name":"dry","in":"query","schema":{"type":"boolean"}}],
 "requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","required":["email"],"properties":{"email":{"type":"string","minLength":1}}}}}},
-"responses":{"201":{"description":"ok"},"422":{"description":"refused"}}}}}}`
+"responses":{"201":{"description":"ok"},"422":{"description":"refused"}}}},
+"/api/v1/partner/wallets/{asset}":{"get":{"operationId":"wallet","parameters":[{"name":"asset","in":"path","required":true,"schema":{"type":"string","pattern":"^\\s*[Bb][Tt][Cc]\\s*$"}}],
+"responses":{"200":{"description":"ok"}}}}}}`
 
 func loadDoc(t *testing.T, doc string) (*Validator, string) {
 	t.Helper()
@@ -141,7 +143,19 @@ func TestValidateRequest(t *testing.T) {
 			return ex
 		}()},
 		{name: "body not JSON under a JSON type", ex: write(base, 201, nil, `{"email":`), harness: true},
-		{name: "body without a Content-Type", ex: write(base, 201, http.Header{"Content-Type": nil}, `{"email":"a@example.com"}`), harness: true},
+		{name: "body in an undescribed media type is not judged", ex: write(base, 201, http.Header{"Content-Type": {"text/plain"}}, `{"name":"x"}`)},
+		{name: "body without a Content-Type is not judged", ex: write(base, 201, http.Header{"Content-Type": nil}, `{"name":"x"}`)},
+		{name: "parameters of an undescribed body still are", ex: write(base, 201, http.Header{"Content-Type": {"text/plain"}, "Idempotency-Key": nil}, `{}`), want: "Idempotency-Key"},
+		{name: "path parameter judged decoded", ex: func() *client.Exchange {
+			ex := write(base, 200, nil, "")
+			ex.Request.Method, ex.Request.URL = "GET", base+"/api/v1/partner/wallets/%20btc%20"
+			return ex
+		}()},
+		{name: "path parameter that does not match", ex: func() *client.Exchange {
+			ex := write(base, 200, nil, "")
+			ex.Request.Method, ex.Request.URL = "GET", base+"/api/v1/partner/wallets/%20doge%20"
+			return ex
+		}(), want: "asset"},
 	} {
 		err := v.ValidateRequest(tc.ex)
 		switch {
