@@ -137,6 +137,10 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 	res.Exchanges, res.Logs = t.exchanges, t.logs
 	if status == Passed || status == Failed {
 		t.failures = append(t.failures, validateSchemas(target, t.exchanges)...)
+		requests, harness := validateRequests(target, t.exchanges)
+		if t.failures = append(t.failures, requests...); harness != "" && len(t.failures) == 0 {
+			status, errText = Error, harness
+		}
 	}
 	res.Failures = t.failures
 	switch {
