@@ -28,26 +28,18 @@ func exchange(base, body string) *client.Exchange {
 }
 
 func TestLoadAndValidate(t *testing.T) {
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(doc))
-	})
-	hc, _ := client.Transport("", 5*time.Second)
-	v, err := Load(context.Background(), hc, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, base := loadDoc(t, doc)
 	if len(v.Docs()) != len(Documents) {
 		t.Fatalf("%d documents loaded", len(v.Docs()))
 	}
-	if err := v.Validate(exchange(srv.URL, `{"data":{"id":"x"}}`)); err != nil {
+	if err := v.Validate(exchange(base, `{"data":{"id":"x"}}`)); err != nil {
 		t.Errorf("conforming response refused: %v", err)
 	}
-	if err := v.Validate(exchange(srv.URL, `{"data":{}}`)); err == nil {
+	if err := v.Validate(exchange(base, `{"data":{}}`)); err == nil {
 		t.Error("response missing a required property accepted")
 	}
-	undocumented := exchange(srv.URL, `nonsense`)
-	undocumented.Request.URL = srv.URL + "/nowhere"
+	undocumented := exchange(base, `nonsense`)
+	undocumented.Request.URL = base + "/nowhere"
 	if err := v.Validate(undocumented); err != nil {
 		t.Errorf("undocumented path judged: %v", err)
 	}
