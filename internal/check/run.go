@@ -162,6 +162,10 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	res.Logs, res.Shared = t.logs, t.shared
 	if status == Passed || status == Failed {
 		t.failures = append(t.failures, validateSchemas(target, t.exchanges)...)
+		requests, harness := validateRequests(target, t.exchanges)
+		if t.failures = append(t.failures, requests...); harness != "" && len(t.failures) == 0 {
+			status, errText = Error, harness
+		}
 	}
 	res.Failures = t.failures
 	switch {
