@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -252,21 +253,26 @@ func policy(t *check.T, customerID string, on ...string) (restore func()) {
 // row of the customer's crypto withdrawal list carries b's description
 // (unique per request), so that other runs sharing the target do not
 // disturb the count.
-func refusedNoRow(t *check.T, rule string, r *client.Response, customerID string, b map[string]any) {
+func refusedNoRow(t *check.T, rule string, r *client.Response, customerID string, mark time.Time, b map[string]any) {
 	if r.Status < 400 || r.Status >= 500 {
 		t.FatalAt(r, rule, "the withdrawal was answered %d; it must be refused", r.Status)
 	}
-	if n := withDescription(t, rule, customerID, b["description"]); n != 0 {
+	if n := withDescription(t, rule, customerID, mark, b["description"]); n != 0 {
 		t.Fatalf(rule, "the crypto withdrawal list holds %d rows with the refused request's description %v: a refused request must create no row", n, b["description"])
 	}
 }
 
-// withDescription counts the rows at the front of the customer's crypto
-// withdrawal list (newest first: where the check's own requests put theirs)
-// whose description is d.
-func withDescription(t *check.T, rule, customerID string, d any) int {
+// withdrawalsMark is the newest crypto withdrawal's created_at before a
+// check sends any (shape.Seek.Mark).
+func withdrawalsMark(t *check.T, customerID string) time.Time {
+	return cryptoWithdrawals(t, customerID).Mark(t, "CWD-020")
+}
+
+// withDescription counts the customer's crypto withdrawals made since mark
+// (the front of the list, newest first) whose description is d.
+func withDescription(t *check.T, rule, customerID string, mark time.Time, d any) int {
 	n := 0
-	for _, it := range cryptoWithdrawals(t, customerID).Front(t, rule, shape.SeekPer) {
+	for _, it := range cryptoWithdrawals(t, customerID).Newer(t, rule, mark) {
 		if it.Raw["description"] == d {
 			n++
 		}

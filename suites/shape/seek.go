@@ -83,13 +83,47 @@ func CreatedAt(t *check.T, rule string, record map[string]any) time.Time {
 	return ts
 }
 
-// Front reads the first n rows of the list (one page, newest first): the
-// rows a check has just made are there, and so would be any row the check
-// must not find (a refused request's, another customer's), for a
-// newest-first list puts a row made now before every older one.
-func (s Seek) Front(t *check.T, rule string, n int) []Item {
-	r := t.Do(s.Client, client.Request{Method: http.MethodGet, Path: s.Path,
-		Query: url.Values{"limit": {strconv.Itoa(n)}, "page": {"1"}}})
+// Mark is the created_at of the list's newest row (zero for an empty
+// list): every row made after it is read carries a created_at at or after
+// the mark, so Newer(mark) holds every row a check's later requests made,
+// whatever other callers add to the list meanwhile.
+func (s Seek) Mark(t *check.T, rule string) time.Time {
+	r := t.Do(s.Client, client.Request{Method: http.MethodGet, Path: s.Path, Query: url.Values{"limit": {"1"}, "page": {"1"}}})
 	data := Envelope(t, rule, r, http.StatusOK)
-	return Items(t, rule, data, ListKey(t, rule, data, s.Items), false)
+	rows := Items(t, rule, data, ListKey(t, rule, data, s.Items), true)
+	if len(rows) == 0 {
+		return time.Time{}
+	}
+	return rows[0].CreatedAt
+}
+
+// Newer returns the rows created at or after since (to the second), reading
+// pages of SeekPer from the first until an older row or the end (at most
+// seekMaxPages): the rows a check made after its Mark, and any row it must
+// not find (a refused request's), for a newest-first list puts them before
+// every older row. A row seen on two pages (the list grew between reads)
+// is returned once.
+func (s Seek) Newer(t *check.T, rule string, since time.Time) []Item {
+	horizon := since.Truncate(time.Second)
+	seen := map[string]bool{}
+	var out []Item
+	for page := 1; page <= seekMaxPages; page++ {
+		r := t.Do(s.Client, client.Request{Method: http.MethodGet, Path: s.Path,
+			Query: url.Values{"limit": {strconv.Itoa(SeekPer)}, "page": {strconv.Itoa(page)}}})
+		data := Envelope(t, rule, r, http.StatusOK)
+		rows := Items(t, rule, data, ListKey(t, rule, data, s.Items), true)
+		for _, row := range rows {
+			if row.CreatedAt.Before(horizon) {
+				return out
+			}
+			if !seen[row.ID] {
+				seen[row.ID] = true
+				out = append(out, row)
+			}
+		}
+		if len(rows) < SeekPer {
+			return out
+		}
+	}
+	return out
 }

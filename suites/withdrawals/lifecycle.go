@@ -88,13 +88,14 @@ func init() {
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
 		Run: func(t *check.T) {
-			child := t.Customer("child")
+			child, parent := t.Customer("child"), withdrawals(t, t.Customer("parent"))
+			mark := parent.Mark(t, "FWD-017") // the child's withdrawal, if listed there, is newer
 			w := submitted(t, "FWD-008", child, body(t.Beneficiary("child_gbp"), "GBP", 102))
 			id := shape.String(t, "FWD-006", w, "id")
 			if listed(t, "FWD-017", child, id) == nil {
 				t.Fatalf("FWD-017", "the child's withdrawal %s is not in the child's list", id)
 			}
-			for _, it := range withdrawals(t, t.Customer("parent")).Front(t, "FWD-017", shape.SeekPer) {
+			for _, it := range parent.Newer(t, "FWD-017", mark) {
 				if it.ID == id {
 					t.Fatalf("FWD-017", "the child's withdrawal %s is in the parent's list", id)
 				}
@@ -109,6 +110,7 @@ func init() {
 		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
 		Run: func(t *check.T) {
 			cust := t.Customer("active_personal")
+			mark := withdrawals(t, cust).Mark(t, "FWD-016")
 			b := body(t.Beneficiary("gbp"), "GBP", 103)
 			req := client.Request{Method: http.MethodPost, Path: api.Customer(cust) + "/banking/withdrawals", JSON: b, IdempotencyKey: t.NewKey()}
 			first := t.Do(t.Client("tenant"), req)
@@ -116,7 +118,7 @@ func init() {
 			again := t.Do(t.Client("tenant"), req)
 			shape.SameResponse(t, "FWD-019", first, again, "the original withdrawal answer and its retry")
 			n := 0
-			for _, it := range withdrawals(t, cust).Front(t, "FWD-016", shape.SeekPer) {
+			for _, it := range withdrawals(t, cust).Newer(t, "FWD-016", mark) {
 				if it.Raw["description"] == b["description"] {
 					n++
 				}
