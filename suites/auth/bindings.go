@@ -9,6 +9,7 @@ package auth
 // refused creates.
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -79,18 +80,26 @@ func customerPage(t *check.T, rule string, c *client.Client, limit, page int) (t
 	return shape.Int(t, rule, data, "pagination.total"), ids
 }
 
-// customerEnds reads the ids at both ends of GET /customers with c, in pages
-// of per: the first page (the newest customers) and pages from the last
-// backwards (the oldest: a profile's pre-made customers, made before any run
-// and before the children a subject onboarded) until want holds no id not
-// yet seen, reading at least the last two. A list of any length costs a few
-// pages, not a walk.
+// customerEnds reads the ids at both ends of GET /customers with c: the
+// first page of per (the newest customers) and the last per or more (the
+// oldest: a profile's pre-made customers, made before any run and before
+// the children a subject onboarded), then, only while want holds an id not
+// yet seen, pages of per from the end backwards. A list of any length costs
+// a few pages, not a walk.
 func customerEnds(t *check.T, rule string, c *client.Client, per int, want []string) map[string]bool {
 	seen := map[string]bool{}
-	total, ids := customerPage(t, rule, c, per, 1)
-	for _, id := range ids {
-		seen[id] = true
+	add := func(ids []string) {
+		for _, id := range ids {
+			seen[id] = true
+		}
 	}
+	total, ids := customerPage(t, rule, c, per, 1)
+	add(ids)
+	if total <= per {
+		return seen
+	}
+	total, ids = customerTail(t, rule, c, per, total)
+	add(ids)
 	missing := func() bool {
 		for _, id := range want {
 			if id != "" && !seen[id] {
@@ -99,14 +108,35 @@ func customerEnds(t *check.T, rule string, c *client.Client, per int, want []str
 		}
 		return false
 	}
-	last := max(1, (total+per-1)/per)
-	for page := last; page > 1 && (page >= last-1 || missing()); page-- {
+	for page := (total+per-1)/per - 1; page > 1 && missing(); page-- {
 		_, ids := customerPage(t, rule, c, per, page)
-		for _, id := range ids {
-			seen[id] = true
-		}
+		add(ids)
 	}
 	return seen
+}
+
+// customerTail reads at least the last n customers in one request: a page
+// size between n and 2n whose last page holds n rows or more, so that
+// customers other callers add meanwhile (at the front) cannot push the
+// oldest past the page read. The read is redone while the total it reports
+// is not the one the page was chosen for. It returns that total and the ids.
+func customerTail(t *check.T, rule string, c *client.Client, n, total int) (int, []string) {
+	for range 5 {
+		size := n
+		for l := n; l <= 2*n; l++ {
+			if r := total % l; r == 0 || r >= n {
+				size = l
+				break
+			}
+		}
+		now, ids := customerPage(t, rule, c, size, (total+size-1)/size)
+		if now == total {
+			return total, ids
+		}
+		total = now
+	}
+	t.NoVerdict(fmt.Errorf("the customer list's total moved on five reads in a row (%d now)", total))
+	return 0, nil
 }
 
 func toString(v any) string {
