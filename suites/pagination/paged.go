@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -18,6 +19,9 @@ func init() {
 		l := l
 		needs := append([]string{"keys." + l.key}, l.needs...)
 		reg := func(slug, title string, rules []string, labels []string, extraNeeds []string, run func(t *check.T, l pagedList)) {
+			if l.written && !slices.Contains(labels, check.Alone) {
+				labels = append(slices.Clone(labels), check.Alone)
+			}
 			check.Register(check.Check{
 				ID:     "pagination/" + l.name + "-" + slug,
 				Title:  fmt.Sprintf("%s list: %s", l.name, title),
