@@ -40,6 +40,9 @@ type Run struct {
 	LabelFilter string           `json:"label_filter,omitempty"`
 	Focus       string           `json:"focus,omitempty"`
 	Results     []*check.Result  `json:"-"`
+	// RootCauses are violations many checks met the same way (one cause,
+	// its count and the checks), read before the per-check failures.
+	RootCauses []check.RootCause `json:"root_causes,omitempty"`
 	// Selected is how many checks the filters chose (0: len(Results)).
 	Selected int `json:"-"`
 	// Interrupted: the run was stopped by a signal before its end.

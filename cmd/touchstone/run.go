@@ -273,6 +273,7 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	if f.target == "" {
 		run.Seeds.Sandbox = f.seed
 	}
+	run.RootCauses = check.RootCauses(results)
 	cat := catalogue.MustLoad()
 	if baseline != nil {
 		run.Baseline = baseline.Judge(f.baseline, run.Tally(), time.Now())
@@ -292,6 +293,12 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	}
 	fmt.Fprintf(console, "\nreports: %s/report.html, %s/junit.xml, %s/results.json, %s/ginkgo.log\n", f.out, f.out, f.out, f.out)
 	tally := reports.PrintSummary(console, run, cat)
+	for i, rc := range run.RootCauses {
+		if i == 0 {
+			fmt.Fprintln(console, "\nroot causes (one violation met the same way by many checks; each check's own findings are listed above):")
+		}
+		fmt.Fprintf(console, "  [%s] %s: in %d checks (%d responses), e.g. %s\n", rc.Rule, clipReason(rc.Reason), len(rc.Checks), rc.Responses, strings.Join(rc.Checks[:min(3, len(rc.Checks))], ", "))
+	}
 	if run.Baseline != nil {
 		for _, line := range run.Baseline.Lines() {
 			fmt.Fprintln(console, line)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/openapicheck"
 	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
@@ -340,14 +341,54 @@ func validateSchemas(target *Target, exs []*client.Exchange) []Failure {
 	if target.Schemas == nil {
 		return nil
 	}
-	var out []Failure
+	var c collapser
 	for _, ex := range exs {
 		if ex.Response == nil {
 			continue
 		}
 		if err := target.Schemas.Validate(ex); err != nil {
-			out = append(out, Failure{Rule: SchemaRule, Message: "response does not match the target's OpenAPI document: " + err.Error(), Exchange: ex})
+			c.add(SchemaRule, "response does not match the target's OpenAPI document: ", err, ex)
 		}
+	}
+	return c.failures()
+}
+
+// collapser records a schema mismatch once per reason within a check: a
+// target that breaks a rule on every response (a header it never sends)
+// gives one failure with its count and first evidence, not one per
+// response.
+type collapser struct {
+	order []string
+	by    map[string]*Failure
+	n     map[string]int
+}
+
+func (c *collapser) add(rule, prefix string, err error, ex *client.Exchange) {
+	reason := err.Error()
+	var m *openapicheck.Mismatch
+	if errors.As(err, &m) {
+		reason = m.Reason
+	}
+	key := rule + "\x00" + reason
+	if c.by == nil {
+		c.by, c.n = map[string]*Failure{}, map[string]int{}
+	}
+	if c.by[key] == nil {
+		c.order = append(c.order, key)
+		c.by[key] = &Failure{Rule: rule, Message: prefix + err.Error(), Exchange: ex, Reason: reason}
+	}
+	c.n[key]++
+}
+
+func (c *collapser) failures() []Failure {
+	var out []Failure
+	for _, k := range c.order {
+		f := *c.by[k]
+		if n := c.n[k]; n > 1 {
+			f.Occurrences = n
+			f.Message += fmt.Sprintf(" (the same in %d responses of this check; the first is the evidence)", n)
+		}
+		out = append(out, f)
 	}
 	return out
 }
