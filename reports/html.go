@@ -51,6 +51,10 @@ type skipGroup struct {
 // WriteHTML writes report.html into dir: one self-contained page (inline
 // style and script, nothing fetched) rendered from the results document.
 func WriteHTML(dir string, doc *Document, cat *catalogue.Catalogue, red *redact.Redactor) error {
+	doc, err := Masked(doc, red)
+	if err != nil {
+		return err
+	}
 	raw, err := RenderHTML(dir, doc, cat)
 	if err != nil {
 		return err

@@ -20,6 +20,16 @@ import (
 // <error>, a skipped one <skipped>. The counts are the tally's, so the file
 // agrees with results.json and the console.
 func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
+	if red == nil {
+		red = redact.New()
+	}
+	for _, res := range r.Results {
+		for _, f := range res.Failures {
+			if f.Exchange != nil && f.Exchange.Response != nil {
+				learnSecrets(red, f.Exchange.Response.Body)
+			}
+		}
+	}
 	t := r.Tally()
 	byArea := map[string][]*check.Result{}
 	for _, res := range r.Results {
@@ -66,6 +76,8 @@ func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
 		{Name: "stopped", Value: r.Stopped},
 	}}}
 	doc.TestSuites = append(doc.TestSuites, props)
+	// Masked before XML escapes it (see Masked).
+	red.Value(&doc)
 	raw, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/internal/redact"
 	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
 )
 
@@ -63,6 +64,9 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	// The secret is masked in every form (escaped, encoded) before a line
+	// is printed or written.
+	red := redact.New(secret)
 	var (
 		mu                           sync.Mutex
 		total, passed, failed, dupes int
@@ -87,12 +91,15 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 			if r.Status == http.StatusUnauthorized {
 				rejected++
 			}
-			fmt.Fprintln(stdout, deliveryLine(r, secret))
+			fmt.Fprintln(stdout, deliveryLine(r, red))
 			if outFile != nil && writeErr == nil {
+				// Masked before JSON escapes it ('<' as "\u003c").
+				r.Reasons = append([]string(nil), r.Reasons...)
+				r.Failures = append([]verify.Failure(nil), r.Failures...)
+				red.Value(&r)
 				b, err := json.Marshal(r)
 				if err == nil {
-					b = []byte(strings.ReplaceAll(string(b), secret, "[REDACTED]"))
-					_, err = outFile.Write(append(b, '\n'))
+					_, err = outFile.Write(append(red.Bytes(b), '\n'))
 				}
 				if err != nil {
 					writeErr = err
@@ -131,7 +138,7 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 
 // deliveryLine is the one line printed per delivery: verdict, status, event
 // type, X-Webhook-Id, attempt id, duplicate flag and each failed rule, on one line.
-func deliveryLine(r verify.Record, secret string) string {
+func deliveryLine(r verify.Record, red *redact.Redactor) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %d event=%s webhook_id=%s attempt_id=%s", strings.ToUpper(r.Verdict), r.Status,
 		orDash(r.EventType), orDash(r.EventID), orDash(r.AttemptID))
@@ -141,9 +148,9 @@ func deliveryLine(r verify.Record, secret string) string {
 	if len(r.Reasons) > 0 {
 		b.WriteString(" failed: " + strings.Join(r.Reasons, "; "))
 	}
-	// Header values are echoed in reasons; a secret sent back in a header
-	// must still never be printed.
-	return strings.ReplaceAll(b.String(), secret, "[REDACTED]")
+	// Header values are echoed in reasons (quoted, so escaped); a secret
+	// sent back in a header must still never be printed.
+	return red.String(b.String())
 }
 
 func orDash(s string) string {
