@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,7 +26,8 @@ func init() {
 
 // runReceive serves a webhook receiver that verifies every delivery with the
 // subscription secret read from an environment variable, until SIGINT or
-// SIGTERM.
+// SIGTERM: 200 to a delivery that verifies in full, a 4xx to every other
+// (verify.Refusal).
 func runReceive(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("receive", "--addr HOST:PORT --secret-env NAME [--tolerance DURATION] [--out FILE]", stdout)
 	addr := fs.String("addr", "", "listen address, e.g. 127.0.0.1:9000 (port 0 picks a free port)")
@@ -70,7 +72,7 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 	var (
 		mu                           sync.Mutex
 		total, passed, failed, dupes int
-		rejected                     int
+		refused                      = map[int]int{} // failed deliveries by the 4xx answered
 		writeErr                     error
 	)
 	rc := &verify.Receiver{
@@ -88,8 +90,8 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 			if r.Duplicate {
 				dupes++
 			}
-			if r.Status == http.StatusUnauthorized {
-				rejected++
+			if r.Status/100 == 4 {
+				refused[r.Status]++
 			}
 			fmt.Fprintln(stdout, deliveryLine(r, red))
 			if outFile != nil && writeErr == nil {
@@ -129,7 +131,7 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 	_ = srv.Shutdown(shutdown)
 	mu.Lock()
 	defer mu.Unlock()
-	fmt.Fprintf(stdout, "stopped: %d deliveries, %d pass, %d fail (%d answered 401), %d duplicates\n", total, passed, failed, rejected, dupes)
+	fmt.Fprintf(stdout, "stopped: %d deliveries, %d pass, %d fail%s, %d duplicates\n", total, passed, failed, answered(refused), dupes)
 	if writeErr != nil && code == exitOK {
 		code = exitNoVerdict
 	}
@@ -151,6 +153,23 @@ func deliveryLine(r verify.Record, red *redact.Redactor) string {
 	// Header values are echoed in reasons (quoted, so escaped); a secret
 	// sent back in a header must still never be printed.
 	return red.String(b.String())
+}
+
+// answered is " (N answered 401, M answered 400)", by status, or "".
+func answered(byStatus map[int]int) string {
+	codes := make([]int, 0, len(byStatus))
+	for c := range byStatus {
+		codes = append(codes, c)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(codes)))
+	var parts []string
+	for _, c := range codes {
+		parts = append(parts, fmt.Sprintf("%d answered %d", byStatus[c], c))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func orDash(s string) string {

@@ -124,6 +124,16 @@ func (rc *receiver) stop(t *testing.T) []string {
 
 const deliveryBody = `{"id":"4b8e2f6a-0c1d-4e3f-9a5b-6c7d8e9f0a1b","type":"customer.created","occurred_at":"2026-11-24T12:00:00Z","api_version":"2026-05-legacy","data":{"customer_id":"4b8e2f6a-0c1d-4e3f-9a5b-6c7d8e9f0a1b"}}`
 
+// header sets (or, with "", removes) one header of a delivery.
+func header(h http.Header, name, value string) http.Header {
+	if value == "" {
+		h.Del(name)
+	} else {
+		h.Set(name, value)
+	}
+	return h
+}
+
 func TestReceiveEndToEnd(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "deliveries.jsonl")
 	rc := startReceive(t, receiveSecret, out)
@@ -140,6 +150,12 @@ func TestReceiveEndToEnd(t *testing.T) {
 		{"stale", signDelivery(receiveSecret, "evt-stale", "att-3", body, now.Add(-10*time.Minute)), body, 401},
 		{"duplicate", signDelivery(receiveSecret, "evt-good", "att-4", body, now.Add(time.Second)), body, 200},
 		{"wrong secret", signDelivery(receiveSecret+"x", "evt-wrong", "att-5", body, now), body, 401},
+		// Authentic, but failed: the unsigned X-Webhook-Id swapped (it
+		// drives deduplication), the event types disagreeing, no body.
+		{"ids disagree", header(signDelivery(receiveSecret, "evt-ids", "att-6", body, now), "X-Webhook-Id", "evt-swapped"), body, 400},
+		{"event types disagree", header(signDelivery(receiveSecret, "evt-types", "att-7", body, now), "x-svc-event-type", "customer.updated"), body, 400},
+		{"empty body", signDelivery(receiveSecret, "evt-empty", "att-8", "", now), "", 400},
+		{"no attempt id", header(signDelivery(receiveSecret, "evt-noattempt", "att-9", body, now), "X-Webhook-Delivery-Attempt-Id", ""), body, 401},
 	}
 	var printed []string
 	for _, d := range deliveries {
@@ -155,6 +171,10 @@ func TestReceiveEndToEnd(t *testing.T) {
 		regexp.MustCompile(`^FAIL 401 event=customer\.created webhook_id=evt-stale attempt_id=att-3 failed: EVT-024: `),
 		regexp.MustCompile(`^PASS 200 event=customer\.created webhook_id=evt-good attempt_id=att-4 duplicate$`),
 		regexp.MustCompile(`^FAIL 401 event=customer\.created webhook_id=evt-wrong attempt_id=att-5 failed: EVT-015: .*EVT-018: `),
+		regexp.MustCompile(`^FAIL 400 event=customer\.created webhook_id=evt-swapped attempt_id=att-6 failed: EVT-010: `),
+		regexp.MustCompile(`^FAIL 400 event=customer\.created webhook_id=evt-types attempt_id=att-7 failed: EVT-011: `),
+		regexp.MustCompile(`^FAIL 400 event=customer\.created webhook_id=evt-empty attempt_id=att-8 failed: EVT-001: `),
+		regexp.MustCompile(`^FAIL 401 event=customer\.created webhook_id=evt-noattempt attempt_id=- failed: EVT-009: `),
 	}
 	for i, re := range wantLine {
 		if !re.MatchString(printed[i]) {
@@ -163,7 +183,7 @@ func TestReceiveEndToEnd(t *testing.T) {
 	}
 
 	rest := rc.stop(t)
-	if len(rest) != 1 || rest[0] != "stopped: 5 deliveries, 2 pass, 3 fail (3 answered 401), 1 duplicates" {
+	if len(rest) != 1 || rest[0] != "stopped: 9 deliveries, 2 pass, 7 fail (4 answered 401, 3 answered 400), 1 duplicates" {
 		t.Errorf("summary %q", rest)
 	}
 	raw, err := os.ReadFile(out)
@@ -191,7 +211,7 @@ func TestReceiveEndToEnd(t *testing.T) {
 		}
 		verdicts = append(verdicts, rec.Verdict)
 	}
-	if strings.Join(verdicts, ",") != "pass,fail,fail,pass,fail" {
+	if strings.Join(verdicts, ",") != "pass,fail,fail,pass,fail,fail,fail,fail,fail" {
 		t.Errorf("--out verdicts %v", verdicts)
 	}
 }
