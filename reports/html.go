@@ -22,7 +22,18 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"join":  strings.Join,
 	"round": func(d time.Duration) time.Duration { return d.Round(time.Millisecond) },
 	"utc":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"steps": func(msg string) messageSteps {
+		text, steps := SplitSteps(msg)
+		return messageSteps{text, steps}
+	},
 }).Parse(pageTemplate))
+
+// messageSteps is a failure message as the page shows it: its text, then
+// a property's numbered steps as a list.
+type messageSteps struct {
+	Text  string
+	Steps []Step
+}
 
 // pageData is what report.html shows, all of it derived from results.json.
 type pageData struct {

@@ -50,9 +50,9 @@ func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
 			tc := reporters.JUnitTestCase{Name: "[" + res.ID + "] " + res.Title, Classname: area, Status: string(res.Status), Time: res.Duration.Seconds()}
 			switch res.Status {
 			case check.Failed:
-				tc.Failure = &reporters.JUnitFailure{Message: "violated " + joinRules(res.FailedRules()), Type: "failed", Description: res.Summary()}
+				tc.Failure = &reporters.JUnitFailure{Message: "violated " + joinRules(res.FailedRules()), Type: "failed", Description: FailureText(res)}
 			case check.Error:
-				tc.Error = &reporters.JUnitError{Message: "no verdict", Type: "no-verdict", Description: res.Summary()}
+				tc.Error = &reporters.JUnitError{Message: "no verdict", Type: "no-verdict", Description: FailureText(res)}
 			case check.Skipped:
 				tc.Skipped = &reporters.JUnitSkipped{Message: "skipped - " + res.SkipReason}
 			}

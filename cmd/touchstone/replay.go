@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/property"
 	"github.com/touchstone-harness/touchstone/reports"
 )
 
@@ -64,6 +65,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if c == nil {
 		fmt.Fprintf(stderr, "touchstone replay: this Touchstone has no check %s\n", found.ID)
 		return exitUsage
+	}
+	for _, l := range found.Logs {
+		// A failed property names the seed of its case: drawn first again.
+		if seed, ok := strings.CutPrefix(l, property.SeedLog); ok && os.Getenv("TOUCHSTONE_RAPID_SEED") == "" {
+			os.Setenv("TOUCHSTONE_RAPID_SEED", seed)
+		}
 	}
 	if f.target == "" {
 		f.seed, f.fault = doc.Seeds.Sandbox, doc.Fault
