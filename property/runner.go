@@ -193,6 +193,9 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 	for _, r := range named[1:] {
 		t.Errorf(r, "%s: property failed (see the failure under %s for the steps)", id, named[0])
 	}
+	// The failure is shown under its rule: "[WHM-014] GET carries …", not
+	// "[WHM-014] WHM-014: GET carries …".
+	msg = strings.TrimPrefix(msg, named[0]+": ")
 	if rec.note != nil && rec.note.last != nil {
 		// The evidence is the failing step's exchange, not whatever
 		// the check sent last (its cleanup).
