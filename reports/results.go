@@ -79,9 +79,12 @@ type ResultDoc struct {
 // the baseline and replay read back.
 type Document struct {
 	*Run
+	// Tally counts checks (counts, by_area); RuleCounts counts the
+	// catalogue's rules by their status in the run (RuleStatusOrder).
 	Tally
-	Coverage coverageDoc `json:"rule_coverage"`
-	Results  []ResultDoc `json:"results"`
+	RuleCounts map[string]int `json:"rule_counts,omitempty"`
+	Coverage   coverageDoc    `json:"rule_coverage"`
+	Results    []ResultDoc    `json:"results"`
 }
 
 type coverageDoc struct {
@@ -191,7 +194,22 @@ func NewDocument(r *Run, cat *catalogue.Catalogue) *Document {
 		}
 		doc.Results = append(doc.Results, rd)
 	}
+	if cat != nil {
+		doc.RuleCounts = RuleCounts(RuleStatuses(doc, cat))
+	}
 	return doc
+}
+
+// ruleCounts are the run's rules by status (nil without a catalogue).
+func (r *Run) ruleCounts(cat *catalogue.Catalogue) map[string]int {
+	if cat == nil {
+		return nil
+	}
+	doc := &Document{Run: r, Tally: r.Tally()}
+	for _, res := range r.Results {
+		doc.Results = append(doc.Results, ResultDoc{Result: res})
+	}
+	return RuleCounts(RuleStatuses(doc, cat))
 }
 
 // ReplayCommand is the command line that re-runs one case of a results
