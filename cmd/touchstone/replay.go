@@ -79,6 +79,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	f.focus = regexp.QuoteMeta("[" + c.ID + "]")
+	if err := targetInputError(f.target, f.fault); err != nil {
+		fmt.Fprintf(stderr, "touchstone replay: %v\n", oneLine(err))
+		return exitUsage
+	}
 	if err := writableDir(f.out); err != nil {
 		fmt.Fprintf(stderr, "touchstone replay: --out: %v\n", oneLine(err))
 		return exitUsage
