@@ -130,3 +130,25 @@ func TestOneVocabularyInEveryReport(t *testing.T) {
 		}
 	}
 }
+
+// TestPageSaysWhenNothingWasSkipped: no table with a "none" row when no
+// check was skipped, a sentence instead.
+func TestPageSaysWhenNothingWasSkipped(t *testing.T) {
+	cat := catalogue.MustLoad()
+	r := sampleRun()
+	var kept []*check.Result
+	for _, res := range r.Results {
+		if res.Status != check.Skipped {
+			kept = append(kept, res)
+		}
+	}
+	r.Results = kept
+	page, err := RenderHTML(t.TempDir(), NewDocument(r, cat), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skips := regexp.MustCompile(`(?s)<section id="skips">.*?</section>`).FindString(string(page))
+	if strings.Contains(skips, ">none<") || !strings.Contains(skips, "No check was skipped.") {
+		t.Errorf("the skips section: %s", skips)
+	}
+}
