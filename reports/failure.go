@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -14,23 +13,18 @@ import (
 // its curl line, so no single request is offered as its reproduction;
 // the replay command (ReplayCommand) is the one line that re-runs it.
 func FailureText(r *check.Result) string {
-	switch r.Status {
-	case check.Skipped:
-		return "skipped: " + r.SkipReason
-	case check.Error:
-		return "no verdict: " + r.Error
+	if r.Status != check.Failed {
+		return r.Summary()
 	}
-	var b strings.Builder
-	for i, f := range r.Failures {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "[%s] %s", f.Rule, f.Message)
+	parts := make([]string, 0, len(r.Failures))
+	for _, f := range r.Failures {
+		p := "[" + f.Rule + "] " + f.Message
 		if f.Exchange != nil && !hasSteps(f.Message) {
-			fmt.Fprintf(&b, "\n  reproduce: %s", f.Exchange.Curl())
+			p += "\n  reproduce: " + f.Exchange.Curl()
 		}
+		parts = append(parts, p)
 	}
-	return b.String()
+	return strings.Join(parts, "\n")
 }
 
 // Step is one numbered step of a property's shrunk case: what was done and
