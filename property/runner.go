@@ -9,8 +9,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"hash/fnv"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,16 +27,16 @@ import (
 const Label = "property"
 
 // DefaultChecks is the number of cases a property draws in a default run
-// (kept small so every property together costs about a second);
-// TOUCHSTONE_RAPID_CHECKS (or -rapid.checks / RAPID_CHECKS when set
-// explicitly) raises it for deep runs.
+// (kept small so every property together costs about a second); the run's
+// --property-checks (check.Options.PropertyChecks) raises it for deep runs.
 const DefaultChecks = 25
+
+// DefaultSeed seeds every property when the run names no seed.
+const DefaultSeed = 1
 
 // realClockChecks caps the default on a target whose clock cannot be moved
 // (about 90 requests a case, split over a GET and a PATCH route).
 const realClockChecks = 5
-
-var checksMu sync.Mutex
 
 // caseShare divides the case count of the properties whose cases are
 // expensive (hundreds of requests each), so a default run stays fast.
@@ -49,13 +47,78 @@ var caseShare = map[string]int{"property/rate-windows": 8}
 // then a money route) than the default count reliably draws.
 var caseBoost = map[string]int{"property/customer-lifecycle": 2}
 
-// checks is the number of cases to draw: TOUCHSTONE_RAPID_CHECKS, else
-// DefaultChecks.
-func checks() int {
-	if v, err := strconv.Atoi(os.Getenv("TOUCHSTONE_RAPID_CHECKS")); err == nil && v > 0 {
-		return v
+// cases is how many cases property id draws against t's target: the run's
+// --property-checks, else the default (sized to a real clock), shared or
+// boosted per property.
+func cases(t *check.T, id string) (n int, why string) {
+	o := t.Target().Options
+	switch {
+	case o.PropertyChecks > 0:
+		n, why = o.PropertyChecks, "--property-checks"
+	case !t.Target().VirtualClock():
+		// A real clock cannot be moved to a fresh rate-limit window: the
+		// traffic plan would wait whole minutes for a deep default.
+		n, why = realClockChecks, "real clock: sized to the rate-limit budgets (--property-checks raises it)"
+	default:
+		n, why = DefaultChecks*max(1, caseBoost[id]), "default"
 	}
-	return DefaultChecks
+	if d := caseShare[id]; d > 1 {
+		n = max(2, n/d)
+	}
+	return n, why
+}
+
+// rapidOnce sets rapid's own flags, which it reads as process-wide
+// globals, once for the process (before any property runs, so that
+// properties running side by side read them without a race): no fail
+// files in the working directory (a faulted sandbox fails properties on
+// purpose; the failure carries the seed), the seed, and a ceiling on the
+// cases rapid draws; each property stops at its own count (limit).
+// Flags given explicitly on the command line (go test -rapid.checks=N)
+// win.
+var rapidOnce sync.Once
+
+func configureRapid(o check.Options) {
+	rapidOnce.Do(func() {
+		if !flag.Parsed() {
+			// Outside go test (touchstone run): rapid reads testing.Short
+			// and its own -rapid.* flags, which need the testing flags
+			// registered and the command line parsed (with no arguments:
+			// touchstone parses its own).
+			testing.Init()
+			_ = flag.CommandLine.Parse(nil)
+		}
+		set := func(name, value string) {
+			explicit := false
+			flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == name })
+			if f := flag.Lookup(name); f != nil && !explicit {
+				_ = f.Value.Set(value)
+			}
+		}
+		seed := o.PropertySeed
+		if seed == 0 {
+			seed = DefaultSeed
+		}
+		set("rapid.nofailfile", "true")
+		set("rapid.seed", strconv.FormatUint(seed, 10))
+		ceiling := DefaultChecks
+		for _, b := range caseBoost {
+			ceiling = max(ceiling, DefaultChecks*b)
+		}
+		set("rapid.checks", strconv.Itoa(max(ceiling, o.PropertyChecks)))
+	})
+}
+
+// explicitChecks is the case count given on the command line
+// (-rapid.checks), which then wins over every property's own.
+func explicitChecks() int {
+	n := 0
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "rapid.checks" {
+			n, _ = strconv.Atoi(f.Value.String())
+		}
+	})
+	return n
 }
 
 // recorder is the rapid.TB that collects rapid's messages (the seed, the
@@ -70,6 +133,9 @@ type recorder struct {
 	// note is the model's failure in the last run that logged one: rapid
 	// logs only its final replay of the shrunk case.
 	note *failureNote
+	// final: rapid has reported the failure; what runs now is its last
+	// replay of the shrunk case.
+	final bool
 }
 
 func (r *recorder) Helper()      {}
@@ -81,11 +147,16 @@ func (r *recorder) Logf(f string, a ...any) {
 	}
 	r.logs = append(r.logs, fmt.Sprintf(f, a...))
 }
-func (r *recorder) Log(a ...any)              { r.logs = append(r.logs, fmt.Sprint(a...)) }
-func (r *recorder) Skipf(f string, a ...any)  { r.Errorf("skip inside rapid: "+f, a...) }
-func (r *recorder) Skip(a ...any)             { r.Error(a...) }
-func (r *recorder) SkipNow()                  { r.Error("skip inside rapid") }
-func (r *recorder) Errorf(f string, a ...any) { r.msgs = append(r.msgs, fmt.Sprintf(f, a...)) }
+func (r *recorder) Log(a ...any)             { r.logs = append(r.logs, fmt.Sprint(a...)) }
+func (r *recorder) Skipf(f string, a ...any) { r.Errorf("skip inside rapid: "+f, a...) }
+func (r *recorder) Skip(a ...any)            { r.Error(a...) }
+func (r *recorder) SkipNow()                 { r.Error("skip inside rapid") }
+func (r *recorder) Errorf(f string, a ...any) {
+	msg := fmt.Sprintf(f, a...)
+	// rapid reports the failure, then replays the shrunk case once more.
+	r.final = r.final || strings.HasPrefix(msg, "[rapid] ")
+	r.msgs = append(r.msgs, msg)
+}
 func (r *recorder) Error(a ...any)            { r.msgs = append(r.msgs, fmt.Sprint(a...)) }
 func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...); panic(stop{}) }
 func (r *recorder) Fatal(a ...any)            { r.Error(a...); panic(stop{}) }
@@ -101,62 +172,52 @@ type stop struct{}
 // else rules[0].
 func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 	rec := &recorder{name: id}
-	checksMu.Lock()
-	if !flag.Parsed() {
-		// Outside go test (touchstone run): rapid reads testing.Short and
-		// its own -rapid.* flags, which need the testing flags registered
-		// and the command line parsed (with no arguments: touchstone
-		// parses its own).
-		testing.Init()
-		_ = flag.CommandLine.Parse(nil)
+	configureRapid(t.Target().Options)
+	limit, why := cases(t, id)
+	if n := explicitChecks(); n > 0 {
+		limit, why = n, "-rapid.checks"
 	}
-	// Never write fail files into the working directory (a faulted
-	// sandbox fails properties on purpose): the failure message carries
-	// the seed. -rapid.nofailfile=false given explicitly keeps them.
-	if !explicit("rapid.nofailfile", "RAPID_NOFAILFILE") {
-		_ = flag.Set("rapid.nofailfile", "true")
+	t.Logf("%d cases (%s)", limit, why)
+	// rapid draws up to its process-wide ceiling; this property stops at
+	// its own count: later cases return at once without drawing (rapid
+	// counts them as passing). Once a case has failed, every call runs
+	// the property (the shrinker's and rapid's replays).
+	var drawn int
+	var failing bool
+	// Shrinking is bounded by the property's own budget (rapid's is
+	// process-wide): rapid reproduces the failure once, then each shrink
+	// candidate is a call; past the budget a candidate passes at once, so
+	// the shrinker rejects it and stops. Its last replay of the shrunk
+	// case (after it reported the failure: rec.final) always runs.
+	budget := ShrinkBudget
+	if t.Context().Value(unshrunk{}) != nil {
+		budget = 0
 	}
-	if f := flag.Lookup("rapid.checks"); f != nil && !explicit("rapid.checks", "RAPID_CHECKS") {
-		n := checks()
-		if !t.Target().VirtualClock() && os.Getenv("TOUCHSTONE_RAPID_CHECKS") == "" {
-			// A real clock cannot be moved to a fresh rate-limit window:
-			// stay well under 600 requests per route and minute.
-			n = min(n, realClockChecks)
-			t.Logf("real clock: %d cases (TOUCHSTONE_RAPID_CHECKS raises it; pace the target yourself)", n)
+	var shrinkUntil time.Time
+	bounded := func(rt *rapid.T) {
+		switch {
+		case !failing:
+			if drawn >= limit {
+				return
+			}
+			drawn++
+		case rec.final:
+		case shrinkUntil.IsZero():
+			shrinkUntil = time.Now().Add(budget)
+		case time.Now().After(shrinkUntil):
+			return
 		}
-		if b := caseBoost[id]; b > 1 && os.Getenv("TOUCHSTONE_RAPID_CHECKS") == "" {
-			// A cheap property whose rules need longer sequences draws
-			// more cases by default (deep runs set the count themselves).
-			n *= b
-		}
-		if d := caseShare[id]; d > 1 {
-			// A property whose cases cost hundreds of requests draws a
-			// share of the count (at least 2).
-			n = max(2, n/d)
-		}
-		_ = f.Value.Set(strconv.Itoa(n))
+		defer func() {
+			if r := recover(); r != nil {
+				failing = true
+				panic(r)
+			}
+			if rt.Failed() {
+				failing = true
+			}
+		}()
+		prop(rt)
 	}
-	if f := flag.Lookup("rapid.shrinktime"); f != nil && !explicit("rapid.shrinktime", "RAPID_SHRINKTIME") {
-		// rapid's own default (30 s) unless the verdict alone is wanted.
-		d := 30 * time.Second
-		if t.Context().Value(unshrunk{}) != nil {
-			d = 0
-		}
-		_ = f.Value.Set(d.String())
-	}
-	// A fixed seed per property unless one is given (-rapid.seed,
-	// RAPID_SEED, TOUCHSTONE_RAPID_SEED; "0" draws a random one): a
-	// default run is deterministic, so a fault is caught every time.
-	if f := flag.Lookup("rapid.seed"); f != nil && !explicit("rapid.seed", "RAPID_SEED") {
-		seed := os.Getenv("TOUCHSTONE_RAPID_SEED")
-		if seed == "" {
-			h := fnv.New64a()
-			h.Write([]byte(id))
-			seed = strconv.FormatUint(h.Sum64()|1, 10)
-		}
-		_ = f.Value.Set(seed)
-	}
-	checksMu.Unlock()
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -165,7 +226,7 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 				}
 			}
 		}()
-		rapid.Check(rec, func(rt *rapid.T) { pace(t); prop(rt) })
+		rapid.Check(rec, bounded)
 	}()
 	if len(rec.msgs) == 0 {
 		return
@@ -205,8 +266,9 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 }
 
 // SeedLog starts the result's log line that names the rapid seed of a
-// failed property's case: TOUCHSTONE_RAPID_SEED set to it draws that case
-// first (touchstone replay sets it).
+// failed property's case: that seed (touchstone run --property-seed, which
+// touchstone replay sets from this line; TOUCHSTONE_RAPID_SEED under go
+// test) draws that case first.
 const SeedLog = "rapid seed "
 
 var (
@@ -258,6 +320,10 @@ func (r *recorder) failure() (msg, seed string) {
 	return b.String(), seed
 }
 
+// ShrinkBudget is how long a property may spend shrinking a failing case
+// (rapid's -rapid.shrinktime, 30 s by default, bounds it too).
+const ShrinkBudget = 30 * time.Second
+
 type unshrunk struct{}
 
 // Unshrunk marks ctx so that the properties run under it report a failure
@@ -265,17 +331,6 @@ type unshrunk struct{}
 // that want only the verdict, such as the fault-mode proof.
 func Unshrunk(ctx context.Context) context.Context {
 	return context.WithValue(ctx, unshrunk{}, true)
-}
-
-// explicit reports whether the rapid flag was given on the command line or
-// its environment variable set, which then wins over the harness's value.
-func explicit(name, env string) bool {
-	if os.Getenv(env) != "" {
-		return true
-	}
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // steps is a case's log: numbered steps, each with the curl line that
@@ -357,21 +412,3 @@ func counted(c *client.Client) { c.Record = func(*client.Exchange) { taken.Add(1
 
 // StepsTaken is the number of HTTP exchanges the properties have sent so far.
 func StepsTaken() int64 { return taken.Load() }
-
-// paced is the step count at the last fresh rate-limit window.
-var paced atomic.Int64
-
-// pace starts a fresh clock-minute window (virtual clock only) before a
-// case once 300 steps have been sent in the current one, so a deep run
-// stays under the documented 600 requests per route and minute. On a real
-// clock it does nothing: deep runs there must be paced by the operator.
-func pace(t *check.T) {
-	now := taken.Load()
-	if now-paced.Load() < 300 {
-		return
-	}
-	paced.Store(now)
-	if err := t.Target().FreshWindow(t.Context()); err != nil {
-		t.NoVerdict(err)
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -68,8 +69,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, l := range found.Logs {
 		// A failed property names the seed of its case: drawn first again.
-		if seed, ok := strings.CutPrefix(l, property.SeedLog); ok && os.Getenv("TOUCHSTONE_RAPID_SEED") == "" {
-			os.Setenv("TOUCHSTONE_RAPID_SEED", seed)
+		if seed, ok := strings.CutPrefix(l, property.SeedLog); ok {
+			f.propertySeed, _ = strconv.ParseUint(seed, 10, 64)
 		}
 	}
 	if f.target == "" {
