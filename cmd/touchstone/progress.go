@@ -11,6 +11,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/redact"
 	"github.com/touchstone-harness/touchstone/internal/traffic"
+	"github.com/touchstone-harness/touchstone/reports"
 )
 
 // progress is the run's console while checks run: one progress line
@@ -233,7 +234,7 @@ func (p *progress) result(r *check.Result, replay string) {
 		}
 		return
 	}
-	for _, line := range strings.Split(r.Summary(), "\n") {
+	for _, line := range strings.Split(reports.FailureText(r), "\n") {
 		fmt.Fprintf(&b, "        %s\n", line)
 	}
 	if p.causeShown == nil {

@@ -111,6 +111,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone run: no check matches --label-filter %q%s; nothing to run\n", f.labelFilter, focusNote(f.focus))
 		return exitUsage
 	}
+	if err := targetInputError(f.target, f.fault); err != nil {
+		fmt.Fprintf(stderr, "touchstone run: %v\n", oneLine(err))
+		return exitUsage
+	}
 	if err := writableDir(f.out); err != nil {
 		fmt.Fprintf(stderr, "touchstone run: --out: %v\n", oneLine(err))
 		return exitUsage
