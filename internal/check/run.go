@@ -1,10 +1,10 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -125,7 +125,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 		res.Status, res.Error, res.NotRun = Error, "not run: "+err.Error(), true
 		return res
 	}
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout(c))
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout(target, c))
 	defer cancel()
 	t.ctx = ctx
 
@@ -205,7 +205,7 @@ func execute(t *T, c *Check) (status Status, errText string, transport bool) {
 					status, errText = Error, v.err.Error()
 					transport = errors.As(v.err, &te)
 					if transport && t.ctx.Err() == context.DeadlineExceeded {
-						errText = fmt.Sprintf("check exceeded its deadline (%s): %s", checkTimeout(c), errText)
+						errText = fmt.Sprintf("check exceeded its deadline (%s): %s", checkTimeout(t.target, c), errText)
 					}
 				}
 			default:
@@ -230,28 +230,12 @@ func (t *T) answered() bool {
 	return false
 }
 
-// CheckTimeout bounds one check, SlowCheckTimeout one labelled slow
-// (TOUCHSTONE_CHECK_TIMEOUT overrides both). A check past its deadline ends
-// without a verdict.
-var (
-	CheckTimeout     = envDuration("TOUCHSTONE_CHECK_TIMEOUT", 3*time.Minute)
-	SlowCheckTimeout = envDuration("TOUCHSTONE_CHECK_TIMEOUT", 15*time.Minute)
-)
-
-func checkTimeout(c *Check) time.Duration {
+func checkTimeout(target *Target, c *Check) time.Duration {
+	b, def := target.Bounds, DefaultBounds()
 	if c.HasLabel(Slow) {
-		return SlowCheckTimeout
+		return cmp.Or(b.SlowCheck, def.SlowCheck)
 	}
-	return CheckTimeout
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	if v := os.Getenv(name); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			return d
-		}
-	}
-	return def
+	return cmp.Or(b.Check, def.Check)
 }
 
 // StallLimit is how many checks in a row may end on a transport failure
@@ -267,12 +251,7 @@ type stall struct {
 	stopped     string
 }
 
-var stalls sync.Map // *Target -> *stall
-
-func stallOf(t *Target) *stall {
-	v, _ := stalls.LoadOrStore(t, &stall{})
-	return v.(*stall)
-}
+func stallOf(t *Target) *stall { return &t.stall }
 
 func (s *stall) observe(transport, answered bool, errText string) {
 	s.mu.Lock()
