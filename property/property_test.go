@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	_ "github.com/touchstone-harness/touchstone/property"
 )
 

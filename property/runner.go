@@ -6,14 +6,16 @@
 package property
 
 import (
+	"context"
 	"flag"
 	"fmt"
-
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -119,23 +121,42 @@ func explicitChecks() int {
 	return n
 }
 
-// recorder is the rapid.TB that collects rapid's messages (the shrunk
-// case, its step log and the seed) so they land in the check's result as
-// one failure under the property's rule, instead of aborting mid-report.
+// recorder is the rapid.TB that collects rapid's messages (the seed, the
+// case count) and, from rapid's last replay of the shrunk case, the draws
+// and the model's failure with its steps, so that they land in the check's
+// result as one failure under the property's rule, instead of aborting
+// mid-report.
 type recorder struct {
 	name string
 	msgs []string
 	logs []string
+	// note is the model's failure in the last run that logged one: rapid
+	// logs only its final replay of the shrunk case.
+	note *failureNote
+	// final: rapid has reported the failure; what runs now is its last
+	// replay of the shrunk case.
+	final bool
 }
 
-func (r *recorder) Helper()                   {}
-func (r *recorder) Name() string              { return r.name }
-func (r *recorder) Logf(f string, a ...any)   { r.logs = append(r.logs, fmt.Sprintf(f, a...)) }
-func (r *recorder) Log(a ...any)              { r.logs = append(r.logs, fmt.Sprint(a...)) }
-func (r *recorder) Skipf(f string, a ...any)  { r.Errorf("skip inside rapid: "+f, a...) }
-func (r *recorder) Skip(a ...any)             { r.Error(a...) }
-func (r *recorder) SkipNow()                  { r.Error("skip inside rapid") }
-func (r *recorder) Errorf(f string, a ...any) { r.msgs = append(r.msgs, fmt.Sprintf(f, a...)) }
+func (r *recorder) Helper()      {}
+func (r *recorder) Name() string { return r.name }
+func (r *recorder) Logf(f string, a ...any) {
+	if n, ok := noteOf(a); ok {
+		r.note = &n
+		return
+	}
+	r.logs = append(r.logs, fmt.Sprintf(f, a...))
+}
+func (r *recorder) Log(a ...any)             { r.logs = append(r.logs, fmt.Sprint(a...)) }
+func (r *recorder) Skipf(f string, a ...any) { r.Errorf("skip inside rapid: "+f, a...) }
+func (r *recorder) Skip(a ...any)            { r.Error(a...) }
+func (r *recorder) SkipNow()                 { r.Error("skip inside rapid") }
+func (r *recorder) Errorf(f string, a ...any) {
+	msg := fmt.Sprintf(f, a...)
+	// rapid reports the failure, then replays the shrunk case once more.
+	r.final = r.final || strings.HasPrefix(msg, "[rapid] ")
+	r.msgs = append(r.msgs, msg)
+}
 func (r *recorder) Error(a ...any)            { r.msgs = append(r.msgs, fmt.Sprint(a...)) }
 func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...); panic(stop{}) }
 func (r *recorder) Fatal(a ...any)            { r.Error(a...); panic(stop{}) }
@@ -163,12 +184,28 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 	// the property (the shrinker's and rapid's replays).
 	var drawn int
 	var failing bool
+	// Shrinking is bounded by the property's own budget (rapid's is
+	// process-wide): rapid reproduces the failure once, then each shrink
+	// candidate is a call; past the budget a candidate passes at once, so
+	// the shrinker rejects it and stops. Its last replay of the shrunk
+	// case (after it reported the failure: rec.final) always runs.
+	budget := ShrinkBudget
+	if t.Context().Value(unshrunk{}) != nil {
+		budget = 0
+	}
+	var shrinkUntil time.Time
 	bounded := func(rt *rapid.T) {
-		if !failing {
+		switch {
+		case !failing:
 			if drawn >= limit {
 				return
 			}
 			drawn++
+		case rec.final:
+		case shrinkUntil.IsZero():
+			shrinkUntil = time.Now().Add(budget)
+		case time.Now().After(shrinkUntil):
+			return
 		}
 		defer func() {
 			if r := recover(); r != nil {
@@ -191,31 +228,117 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		}()
 		rapid.Check(rec, bounded)
 	}()
-	if len(rec.msgs) > 0 {
-		all := strings.Join(rec.msgs, "\n")
-		// The failure is recorded under every rule the shrunk failure
-		// names ("IDEM-010/IDEM-017: ..."), else under rules[0].
-		var named []string
-		for _, r := range rules {
-			if strings.Contains(all, r+":") || strings.Contains(all, r+"/") {
-				named = append(named, r)
-			}
-		}
-		if len(named) == 0 {
-			named = rules[:1]
-		}
-		for _, r := range named[1:] {
-			t.Errorf(r, "%s: property failed (see the failure under %s for the steps)", id, named[0])
-		}
-		rule := named[0]
-		t.Fatalf(rule, "%s: property failed\n%s\nreplay: touchstone run --focus '^%s$' --property-seed N (N: the seed above)",
-			id, all, id)
+	if len(rec.msgs) == 0 {
+		return
 	}
+	msg, seed := rec.failure()
+	if seed != "" {
+		// touchstone replay reads it back from the result's logs.
+		t.Logf("%s%s", SeedLog, seed)
+	}
+	// The failure is recorded under every rule the shrunk failure's
+	// complaint names ("IDEM-010/IDEM-017: ..."), else under rules[0].
+	complaint, _, _ := strings.Cut(msg, "\n")
+	if rec.note != nil {
+		complaint = rec.note.complaint
+	}
+	var named []string
+	for _, r := range rules {
+		if strings.Contains(complaint, r+":") || strings.Contains(complaint, r+"/") {
+			named = append(named, r)
+		}
+	}
+	if len(named) == 0 {
+		named = rules[:1]
+	}
+	for _, r := range named[1:] {
+		t.Errorf(r, "%s: property failed (see the failure under %s for the steps)", id, named[0])
+	}
+	// The failure is shown under its rule: "[WHM-014] GET carries …", not
+	// "[WHM-014] WHM-014: GET carries …".
+	msg = strings.TrimPrefix(msg, named[0]+": ")
+	if rec.note != nil && rec.note.last != nil {
+		// The evidence is the failing step's exchange, not whatever
+		// the check sent last (its cleanup).
+		t.FatalAt(rec.note.last, named[0], "%s", msg)
+	}
+	t.Fatalf(named[0], "%s", msg)
+}
+
+// SeedLog starts the result's log line that names the rapid seed of a
+// failed property's case: that seed (touchstone run --property-seed, which
+// touchstone replay sets from this line; TOUCHSTONE_RAPID_SEED under go
+// test) draws that case first.
+const SeedLog = "rapid seed "
+
+var (
+	afterRE = regexp.MustCompile(`failed after (\d+) tests`)
+	leadRE  = regexp.MustCompile(`^failed after \d+ tests: `)
+	seedRE  = regexp.MustCompile(`-rapid\.seed=(\d+)`)
+)
+
+// failure is the failure message of a property: the complaint, which case
+// failed and with which seed, then the shrunk case's numbered steps (or its
+// draws, for a property without steps); and the seed that draws the
+// failing case first.
+func (r *recorder) failure() (msg, seed string) {
+	all := strings.Join(r.msgs, "\n")
+	if m := seedRE.FindStringSubmatch(all); m != nil {
+		seed = m[1]
+	}
+	found := "a case failed"
+	if m := afterRE.FindStringSubmatch(all); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		found = fmt.Sprintf("case %d failed", n+1)
+	}
+	if seed != "" {
+		found += " (rapid seed " + seed + ")"
+	}
+	var b strings.Builder
+	if r.note != nil {
+		fmt.Fprintf(&b, "%s\n%s; shrunk to %d steps:", r.note.complaint, found, len(r.note.steps))
+		for _, l := range r.note.steps {
+			b.WriteString("\n" + l)
+		}
+		return b.String(), seed
+	}
+	// A property without steps (or whose shrunk case did not fail again
+	// on its last replay): rapid's own account and the draws.
+	first := strings.SplitN(r.msgs[0], "\n", 2)[0]
+	first = strings.TrimSpace(first[strings.Index(first, "]")+1:])
+	first = leadRE.ReplaceAllString(first, "")
+	fmt.Fprintf(&b, "%s\n%s", first, found)
+	var draws []string
+	for _, l := range r.logs {
+		if d, ok := strings.CutPrefix(l, "[rapid] draw "); ok {
+			draws = append(draws, "drawn "+d)
+		}
+	}
+	if len(draws) > 0 {
+		b.WriteString("; shrunk to these draws:\n" + strings.Join(draws, "\n"))
+	}
+	return b.String(), seed
+}
+
+// ShrinkBudget is how long a property may spend shrinking a failing case
+// (rapid's -rapid.shrinktime, 30 s by default, bounds it too).
+const ShrinkBudget = 30 * time.Second
+
+type unshrunk struct{}
+
+// Unshrunk marks ctx so that the properties run under it report a failure
+// as found, without shrinking it (up to 30 s each otherwise): for callers
+// that want only the verdict, such as the fault-mode proof.
+func Unshrunk(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unshrunk{}, true)
 }
 
 // steps is a case's log: numbered steps, each with the curl line that
 // reproduces it (the key as a placeholder) and the answer's status.
-type steps struct{ lines []string }
+type steps struct {
+	lines []string
+	last  *client.Response
+}
 
 func (s *steps) add(what string, r *client.Response) {
 	line := fmt.Sprintf("%d. %s -> %d", len(s.lines)+1, what, r.Status)
@@ -223,6 +346,7 @@ func (s *steps) add(what string, r *client.Response) {
 		line += "\n   " + r.Exchange.Curl()
 	}
 	s.lines = append(s.lines, line)
+	s.last = r
 }
 
 // note adds a numbered step that is not an HTTP exchange (a control
@@ -234,9 +358,46 @@ func (s *steps) note(format string, args ...any) {
 func (s *steps) String() string { return strings.Join(s.lines, "\n") }
 
 // fail stops the case with the model's complaint and the steps so far.
+// rapid is told only the complaint with what differs between two runs of
+// the same case blanked (ids, keys, times, secrets: stable): it compares
+// failure messages to know it is shrinking the same failure, and a message
+// holding a fresh uuid made every replay look like another failure, so
+// nothing was ever shrunk. The whole complaint and the steps reach the
+// recorder in a note, logged by rapid's last replay of the shrunk case.
 func (s *steps) fail(rt *rapid.T, format string, args ...any) {
-	rt.Fatalf("%s\nsteps:\n%s", fmt.Sprintf(format, args...), s)
+	msg := fmt.Sprintf(format, args...)
+	rt.Logf("%v", failureNote{complaint: msg, steps: append([]string(nil), s.lines...), last: s.last})
+	rt.Fatalf("%s", stable(msg))
 }
+
+// failureNote is a model's failure as the recorder keeps it.
+type failureNote struct {
+	complaint string
+	steps     []string
+	last      *client.Response // the failing step's answer
+}
+
+func (n failureNote) String() string {
+	return n.complaint + "\nsteps:\n" + strings.Join(n.steps, "\n")
+}
+
+func noteOf(args []any) (failureNote, bool) {
+	if len(args) != 1 {
+		return failureNote{}, false
+	}
+	n, ok := args[0].(failureNote)
+	return n, ok
+}
+
+// volatile matches what differs between two runs of one case: uuids (and
+// the ts- keys and URLs built on them), timestamps, long hex digests,
+// secrets and other long base64 runs.
+var volatile = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|` +
+	`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|` +
+	`[0-9a-fA-F]{16,}|[A-Za-z0-9_]*whsec_[A-Za-z0-9+/=]*|[A-Za-z0-9+/_-]{24,}={0,2}`)
+
+// stable is msg with its volatile parts blanked.
+func stable(msg string) string { return volatile.ReplaceAllString(msg, "…") }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

@@ -19,23 +19,45 @@ import (
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"join":  strings.Join,
-	"round": func(d time.Duration) time.Duration { return d.Round(time.Millisecond) },
-	"utc":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"join":        strings.Join,
+	"round":       func(d time.Duration) time.Duration { return d.Round(time.Millisecond) },
+	"utc":         func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"checkStatus": CheckStatus,
+	"steps": func(msg string) messageSteps {
+		text, steps := SplitSteps(msg)
+		return messageSteps{text, steps}
+	},
 }).Parse(pageTemplate))
+
+// messageSteps is a failure message as the page shows it: its text, then
+// a property's numbered steps as a list.
+type messageSteps struct {
+	Text  string
+	Steps []Step
+}
 
 // pageData is what report.html shows, all of it derived from results.json.
 type pageData struct {
-	Doc      *Document
-	Verdict  Verdict
-	Areas    []AreaStatus
-	Statuses []string
-	Rules    []RuleStatus
-	Failures []pageFailure
-	Skips    []skipGroup
-	Property []ResultDoc
-	Load     []ResultDoc
-	LoadPage string
+	Doc     *Document
+	Verdict Verdict
+	// CheckAreas count checks by area (the console's table); Areas count
+	// rules by status, by area of the specification.
+	CheckAreas []checkArea
+	Areas      []AreaStatus
+	Statuses   []string
+	Meaning    map[string]string
+	RuleLine   string
+	Rules      []RuleStatus
+	Failures   []pageFailure
+	Skips      []skipGroup
+	Property   []ResultDoc
+	Load       []ResultDoc
+	LoadPage   string
+}
+
+type checkArea struct {
+	Area string
+	Counts
 }
 
 type pageFailure struct {
@@ -51,6 +73,10 @@ type skipGroup struct {
 // WriteHTML writes report.html into dir: one self-contained page (inline
 // style and script, nothing fetched) rendered from the results document.
 func WriteHTML(dir string, doc *Document, cat *catalogue.Catalogue, red *redact.Redactor) error {
+	doc, err := Masked(doc, red)
+	if err != nil {
+		return err
+	}
 	raw, err := RenderHTML(dir, doc, cat)
 	if err != nil {
 		return err
@@ -61,9 +87,13 @@ func WriteHTML(dir string, doc *Document, cat *catalogue.Catalogue, red *redact.
 // RenderHTML is the page's bytes; dir is where sibling reports (load.html)
 // are looked for.
 func RenderHTML(dir string, doc *Document, cat *catalogue.Catalogue) ([]byte, error) {
-	d := pageData{Doc: doc, Verdict: Certify(doc, cat), Rules: RuleStatuses(doc, cat),
-		Statuses: []string{RuleFailed, RuleNoVerdict, RuleSkipped, RuleNotRun, RuleNotSelected, RulePassed, RuleNotCovered, RuleUnobservable}}
+	d := pageData{Doc: doc, Verdict: Certify(doc, cat), Rules: RuleStatuses(doc, cat), Statuses: RuleStatusOrder, Meaning: RuleStatusMeaning}
 	d.Areas = AreaStatuses(d.Rules)
+	d.RuleLine = RuleCountsLine(RuleCounts(d.Rules))
+	for area, c := range doc.ByArea {
+		d.CheckAreas = append(d.CheckAreas, checkArea{area, *c})
+	}
+	sort.Slice(d.CheckAreas, func(i, j int) bool { return d.CheckAreas[i].Area < d.CheckAreas[j].Area })
 	skips := map[string][]string{}
 	for _, rd := range doc.Results {
 		switch {

@@ -10,16 +10,30 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/redact"
 )
 
 // WriteJUnit writes junit.xml into dir from the run's results and tally,
 // with Ginkgo's JUnit types: one test suite per area, one test case per
-// check; a failed check is a <failure>, a check with no verdict an
-// <error>, a skipped one <skipped>. The counts are the tally's, so the file
-// agrees with results.json and the console.
+// check (status passed, failed, skipped or no-verdict; properties: its case
+// id, each rule it names, each rule it failed under and its replay
+// command); a failed check is a <failure>, a check with no verdict an
+// <error>, a skipped one <skipped>. The counts are the tally's, and the run's
+// properties carry the check and rule counts, so the file agrees with
+// results.json, the page and the console.
 func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
+	if red == nil {
+		red = redact.New()
+	}
+	for _, res := range r.Results {
+		for _, f := range res.Failures {
+			if f.Exchange != nil && f.Exchange.Response != nil {
+				learnSecrets(red, f.Exchange.Response.Body)
+			}
+		}
+	}
 	t := r.Tally()
 	byArea := map[string][]*check.Result{}
 	for _, res := range r.Results {
@@ -37,12 +51,24 @@ func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
 			Tests: len(results), Failures: c.Failed, Errors: c.Error, Skipped: c.Skipped,
 		}
 		for _, res := range results {
-			tc := reporters.JUnitTestCase{Name: "[" + res.ID + "] " + res.Title, Classname: area, Status: string(res.Status), Time: res.Duration.Seconds()}
+			tc := reporters.JUnitTestCase{Name: "[" + res.ID + "] " + res.Title, Classname: area, Status: CheckStatus(res.Status), Time: res.Duration.Seconds(),
+				Properties: &reporters.JUnitProperties{}}
+			prop := func(name, value string) {
+				tc.Properties.Properties = append(tc.Properties.Properties, reporters.JUnitProperty{Name: name, Value: value})
+			}
+			prop("case_id", res.CaseID)
+			for _, id := range res.Rules {
+				prop("rule", id)
+			}
 			switch res.Status {
 			case check.Failed:
-				tc.Failure = &reporters.JUnitFailure{Message: "violated " + joinRules(res.FailedRules()), Type: "failed", Description: res.Summary()}
+				tc.Failure = &reporters.JUnitFailure{Message: "failed rules " + joinRules(res.FailedRules()), Type: "failed", Description: FailureText(res)}
+				for _, id := range res.FailedRules() {
+					prop("failed_rule", id)
+				}
+				prop("replay", ReplayCommand("results.json", res.CaseID, r.Seeds.Sandbox == 0))
 			case check.Error:
-				tc.Error = &reporters.JUnitError{Message: "no verdict", Type: "no-verdict", Description: res.Summary()}
+				tc.Error = &reporters.JUnitError{Message: "no verdict", Type: "no-verdict", Description: FailureText(res)}
 			case check.Skipped:
 				tc.Skipped = &reporters.JUnitSkipped{Message: "skipped - " + res.SkipReason}
 			}
@@ -64,8 +90,21 @@ func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
 		{Name: "not_run", Value: strconv.Itoa(t.NotRun)},
 		{Name: "interrupted", Value: strconv.FormatBool(r.Interrupted)},
 		{Name: "stopped", Value: r.Stopped},
+		{Name: "checks_passed", Value: strconv.Itoa(t.Total.Passed)},
+		{Name: "checks_failed", Value: strconv.Itoa(t.Total.Failed)},
+		{Name: "checks_skipped", Value: strconv.Itoa(t.Total.Skipped)},
+		{Name: "checks_no_verdict", Value: strconv.Itoa(t.Total.Error)},
 	}}}
+	// The catalogue's rules by status, as the console and the page count
+	// them (rules_failed, rules_inconclusive, ...).
+	counts := r.ruleCounts(catalogue.MustLoad())
+	for _, st := range RuleStatusOrder {
+		props.Properties.Properties = append(props.Properties.Properties,
+			reporters.JUnitProperty{Name: "rules_" + strings.ReplaceAll(st, "-", "_"), Value: strconv.Itoa(counts[st])})
+	}
 	doc.TestSuites = append(doc.TestSuites, props)
+	// Masked before XML escapes it (see Masked).
+	red.Value(&doc)
 	raw, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

@@ -86,7 +86,7 @@ func TestTallyIsComputedOnceAndRenderedAlike(t *testing.T) {
 	if junit.Failures != want.Failed || junit.Errors != want.Error || junit.Disabled != want.Skipped || junit.Tests != 5 {
 		t.Errorf("junit tests %d failures %d errors %d skipped %d", junit.Tests, junit.Failures, junit.Errors, junit.Disabled)
 	}
-	if !strings.Contains(console.String(), "total                1       2       1          1") || !strings.Contains(console.String(), "2 of 7 selected checks not run") {
+	if !strings.Contains(console.String(), "total       1       2       1          1") || !strings.Contains(console.String(), "2 of 7 selected checks not run") {
 		t.Errorf("console:\n%s", console.String())
 	}
 	for name, out := range map[string]string{"results.json": string(raw), "junit.xml": string(xraw), "console": console.String()} {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
@@ -40,6 +41,9 @@ type Run struct {
 	LabelFilter string           `json:"label_filter,omitempty"`
 	Focus       string           `json:"focus,omitempty"`
 	Results     []*check.Result  `json:"-"`
+	// RootCauses are violations many checks met the same way (one cause,
+	// its count and the checks), read before the per-check failures.
+	RootCauses []check.RootCause `json:"root_causes,omitempty"`
 	// Selected is how many checks the filters chose (0: len(Results)).
 	Selected int `json:"-"`
 	// Interrupted: the run was stopped by a signal before its end.
@@ -78,9 +82,12 @@ type ResultDoc struct {
 // the baseline and replay read back.
 type Document struct {
 	*Run
+	// Tally counts checks (counts, by_area); RuleCounts counts the
+	// catalogue's rules by their status in the run (RuleStatusOrder).
 	Tally
-	Coverage coverageDoc `json:"rule_coverage"`
-	Results  []ResultDoc `json:"results"`
+	RuleCounts map[string]int `json:"rule_counts,omitempty"`
+	Coverage   coverageDoc    `json:"rule_coverage"`
+	Results    []ResultDoc    `json:"results"`
 }
 
 type coverageDoc struct {
@@ -91,12 +98,68 @@ type coverageDoc struct {
 
 // WriteJSON writes results.json into dir.
 func WriteJSON(dir string, r *Run, cat *catalogue.Catalogue, red *redact.Redactor) error {
-	doc := NewDocument(r, cat)
+	doc, err := Masked(NewDocument(r, cat), red)
+	if err != nil {
+		return err
+	}
 	raw, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
 	return writeRedacted(filepath.Join(dir, "results.json"), raw, red)
+}
+
+// Masked is a copy of doc as results.json holds it, with every string
+// masked by red before anything renders it: JSON, XML and HTML escape the
+// characters base64 secrets are made of ('+' is "&#43;" on the page), so
+// masking the rendered bytes alone lets secrets through. Secrets the
+// evidence shows the target returned (a "secret" member of a response
+// body, e.g. a webhook secret at registration) are learnt by red first.
+func Masked(doc *Document, red *redact.Redactor) (*Document, error) {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var cp Document
+	if err := json.Unmarshal(raw, &cp); err != nil {
+		return nil, err
+	}
+	if red == nil {
+		red = redact.New()
+	}
+	for _, rd := range cp.Results {
+		for _, ev := range rd.Evidence {
+			learnSecrets(red, []byte(ev.Response))
+		}
+	}
+	red.Value(&cp)
+	return &cp, nil
+}
+
+// learnSecrets adds every string a JSON body holds under a "secret" key,
+// at any depth, to red.
+func learnSecrets(red *redact.Redactor, body []byte) {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if s, ok := e.(string); ok && strings.EqualFold(k, "secret") {
+					red.Add(s)
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
 }
 
 // NewDocument is the results document of a run.
@@ -134,7 +197,22 @@ func NewDocument(r *Run, cat *catalogue.Catalogue) *Document {
 		}
 		doc.Results = append(doc.Results, rd)
 	}
+	if cat != nil {
+		doc.RuleCounts = RuleCounts(RuleStatuses(doc, cat))
+	}
 	return doc
+}
+
+// ruleCounts are the run's rules by status (nil without a catalogue).
+func (r *Run) ruleCounts(cat *catalogue.Catalogue) map[string]int {
+	if cat == nil {
+		return nil
+	}
+	doc := &Document{Run: r, Tally: r.Tally()}
+	for _, res := range r.Results {
+		doc.Results = append(doc.Results, ResultDoc{Result: res})
+	}
+	return RuleCounts(RuleStatuses(doc, cat))
 }
 
 // ReplayCommand is the command line that re-runs one case of a results

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -8,20 +9,52 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/check"
 )
 
-// Rule statuses in a run, worst first.
+// Rule statuses in a run, worst first. A rule's status uses the words a
+// check's does (passed, failed, skipped, no-verdict, not-run) with the same
+// meaning, plus the ones only a rule can have.
 const (
-	RuleFailed       = "fail"
-	RuleNoVerdict    = "no-verdict"
-	RuleSkipped      = "skip"
+	// RuleFailed: a check recorded a failure under the rule.
+	RuleFailed = "failed"
+	// RuleNoVerdict: a check naming the rule reached no verdict.
+	RuleNoVerdict = "no-verdict"
+	// RuleInconclusive: a check naming the rule failed, under another
+	// rule, so this one was shown neither to hold nor to break.
+	RuleInconclusive = "inconclusive"
+	RuleSkipped      = "skipped"
 	RuleNotRun       = "not-run"
-	RuleNotSelected  = "not-selected"
-	RulePassed       = "pass"
-	RuleNotCovered   = "not-covered"
+	// RuleNotSelected: the filters chose none of the rule's checks.
+	RuleNotSelected = "not-selected"
+	RulePassed      = "passed"
+	// RuleNotCovered: the catalogue has no check for the rule yet.
+	RuleNotCovered = "not-covered"
+	// RuleUnobservable: no client of the API can observe the rule.
 	RuleUnobservable = "unobservable"
 )
 
+// RuleStatusOrder lists the rule statuses worst first.
+var RuleStatusOrder = []string{RuleFailed, RuleNoVerdict, RuleInconclusive, RuleSkipped, RuleNotRun, RuleNotSelected, RuleNotCovered, RulePassed, RuleUnobservable}
+
+// RuleStatusMeaning says what each rule status means (the page's legend).
+var RuleStatusMeaning = map[string]string{
+	RuleFailed:       "a check failed under the rule",
+	RuleNoVerdict:    "a check naming the rule reached no verdict",
+	RuleInconclusive: "a check naming the rule failed under another rule, so this one was shown neither to hold nor to break",
+	RuleSkipped:      "its checks were skipped (the reason is given)",
+	RuleNotRun:       "its checks were selected but did not run (the run stopped or was interrupted)",
+	RuleNotSelected:  "the filters chose none of its checks",
+	RuleNotCovered:   "no check covers it yet",
+	RulePassed:       "a check naming it passed and none failed",
+	RuleUnobservable: "no client of the API can observe it (the reason is given)",
+}
+
 // ruleRank orders statuses worst first (an area shows its worst).
-var ruleRank = map[string]int{RuleFailed: 0, RuleNoVerdict: 1, RuleSkipped: 2, RuleNotRun: 3, RuleNotSelected: 4, RuleNotCovered: 5, RulePassed: 6, RuleUnobservable: 7}
+var ruleRank = func() map[string]int {
+	m := map[string]int{}
+	for i, s := range RuleStatusOrder {
+		m[s] = i
+	}
+	return m
+}()
 
 // RuleStatus is one catalogued rule's standing in a run.
 type RuleStatus struct {
@@ -36,10 +69,11 @@ type RuleStatus struct {
 
 // RuleStatuses are every catalogued rule's status in the run, in catalogue
 // order: failed when a check failed under it; passed when a check naming it
-// passed and none failed; otherwise the best the checks that name it got
-// (no verdict, skipped with the reason, not run), not selected when no
-// check naming it was selected; and not covered or unobservable when the
-// catalogue names no check.
+// passed and none failed; otherwise the worst the checks that name it got
+// (no verdict, inconclusive when one failed under another rule, skipped
+// with the reason, not run), not selected when no check naming it was
+// selected; and not covered or unobservable when the catalogue names no
+// check.
 func RuleStatuses(doc *Document, cat *catalogue.Catalogue) []RuleStatus {
 	byRule := map[string][]*check.Result{}
 	for _, rd := range doc.Results {
@@ -94,9 +128,9 @@ func undecided(results []*check.Result) (status, reason string, by []string) {
 		case res.Status == check.Skipped:
 			s, why = RuleSkipped, res.SkipReason
 		case res.Status == check.Failed:
-			s, why = RuleNoVerdict, "its check failed under another rule"
+			s, why = RuleInconclusive, "its check "+res.ID+" failed under another rule ("+strings.Join(res.FailedRules(), ", ")+")"
 		case res.Status == check.Passed:
-			s, why = RuleNoVerdict, "a check naming it passed while another failed"
+			s, why = RuleInconclusive, "a check naming it passed while another failed"
 		}
 		if reason == "" || ruleRank[s] < ruleRank[status] {
 			status, reason = s, why
@@ -112,6 +146,27 @@ type AreaStatus struct {
 	Area   string         `json:"area"`
 	Worst  string         `json:"worst"`
 	Counts map[string]int `json:"counts"`
+}
+
+// RuleCounts counts rules by status.
+func RuleCounts(rules []RuleStatus) map[string]int {
+	out := map[string]int{}
+	for _, r := range rules {
+		out[r.Status]++
+	}
+	return out
+}
+
+// RuleCountsLine is "2 failed, 23 inconclusive, ..., 1051 passed": the
+// statuses some rule has, worst first.
+func RuleCountsLine(counts map[string]int) string {
+	var parts []string
+	for _, st := range RuleStatusOrder {
+		if n := counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // AreaStatuses rolls rule statuses up by area, worst area first.

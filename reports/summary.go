@@ -8,20 +8,28 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 )
 
-// PrintSummary prints the run's tally: passed / failed / skipped / no
-// verdict by area, violated rules, rule coverage, and what did not run.
+// PrintSummary prints the run's tally in the words the page, results.json
+// and junit.xml use: checks passed / failed / skipped / no-verdict by area
+// (a check's area), the failed rules, the catalogue's rules by status, and
+// what did not run.
 func PrintSummary(w io.Writer, r *Run, cat *catalogue.Catalogue) Tally {
 	t := r.Tally()
-	fmt.Fprintf(w, "\n%-14s %7s %7s %7s %10s\n", "area", "passed", "failed", "skipped", "no-verdict")
+	width := len("total")
 	for _, a := range t.Areas {
-		c := t.ByArea[a]
-		fmt.Fprintf(w, "%-14s %7d %7d %7d %10d\n", a, c.Passed, c.Failed, c.Skipped, c.Error)
+		width = max(width, len(a))
 	}
-	fmt.Fprintf(w, "%-14s %7d %7d %7d %10d\n", "total", t.Total.Passed, t.Total.Failed, t.Total.Skipped, t.Total.Error)
+	row := func(name string, c Counts) {
+		fmt.Fprintf(w, "%-*s %7d %7d %7d %10d\n", width, name, c.Passed, c.Failed, c.Skipped, c.Error)
+	}
+	fmt.Fprintf(w, "\nchecks by area\n%-*s %7s %7s %7s %10s\n", width, "area", "passed", "failed", "skipped", "no-verdict")
+	for _, a := range t.Areas {
+		row(a, *t.ByArea[a])
+	}
+	row("total", t.Total)
 	if ids := t.FailedRuleIDs(); len(ids) > 0 {
 		// The closing summary fits one screen: the first rules, then a
 		// count; every failure is in report.html and results.json.
-		fmt.Fprintf(w, "\nviolated rules (%d):\n", len(ids))
+		fmt.Fprintf(w, "\nfailed rules (%d):\n", len(ids))
 		for i, id := range ids {
 			if i == SummaryRules {
 				fmt.Fprintf(w, "  … and %d more (report.html lists them all)\n", len(ids)-SummaryRules)
@@ -41,9 +49,9 @@ func PrintSummary(w io.Writer, r *Run, cat *catalogue.Catalogue) Tally {
 	}
 	if cat != nil {
 		_, covered, all := cat.Coverage()
-		fmt.Fprintf(w, "\nrule coverage: %d/%d rules have a check; %d verified by a passing check in this run\n", covered, all, len(t.Verified))
+		fmt.Fprintf(w, "\nrules: %s (of %d catalogued, %d with a check)\n", RuleCountsLine(r.ruleCounts(cat)), all, covered)
 	}
-	fmt.Fprintf(w, "wall time %s, %d no verdict\n", r.Duration.Round(1e6), t.Total.Error)
+	fmt.Fprintf(w, "wall time %s\n", r.Duration.Round(1e6))
 	switch {
 	case r.Interrupted:
 		fmt.Fprintf(w, "INTERRUPTED: %d of %d selected checks not run\n", t.NotRun, t.Selected)
@@ -52,8 +60,13 @@ func PrintSummary(w io.Writer, r *Run, cat *catalogue.Catalogue) Tally {
 	case t.NotRun > 0:
 		fmt.Fprintf(w, "%d of %d selected checks not run\n", t.NotRun, t.Selected)
 	}
-	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", t.Total.Passed, t.Total.Failed, t.Total.Skipped)
+	fmt.Fprintf(w, "checks: %s\n", CheckCountsLine(t.Total))
 	return t
+}
+
+// CheckCountsLine is "477 passed, 9 failed, 0 skipped, 0 no-verdict".
+func CheckCountsLine(c Counts) string {
+	return fmt.Sprintf("%d passed, %d failed, %d skipped, %d no-verdict", c.Passed, c.Failed, c.Skipped, c.Error)
 }
 
 // SummaryRules is how many violated rules the closing summary lists.

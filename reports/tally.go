@@ -44,6 +44,15 @@ func (c *Counts) add(s check.Status) {
 	}
 }
 
+// CheckStatus is a check status as every report writes it: passed,
+// failed, skipped or no-verdict (check.Error).
+func CheckStatus(s check.Status) string {
+	if s == check.Error {
+		return RuleNoVerdict
+	}
+	return string(s)
+}
+
 // Tally computes the run's tally.
 func (r *Run) Tally() Tally {
 	t := Tally{ByArea: map[string]*Counts{}, FailedRules: map[string][]string{}}

@@ -15,6 +15,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/certify"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/profile"
+	"github.com/touchstone-harness/touchstone/internal/redact"
 	"github.com/touchstone-harness/touchstone/reports"
 )
 
@@ -118,11 +119,11 @@ func writeCertificate(f runFlags, doc *reports.Document, cat *catalogue.Catalogu
 		Signer: certify.Fingerprint(pub),
 	}
 	red := tgt.Redactor
-	if err := writeJSONFile(filepath.Join(dir, "certificate.json"), cert, red.Bytes); err != nil {
+	if err := writeJSONFile(filepath.Join(dir, "certificate.json"), &cert, red); err != nil {
 		fmt.Fprintf(stderr, "touchstone run: certificate: %v\n", err)
 		return exitNoVerdict
 	}
-	if err := writeJSONFile(filepath.Join(dir, "profile.json"), publicProfile(tgt.Profile), red.Bytes); err != nil {
+	if err := writeJSONFile(filepath.Join(dir, "profile.json"), publicProfile(tgt.Profile), red); err != nil {
 		fmt.Fprintf(stderr, "touchstone run: certificate: %v\n", err)
 		return exitNoVerdict
 	}
@@ -157,10 +158,13 @@ func publicProfile(p *profile.Profile) *profile.Profile {
 	return &cp
 }
 
-func writeJSONFile(path string, v any, redact func([]byte) []byte) error {
+// writeJSONFile writes v (a pointer, masked in place first: JSON escaping
+// would hide a secret from the final bytes' redaction) as indented JSON.
+func writeJSONFile(path string, v any, red *redact.Redactor) error {
+	red.Value(v)
 	raw, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, redact(append(raw, '\n')), 0o644)
+	return os.WriteFile(path, red.Bytes(append(raw, '\n')), 0o644)
 }

@@ -55,7 +55,7 @@ func TestReportRendersInChromium(t *testing.T) {
 		t.Fatalf("chromium: %v", err)
 	}
 	s := string(dom)
-	for _, want := range []string{`id="verdict"`, "checks failed · not certifiable", `id="failures"`, "idempotency/caller-separation", "IDEM-", `id="rules"`, `id="properties"`, `id="load"`} {
+	for _, want := range []string{`id="verdict"`, "rules failed · not certifiable", `id="failures"`, `id="checks-by-area"`, "idempotency/caller-separation", "IDEM-", `id="rules"`, `id="properties"`, `id="load"`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}

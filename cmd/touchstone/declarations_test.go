@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/internal/launch"
 	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 

@@ -7,21 +7,34 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/faultproof"
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
-	"github.com/touchstone-harness/touchstone/internal/faultproof"
 )
 
 func init() {
-	commands["faults"] = command{summary: "prove the harness: run the checks against every sandbox fault mode", run: runFaults}
+	commands["faults"] = command{summary: "prove the harness: run the checks against every sandbox fault mode (--list: name them)", run: runFaults}
 }
 
 func runFaults(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("faults", "[--fault NAME]", stdout)
+	fs := newFlags("faults", "[--fault NAME] | --list", stdout)
 	only := fs.String("fault", "", "prove only this fault mode")
+	list := fs.Bool("list", false, "list every fault mode (name, the rule it breaks, what it does) without running anything")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	faults := sandbox.Faults()
+	if *list {
+		if *only != "" {
+			faults = nil
+			if f, err := sandbox.LookupFault(*only); err == nil {
+				faults = []sandbox.Fault{f}
+			} else {
+				fmt.Fprintf(stderr, "touchstone faults: %v\n", err)
+				return exitUsage
+			}
+		}
+		return listFaults(stdout, faults)
+	}
 	if *only != "" {
 		f, err := sandbox.LookupFault(*only)
 		if err != nil {
@@ -50,5 +63,24 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 	if caught != len(faults) {
 		return exitFailed
 	}
+	return exitOK
+}
+
+// listFaults prints one line per fault mode: name, rule, description, and
+// the count last.
+func listFaults(w io.Writer, faults []sandbox.Fault) int {
+	width := len("fault")
+	for _, f := range faults {
+		width = max(width, len(f.Name))
+	}
+	fmt.Fprintf(w, "%-*s %-10s %s\n", width, "fault", "rule", "what it breaks")
+	for _, f := range faults {
+		rule := f.Rule
+		if rule == "" {
+			rule = "-"
+		}
+		fmt.Fprintf(w, "%-*s %-10s %s\n", width, f.Name, rule, f.Description)
+	}
+	fmt.Fprintf(w, "%d fault modes; use one with touchstone run --fault NAME or touchstone sandbox --fault NAME\n", len(faults))
 	return exitOK
 }

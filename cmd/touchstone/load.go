@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
 	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/load"
 )

@@ -11,6 +11,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/redact"
 	"github.com/touchstone-harness/touchstone/internal/traffic"
+	"github.com/touchstone-harness/touchstone/reports"
 )
 
 // progress is the run's console while checks run: one progress line
@@ -33,7 +34,8 @@ type progress struct {
 	mu                         sync.Mutex
 	total, done, failed, nover int
 	area                       string
-	shown                      bool // terminal: a progress line is on screen
+	shown                      bool              // terminal: a progress line is on screen
+	causeShown                 map[string]string // rule+reason -> first check that showed it
 	lastPlain, lastWait        time.Time
 	waitWhat                   string
 	stop                       chan struct{}
@@ -179,6 +181,29 @@ func (p *progress) Println(s string) {
 
 // result counts a finished check and prints it when it failed or reached
 // no verdict (passes and skips are in the summary and the reports).
+func clipReason(s string) string {
+	if len(s) > 160 {
+		return s[:160] + "…"
+	}
+	return s
+}
+
+// seenCause returns the check that first showed r's failures when every
+// one of them carries a reason already shown, else "". Callers hold mu.
+func (p *progress) seenCause(r *check.Result) string {
+	first := ""
+	for _, f := range r.Failures {
+		c := p.causeShown[f.Rule+"\x00"+f.Reason]
+		if f.Reason == "" || c == "" {
+			return ""
+		}
+		if first == "" {
+			first = c
+		}
+	}
+	return first
+}
+
 func (p *progress) result(r *check.Result, replay string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -191,6 +216,14 @@ func (p *progress) result(r *check.Result, replay string) {
 	switch r.Status {
 	case check.Failed:
 		p.failed++
+		// A check whose every failure was already shown for an earlier
+		// check (the same rule and reason: a header the target never
+		// sends) gets one line naming that check, not its evidence again.
+		if first := p.seenCause(r); first != "" {
+			fmt.Fprintf(&b, "FAILED  %s [%s] (%s): the same violation as %s\n", r.ID, strings.Join(r.FailedRules(), ", "), r.Duration.Round(time.Millisecond), first)
+			p.writeLine(b.String())
+			return
+		}
 		fmt.Fprintf(&b, "FAILED  %s [%s] (%s)\n", r.ID, strings.Join(r.FailedRules(), ", "), r.Duration.Round(time.Millisecond))
 	case check.Error:
 		p.nover++
@@ -201,8 +234,16 @@ func (p *progress) result(r *check.Result, replay string) {
 		}
 		return
 	}
-	for _, line := range strings.Split(r.Summary(), "\n") {
+	for _, line := range strings.Split(reports.FailureText(r), "\n") {
 		fmt.Fprintf(&b, "        %s\n", line)
+	}
+	if p.causeShown == nil {
+		p.causeShown = map[string]string{}
+	}
+	for _, f := range r.Failures {
+		if k := f.Rule + "\x00" + f.Reason; f.Reason != "" && p.causeShown[k] == "" {
+			p.causeShown[k] = r.ID
+		}
 	}
 	if r.Status == check.Failed && replay != "" {
 		fmt.Fprintf(&b, "        replay: %s\n", replay)

@@ -10,11 +10,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/internal/redact"
 	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
 )
 
@@ -24,7 +26,8 @@ func init() {
 
 // runReceive serves a webhook receiver that verifies every delivery with the
 // subscription secret read from an environment variable, until SIGINT or
-// SIGTERM.
+// SIGTERM: 200 to a delivery that verifies in full, a 4xx to every other
+// (verify.Refusal).
 func runReceive(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("receive", "--addr HOST:PORT --secret-env NAME [--tolerance DURATION] [--out FILE]", stdout)
 	addr := fs.String("addr", "", "listen address, e.g. 127.0.0.1:9000 (port 0 picks a free port)")
@@ -63,10 +66,13 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	// The secret is masked in every form (escaped, encoded) before a line
+	// is printed or written.
+	red := redact.New(secret)
 	var (
 		mu                           sync.Mutex
 		total, passed, failed, dupes int
-		rejected                     int
+		refused                      = map[int]int{} // failed deliveries by the 4xx answered
 		writeErr                     error
 	)
 	rc := &verify.Receiver{
@@ -84,15 +90,18 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 			if r.Duplicate {
 				dupes++
 			}
-			if r.Status == http.StatusUnauthorized {
-				rejected++
+			if r.Status/100 == 4 {
+				refused[r.Status]++
 			}
-			fmt.Fprintln(stdout, deliveryLine(r, secret))
+			fmt.Fprintln(stdout, deliveryLine(r, red))
 			if outFile != nil && writeErr == nil {
+				// Masked before JSON escapes it ('<' as "\u003c").
+				r.Reasons = append([]string(nil), r.Reasons...)
+				r.Failures = append([]verify.Failure(nil), r.Failures...)
+				red.Value(&r)
 				b, err := json.Marshal(r)
 				if err == nil {
-					b = []byte(strings.ReplaceAll(string(b), secret, "[REDACTED]"))
-					_, err = outFile.Write(append(b, '\n'))
+					_, err = outFile.Write(append(red.Bytes(b), '\n'))
 				}
 				if err != nil {
 					writeErr = err
@@ -122,7 +131,7 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 	_ = srv.Shutdown(shutdown)
 	mu.Lock()
 	defer mu.Unlock()
-	fmt.Fprintf(stdout, "stopped: %d deliveries, %d pass, %d fail (%d answered 401), %d duplicates\n", total, passed, failed, rejected, dupes)
+	fmt.Fprintf(stdout, "stopped: %d deliveries, %d pass, %d fail%s, %d duplicates\n", total, passed, failed, answered(refused), dupes)
 	if writeErr != nil && code == exitOK {
 		code = exitNoVerdict
 	}
@@ -131,7 +140,7 @@ func runReceive(args []string, stdout, stderr io.Writer) int {
 
 // deliveryLine is the one line printed per delivery: verdict, status, event
 // type, X-Webhook-Id, attempt id, duplicate flag and each failed rule, on one line.
-func deliveryLine(r verify.Record, secret string) string {
+func deliveryLine(r verify.Record, red *redact.Redactor) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %d event=%s webhook_id=%s attempt_id=%s", strings.ToUpper(r.Verdict), r.Status,
 		orDash(r.EventType), orDash(r.EventID), orDash(r.AttemptID))
@@ -141,9 +150,26 @@ func deliveryLine(r verify.Record, secret string) string {
 	if len(r.Reasons) > 0 {
 		b.WriteString(" failed: " + strings.Join(r.Reasons, "; "))
 	}
-	// Header values are echoed in reasons; a secret sent back in a header
-	// must still never be printed.
-	return strings.ReplaceAll(b.String(), secret, "[REDACTED]")
+	// Header values are echoed in reasons (quoted, so escaped); a secret
+	// sent back in a header must still never be printed.
+	return red.String(b.String())
+}
+
+// answered is " (N answered 401, M answered 400)", by status, or "".
+func answered(byStatus map[int]int) string {
+	codes := make([]int, 0, len(byStatus))
+	for c := range byStatus {
+		codes = append(codes, c)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(codes)))
+	var parts []string
+	for _, c := range codes {
+		parts = append(parts, fmt.Sprintf("%d answered %d", byStatus[c], c))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func orDash(s string) string {

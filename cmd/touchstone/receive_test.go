@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/redact"
 )
 
 // receiveSecret is a well-formed webhook secret (10-character prefix ending
@@ -52,44 +54,91 @@ func signDelivery(secret, eventID, attemptID, body string, at time.Time) http.He
 	return h
 }
 
-func TestReceiveEndToEnd(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "deliveries.jsonl")
+// receiver is a running `touchstone receive`.
+type receiver struct {
+	cmd    *exec.Cmd
+	url    string
+	lines  *bufio.Scanner
+	stderr *bytes.Buffer
+}
+
+// startReceive starts `touchstone receive` with secret in its environment,
+// appending to out, and reads its banner.
+func startReceive(t *testing.T, secret, out string) *receiver {
+	t.Helper()
 	cmd := exec.Command(binary, "receive", "--addr", "127.0.0.1:0", "--secret-env", "TS_RECEIVE_SECRET", "--out", out)
-	cmd.Env = append(os.Environ(), "TS_RECEIVE_SECRET="+receiveSecret)
+	cmd.Env = append(os.Environ(), "TS_RECEIVE_SECRET="+secret)
 	stdoutPipe, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	rc := &receiver{cmd: cmd, lines: bufio.NewScanner(stdoutPipe), stderr: &bytes.Buffer{}}
+	cmd.Stderr = rc.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stdoutPipe)
-	if !lines.Scan() {
-		t.Fatalf("no banner; stderr %q", stderr.String())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if !rc.lines.Scan() {
+		t.Fatalf("no banner; stderr %q", rc.stderr.String())
 	}
-	m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`).FindStringSubmatch(lines.Text())
+	m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`).FindStringSubmatch(rc.lines.Text())
 	if m == nil {
-		t.Fatalf("banner without an address: %q", lines.Text())
+		t.Fatalf("banner without an address: %q", rc.lines.Text())
 	}
-	url := "http://" + m[1] + "/hooks"
+	rc.url = "http://" + m[1] + "/hooks"
+	return rc
+}
 
-	body := `{"id":"4b8e2f6a-0c1d-4e3f-9a5b-6c7d8e9f0a1b","type":"customer.created","occurred_at":"2026-11-24T12:00:00Z","api_version":"2026-05-legacy","data":{"customer_id":"4b8e2f6a-0c1d-4e3f-9a5b-6c7d8e9f0a1b"}}`
-	now := time.Now()
-	send := func(h http.Header, body string) int {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header = h
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
+// send posts one delivery and returns the status, and the line printed.
+func (rc *receiver) send(t *testing.T, h http.Header, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, rc.url, strings.NewReader(body))
+	req.Header = h
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if !rc.lines.Scan() {
+		t.Fatalf("no line printed; stderr %q", rc.stderr.String())
+	}
+	return resp.StatusCode, rc.lines.Text()
+}
+
+// stop ends the receiver with SIGTERM and returns what it printed after.
+func (rc *receiver) stop(t *testing.T) []string {
+	t.Helper()
+	if err := rc.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var rest []string
+	for rc.lines.Scan() {
+		rest = append(rest, rc.lines.Text())
+	}
+	if err := rc.cmd.Wait(); err != nil {
+		t.Fatalf("receive did not stop cleanly on SIGTERM: %v; stderr %q", err, rc.stderr.String())
+	}
+	return rest
+}
+
+const deliveryBody = `{"id":"4b8e2f6a-0c1d-4e3f-9a5b-6c7d8e9f0a1b","type":"customer.created","occurred_at":"2026-11-24T12:00:00Z","api_version":"2026-05-legacy","data":{"customer_id":"4b8e2f6a-0c1d-4e3f-9a5b-6c7d8e9f0a1b"}}`
+
+// header sets (or, with "", removes) one header of a delivery.
+func header(h http.Header, name, value string) http.Header {
+	if value == "" {
+		h.Del(name)
+	} else {
+		h.Set(name, value)
+	}
+	return h
+}
+
+func TestReceiveEndToEnd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "deliveries.jsonl")
+	rc := startReceive(t, receiveSecret, out)
+	body := deliveryBody
+	now := time.Now()
 	deliveries := []struct {
 		name string
 		h    http.Header
@@ -101,16 +150,20 @@ func TestReceiveEndToEnd(t *testing.T) {
 		{"stale", signDelivery(receiveSecret, "evt-stale", "att-3", body, now.Add(-10*time.Minute)), body, 401},
 		{"duplicate", signDelivery(receiveSecret, "evt-good", "att-4", body, now.Add(time.Second)), body, 200},
 		{"wrong secret", signDelivery(receiveSecret+"x", "evt-wrong", "att-5", body, now), body, 401},
+		// Authentic, but failed: the unsigned X-Webhook-Id swapped (it
+		// drives deduplication), the event types disagreeing, no body.
+		{"ids disagree", header(signDelivery(receiveSecret, "evt-ids", "att-6", body, now), "X-Webhook-Id", "evt-swapped"), body, 400},
+		{"event types disagree", header(signDelivery(receiveSecret, "evt-types", "att-7", body, now), "x-svc-event-type", "customer.updated"), body, 400},
+		{"empty body", signDelivery(receiveSecret, "evt-empty", "att-8", "", now), "", 400},
+		{"no attempt id", header(signDelivery(receiveSecret, "evt-noattempt", "att-9", body, now), "X-Webhook-Delivery-Attempt-Id", ""), body, 401},
 	}
 	var printed []string
 	for _, d := range deliveries {
-		if got := send(d.h, d.body); got != d.want {
+		got, line := rc.send(t, d.h, d.body)
+		if got != d.want {
 			t.Errorf("%s: answered %d, want %d", d.name, got, d.want)
 		}
-		if !lines.Scan() {
-			t.Fatalf("%s: no line printed; stderr %q", d.name, stderr.String())
-		}
-		printed = append(printed, lines.Text())
+		printed = append(printed, line)
 	}
 	wantLine := []*regexp.Regexp{
 		regexp.MustCompile(`^PASS 200 event=customer\.created webhook_id=evt-good attempt_id=att-1$`),
@@ -118,6 +171,10 @@ func TestReceiveEndToEnd(t *testing.T) {
 		regexp.MustCompile(`^FAIL 401 event=customer\.created webhook_id=evt-stale attempt_id=att-3 failed: EVT-024: `),
 		regexp.MustCompile(`^PASS 200 event=customer\.created webhook_id=evt-good attempt_id=att-4 duplicate$`),
 		regexp.MustCompile(`^FAIL 401 event=customer\.created webhook_id=evt-wrong attempt_id=att-5 failed: EVT-015: .*EVT-018: `),
+		regexp.MustCompile(`^FAIL 400 event=customer\.created webhook_id=evt-swapped attempt_id=att-6 failed: EVT-010: `),
+		regexp.MustCompile(`^FAIL 400 event=customer\.created webhook_id=evt-types attempt_id=att-7 failed: EVT-011: `),
+		regexp.MustCompile(`^FAIL 400 event=customer\.created webhook_id=evt-empty attempt_id=att-8 failed: EVT-001: `),
+		regexp.MustCompile(`^FAIL 401 event=customer\.created webhook_id=evt-noattempt attempt_id=- failed: EVT-009: `),
 	}
 	for i, re := range wantLine {
 		if !re.MatchString(printed[i]) {
@@ -125,24 +182,15 @@ func TestReceiveEndToEnd(t *testing.T) {
 		}
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	var rest []string
-	for lines.Scan() {
-		rest = append(rest, lines.Text())
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("receive did not stop cleanly on SIGTERM: %v; stderr %q", err, stderr.String())
-	}
-	if len(rest) != 1 || rest[0] != "stopped: 5 deliveries, 2 pass, 3 fail (3 answered 401), 1 duplicates" {
+	rest := rc.stop(t)
+	if len(rest) != 1 || rest[0] != "stopped: 9 deliveries, 2 pass, 7 fail (4 answered 401, 3 answered 400), 1 duplicates" {
 		t.Errorf("summary %q", rest)
 	}
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := strings.Join(printed, "\n") + strings.Join(rest, "\n") + stderr.String() + string(raw)
+	all := strings.Join(printed, "\n") + strings.Join(rest, "\n") + rc.stderr.String() + string(raw)
 	if strings.Contains(all, receiveSecret) || strings.Contains(all, receiveSecret[11:]) {
 		t.Error("the secret was printed or written")
 	}
@@ -163,8 +211,44 @@ func TestReceiveEndToEnd(t *testing.T) {
 		}
 		verdicts = append(verdicts, rec.Verdict)
 	}
-	if strings.Join(verdicts, ",") != "pass,fail,fail,pass,fail" {
+	if strings.Join(verdicts, ",") != "pass,fail,fail,pass,fail,fail,fail,fail,fail" {
 		t.Errorf("--out verdicts %v", verdicts)
+	}
+}
+
+// TestReceiveNeverPrintsTheSecret: a secret holding every base64 and
+// HTML-special character, echoed back in the headers a line and a reason
+// quote (escaped there: %q, JSON), is in no printed line and no --out
+// line, in any form.
+func TestReceiveNeverPrintsTheSecret(t *testing.T) {
+	const secret = `rcv_whsec_Pl+nt/ed=Se<c&r>e"t'_-Zz09AbCdEfGh`
+	out := filepath.Join(t.TempDir(), "deliveries.jsonl")
+	rc := startReceive(t, secret, out)
+	now := time.Now()
+	var printed []string
+	for _, h := range []http.Header{
+		signDelivery(secret, secret, secret, deliveryBody, now),
+		signDelivery(secret, "evt-1", "att-1", deliveryBody, now),
+		signDelivery(secret+"x", "evt-2", "att-2", deliveryBody, now),
+	} {
+		h.Set("X-Webhook-Event", secret)
+		_, line := rc.send(t, h, deliveryBody)
+		printed = append(printed, line)
+	}
+	printed = append(printed, rc.stop(t)...)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(printed, "\n") + rc.stderr.String() + string(raw)
+	// Its head and tail hold no character any format escapes.
+	for _, f := range append(redact.Forms(secret), secret[:21], secret[len(secret)-12:]) {
+		if strings.Contains(all, f) {
+			t.Errorf("the secret is printed or written as %q:\n%s", f, all)
+		}
+	}
+	if !strings.Contains(all, "***") {
+		t.Errorf("no masked value printed:\n%s", all)
 	}
 }
 

@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/property"
 	"github.com/touchstone-harness/touchstone/reports"
 )
 
@@ -65,6 +67,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone replay: this Touchstone has no check %s\n", found.ID)
 		return exitUsage
 	}
+	for _, l := range found.Logs {
+		// A failed property names the seed of its case: drawn first again.
+		if seed, ok := strings.CutPrefix(l, property.SeedLog); ok {
+			f.propertySeed, _ = strconv.ParseUint(seed, 10, 64)
+		}
+	}
 	if f.target == "" {
 		f.seed, f.fault = doc.Seeds.Sandbox, doc.Fault
 		if f.seed == 0 {
@@ -72,6 +80,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	f.focus = regexp.QuoteMeta("[" + c.ID + "]")
+	if err := targetInputError(f.target, f.fault); err != nil {
+		fmt.Fprintf(stderr, "touchstone replay: %v\n", oneLine(err))
+		return exitUsage
+	}
 	if err := writableDir(f.out); err != nil {
 		fmt.Fprintf(stderr, "touchstone replay: --out: %v\n", oneLine(err))
 		return exitUsage

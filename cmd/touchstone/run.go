@@ -21,9 +21,9 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
 	"github.com/touchstone-harness/touchstone/reports"
 	"github.com/touchstone-harness/touchstone/suites"
 )
@@ -109,6 +109,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if selected(filter, focus) == 0 {
 		fmt.Fprintf(stderr, "touchstone run: no check matches --label-filter %q%s; nothing to run\n", f.labelFilter, focusNote(f.focus))
+		return exitUsage
+	}
+	if err := targetInputError(f.target, f.fault); err != nil {
+		fmt.Fprintf(stderr, "touchstone run: %v\n", oneLine(err))
 		return exitUsage
 	}
 	if err := writableDir(f.out); err != nil {
@@ -273,6 +277,7 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	if f.target == "" {
 		run.Seeds.Sandbox = f.seed
 	}
+	run.RootCauses = check.RootCauses(results)
 	cat := catalogue.MustLoad()
 	if baseline != nil {
 		run.Baseline = baseline.Judge(f.baseline, run.Tally(), time.Now())
@@ -292,6 +297,12 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	}
 	fmt.Fprintf(console, "\nreports: %s/report.html, %s/junit.xml, %s/results.json, %s/ginkgo.log\n", f.out, f.out, f.out, f.out)
 	tally := reports.PrintSummary(console, run, cat)
+	for i, rc := range run.RootCauses {
+		if i == 0 {
+			fmt.Fprintln(console, "\nroot causes (one violation met the same way by many checks; each check's own findings are listed above):")
+		}
+		fmt.Fprintf(console, "  [%s] %s: in %d checks (%d responses), e.g. %s\n", rc.Rule, clipReason(rc.Reason), len(rc.Checks), rc.Responses, strings.Join(rc.Checks[:min(3, len(rc.Checks))], ", "))
+	}
 	if run.Baseline != nil {
 		for _, line := range run.Baseline.Lines() {
 			fmt.Fprintln(console, line)

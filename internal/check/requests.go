@@ -19,6 +19,8 @@ func validateRequests(target *Target, exs []*client.Exchange) (out []Failure, ha
 	if target.Schemas == nil {
 		return nil, ""
 	}
+	var c collapser
+	defer func() { out = c.failures() }()
 	for _, ex := range exs {
 		err := target.Schemas.ValidateRequest(ex)
 		var he *openapicheck.HarnessError
@@ -29,7 +31,7 @@ func validateRequests(target *Target, exs []*client.Exchange) (out []Failure, ha
 				harness = he.Error()
 			}
 		default:
-			out = append(out, Failure{Rule: SchemaRule, Message: "request accepted by the target does not match its OpenAPI document: " + err.Error(), Exchange: ex})
+			c.add(SchemaRule, "request accepted by the target does not match its OpenAPI document: ", err, ex)
 		}
 	}
 	return out, harness

@@ -1,16 +1,17 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/openapicheck"
 	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
@@ -124,7 +125,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 		res.Status, res.Error, res.NotRun = Error, "not run: "+err.Error(), true
 		return res
 	}
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout(c))
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout(target, c))
 	defer cancel()
 	t.ctx = ctx
 
@@ -204,7 +205,7 @@ func execute(t *T, c *Check) (status Status, errText string, transport bool) {
 					status, errText = Error, v.err.Error()
 					transport = errors.As(v.err, &te)
 					if transport && t.ctx.Err() == context.DeadlineExceeded {
-						errText = fmt.Sprintf("check exceeded its deadline (%s): %s", checkTimeout(c), errText)
+						errText = fmt.Sprintf("check exceeded its deadline (%s): %s", checkTimeout(t.target, c), errText)
 					}
 				}
 			default:
@@ -229,28 +230,12 @@ func (t *T) answered() bool {
 	return false
 }
 
-// CheckTimeout bounds one check, SlowCheckTimeout one labelled slow
-// (TOUCHSTONE_CHECK_TIMEOUT overrides both). A check past its deadline ends
-// without a verdict.
-var (
-	CheckTimeout     = envDuration("TOUCHSTONE_CHECK_TIMEOUT", 3*time.Minute)
-	SlowCheckTimeout = envDuration("TOUCHSTONE_CHECK_TIMEOUT", 15*time.Minute)
-)
-
-func checkTimeout(c *Check) time.Duration {
+func checkTimeout(target *Target, c *Check) time.Duration {
+	b, def := target.Bounds, DefaultBounds()
 	if c.HasLabel(Slow) {
-		return SlowCheckTimeout
+		return cmp.Or(b.SlowCheck, def.SlowCheck)
 	}
-	return CheckTimeout
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	if v := os.Getenv(name); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			return d
-		}
-	}
-	return def
+	return cmp.Or(b.Check, def.Check)
 }
 
 // StallLimit is how many checks in a row may end on a transport failure
@@ -266,12 +251,7 @@ type stall struct {
 	stopped     string
 }
 
-var stalls sync.Map // *Target -> *stall
-
-func stallOf(t *Target) *stall {
-	v, _ := stalls.LoadOrStore(t, &stall{})
-	return v.(*stall)
-}
+func stallOf(t *Target) *stall { return &t.stall }
 
 func (s *stall) observe(transport, answered bool, errText string) {
 	s.mu.Lock()
@@ -340,14 +320,54 @@ func validateSchemas(target *Target, exs []*client.Exchange) []Failure {
 	if target.Schemas == nil {
 		return nil
 	}
-	var out []Failure
+	var c collapser
 	for _, ex := range exs {
 		if ex.Response == nil {
 			continue
 		}
 		if err := target.Schemas.Validate(ex); err != nil {
-			out = append(out, Failure{Rule: SchemaRule, Message: "response does not match the target's OpenAPI document: " + err.Error(), Exchange: ex})
+			c.add(SchemaRule, "response does not match the target's OpenAPI document: ", err, ex)
 		}
+	}
+	return c.failures()
+}
+
+// collapser records a schema mismatch once per reason within a check: a
+// target that breaks a rule on every response (a header it never sends)
+// gives one failure with its count and first evidence, not one per
+// response.
+type collapser struct {
+	order []string
+	by    map[string]*Failure
+	n     map[string]int
+}
+
+func (c *collapser) add(rule, prefix string, err error, ex *client.Exchange) {
+	reason := err.Error()
+	var m *openapicheck.Mismatch
+	if errors.As(err, &m) {
+		reason = m.Reason
+	}
+	key := rule + "\x00" + reason
+	if c.by == nil {
+		c.by, c.n = map[string]*Failure{}, map[string]int{}
+	}
+	if c.by[key] == nil {
+		c.order = append(c.order, key)
+		c.by[key] = &Failure{Rule: rule, Message: prefix + err.Error(), Exchange: ex, Reason: reason}
+	}
+	c.n[key]++
+}
+
+func (c *collapser) failures() []Failure {
+	var out []Failure
+	for _, k := range c.order {
+		f := *c.by[k]
+		if n := c.n[k]; n > 1 {
+			f.Occurrences = n
+			f.Message += fmt.Sprintf(" (the same in %d responses of this check; the first is the evidence)", n)
+		}
+		out = append(out, f)
 	}
 	return out
 }

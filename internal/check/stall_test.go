@@ -35,15 +35,14 @@ func TestRunStopsOnceTheTargetStoppedAnswering(t *testing.T) {
 }
 
 func TestCheckDeadlineEndsAStalledCheck(t *testing.T) {
-	saved := CheckTimeout
-	CheckTimeout = 200 * time.Millisecond
-	defer func() { CheckTimeout = saved }()
 	c := &Check{ID: "demo/slow", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
 		<-t.Context().Done()
 		t.NoVerdict(t.Context().Err())
 	}}
 	start := time.Now()
-	res := Run(context.Background(), wrongServer(t), c)
+	tgt := wrongServer(t)
+	tgt.Bounds.Check = 200 * time.Millisecond
+	res := Run(context.Background(), tgt, c)
 	if res.Status != Error || time.Since(start) > 5*time.Second {
 		t.Fatalf("status %s after %s", res.Status, time.Since(start))
 	}

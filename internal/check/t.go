@@ -44,6 +44,12 @@ type Failure struct {
 	// Exchange is the evidence: the exchange the failure is about (ErrorAt,
 	// FatalAt, the shape assertions), else the last one before it.
 	Exchange *client.Exchange `json:"-"`
+	// Occurrences, when above 1, is how many answers of the check showed
+	// the same violation (one failure is kept, with the first as evidence).
+	Occurrences int `json:"occurrences,omitempty"`
+	// Reason is the violation without the request it was seen on (for
+	// the schema rule), so a run can tell one cause met by many checks.
+	Reason string `json:"-"`
 }
 
 type stopSignal struct{}

@@ -246,7 +246,10 @@ func guardOf(hc *http.Client) *LiveGuard {
 // nothing).
 func Plan(hc *http.Client, p *traffic.Plan) {
 	if g := guardOf(hc); g != nil {
-		g.Next = &traffic.Transport{Plan: p, Next: g.Next}
+		// The per-request timeout moves into the plan's transport, per
+		// attempt: the client's own would also cut the plan's waits.
+		g.Next = &traffic.Transport{Plan: p, Next: g.Next, Timeout: hc.Timeout}
+		hc.Timeout = 0
 	}
 }
 

@@ -119,7 +119,7 @@ func (v *Validator) Validate(ex *client.Exchange) error {
 	}
 	in.SetBodyBytes(bytes.Clone(ex.Response.Body))
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
-		return fmt.Errorf("%s %s → %d: %s", ex.Request.Method, req.URL.Path, ex.Response.Status, oneLine(err.Error()))
+		return &Mismatch{Method: ex.Request.Method, Path: req.URL.Path, Status: ex.Response.Status, Reason: oneLine(err.Error())}
 	}
 	return nil
 }
@@ -173,7 +173,7 @@ func (v *Validator) ValidateRequest(ex *client.Exchange) error {
 	}
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
 	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
-		return fmt.Errorf("%s %s (answered %d): %s", ex.Request.Method, req.URL.Path, ex.Response.Status, oneLine(err.Error()))
+		return &Mismatch{Method: ex.Request.Method, Path: req.URL.Path, Status: ex.Response.Status, Reason: oneLine(err.Error()), Request: true}
 	}
 	return nil
 }
@@ -234,4 +234,20 @@ func oneLine(s string) string {
 		s = s[:600] + "…"
 	}
 	return s
+}
+
+// Mismatch is an exchange the documents do not allow: its response (or,
+// with Request, its request, which the target answered Status) and why.
+type Mismatch struct {
+	Method, Path string
+	Status       int
+	Reason       string
+	Request      bool
+}
+
+func (m *Mismatch) Error() string {
+	if m.Request {
+		return fmt.Sprintf("%s %s (answered %d): %s", m.Method, m.Path, m.Status, m.Reason)
+	}
+	return fmt.Sprintf("%s %s → %d: %s", m.Method, m.Path, m.Status, m.Reason)
 }

@@ -1,15 +1,25 @@
 // Package redact removes secrets from anything Touchstone writes. Redaction
-// happens where output is written: every report writer and console message
-// passes its final bytes through a Redactor.
+// happens before anything is rendered: a report's data passes through
+// Value (every string in it masked) before it is encoded as JSON, XML or
+// HTML, whose escaping would otherwise hide a secret from a search of the
+// final bytes ('+' is "&#43;" in HTML, '<' is "\u003c" in JSON). The final
+// bytes and every console line pass through the Redactor too, which also
+// knows the escaped forms of each secret.
 package redact
 
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
+	"html"
+	"html/template"
 	"io"
 	"net/url"
+	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -17,11 +27,17 @@ import (
 // Mask replaces a secret.
 const Mask = "***"
 
-// keyPattern matches a full API key; the public prefix is kept.
-var keyPattern = regexp.MustCompile(`\b([a-z0-9]+_(?:live|sandbox|test|dev|key)_[0-9a-fA-F]{16})\.([A-Za-z0-9_\-+/=]+)`)
+// b64char is one character of a base64 secret as output may render it:
+// itself, or '+', '/' and '=' escaped for HTML, JSON or a URL.
+const b64char = `(?:[A-Za-z0-9_\-+/=]|&#43;|&#[xX]2[bB];|&#61;|&#[xX]3[dD];|&#47;|&#[xX]2[fF];|\\u00(?:2[bBfF]|3[dD])|\\/|%2[bBfF]|%3[dD])`
 
-// webhookSecretPattern matches a webhook signing secret (10-character product prefix ending in whsec_, then 44 base64 characters).
-var webhookSecretPattern = regexp.MustCompile(`[A-Za-z0-9_]{4}whsec_[A-Za-z0-9+/=]{44}`)
+// keyPattern matches a full API key; the public prefix is kept.
+var keyPattern = regexp.MustCompile(`\b([a-z0-9]+_(?:live|sandbox|test|dev|key)_[0-9a-fA-F]{16})\.(` + b64char + `+)`)
+
+// webhookSecretPattern matches a webhook signing secret (10-character
+// product prefix ending in whsec_, then 44 base64 characters; shorter or
+// longer runs are masked whole too).
+var webhookSecretPattern = regexp.MustCompile(`[A-Za-z0-9_]{4}whsec_` + b64char + `{8,}`)
 
 // basicHeaderPattern matches a Basic credential after an Authorization
 // header name in any rendering (HTTP text, JSON, curl line), any casing.
@@ -115,6 +131,7 @@ func (l *lineWriter) Close() error {
 }
 
 // Forms returns a secret and every encoding of it that output may carry:
+// escaped for HTML (html/template and html.EscapeString), XML and JSON,
 // URL-encoded (query and path escaping), and base64 (standard and URL
 // alphabets, padded or not) at each of the three byte alignments it can
 // have inside a longer encoded string, so that base64("key:") or
@@ -129,6 +146,9 @@ func Forms(secret string) []string {
 		}
 	}
 	add(secret)
+	for _, f := range Escaped(secret) {
+		add(f)
+	}
 	add(url.QueryEscape(secret))
 	add(url.PathEscape(secret))
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
@@ -149,6 +169,92 @@ func Forms(secret string) []string {
 		}
 	}
 	return out
+}
+
+// Escaped are the forms a text takes in what Touchstone writes: HTML
+// (html/template's escaping, which also turns '+' into "&#43;", and
+// html.EscapeString's), XML, a JSON string's body (Go's escaping of '<',
+// '>' and '&', and the "\/" some encoders write), a Go-quoted string (%q),
+// and a shell word in single or double quotes (a curl line).
+func Escaped(s string) []string {
+	var x strings.Builder
+	_ = xml.EscapeText(&x, []byte(s))
+	j, _ := json.Marshal(s)
+	js := string(j[1 : len(j)-1])
+	q := strconv.Quote(s)
+	return []string{template.HTMLEscapeString(s), html.EscapeString(s), x.String(), js, strings.ReplaceAll(js, "/", `\/`), q[1 : len(q)-1],
+		strings.ReplaceAll(s, "'", `'\''`), shellDouble.Replace(s)}
+}
+
+var shellDouble = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
+
+// Value masks, in place, every string reachable from ptr (a pointer to a
+// struct, slice or map; exported fields only): what a report renders is
+// masked before any encoder escapes it.
+func (r *Redactor) Value(ptr any) {
+	r.value(reflect.ValueOf(ptr))
+}
+
+func (r *Redactor) value(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			r.value(v.Elem())
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		if e := v.Elem(); e.Kind() == reflect.Pointer || !v.CanSet() {
+			r.value(e)
+		} else {
+			// A value held in an interface is not addressable: mask a
+			// copy and store it back.
+			c := reflect.New(e.Type()).Elem()
+			c.Set(e)
+			r.value(c)
+			v.Set(c)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				r.value(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			if v.CanSet() && v.Len() > 0 {
+				v.SetBytes(r.Bytes(v.Bytes()))
+			}
+			return
+		}
+		for i := 0; i < v.Len(); i++ {
+			r.value(v.Index(i))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		for _, k := range v.MapKeys() {
+			// Map values are not addressable: mask a copy and store it
+			// back (under a masked key, should the key hold a secret).
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			r.value(e)
+			nk := k
+			if k.Kind() == reflect.String {
+				nk = reflect.ValueOf(r.String(k.String())).Convert(k.Type())
+				if nk.String() != k.String() {
+					v.SetMapIndex(k, reflect.Value{})
+				}
+			}
+			v.SetMapIndex(nk, e)
+		}
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(r.String(v.String()))
+		}
+	}
 }
 
 // maskRuns replaces each occurrence of form, together with the base64

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -72,5 +73,55 @@ func TestRedactsEncodedFormsOfEverySecret(t *testing.T) {
 	}
 	if out := r.String("see https://alice:pa55@host.test/p"); strings.Contains(out, "pa55") || !strings.Contains(out, "https://***@host.test/p") {
 		t.Errorf("userinfo: %s", out)
+	}
+}
+
+// TestEscapedFormsAreMasked: a secret rendered in HTML ('+' as "&#43;"),
+// JSON ('<' as "\u003c", '/' as "\/"), XML or a shell word is still
+// masked whole, known or found by its shape.
+func TestEscapedFormsAreMasked(t *testing.T) {
+	const known = `Kn+own/Sec=ret<&>"'_-9`
+	const whsec = "svc_whsec_Ab+/Cd9+Ef/Gh+Ij/Kl+Mn/Op+Qr/St+Uv/Wx+Yz/01="
+	r := New(known)
+	for _, s := range []string{known, whsec, "svc_sandbox_0123456789abcdef." + known[:10]} {
+		forms := append(Escaped(s), url.QueryEscape(s))
+		if s != known {
+			// Found by shape: any encoder's escape of '+' is still one.
+			forms = append(forms, strings.ReplaceAll(s, "+", `\u002b`), strings.ReplaceAll(s, "+", "&#x2B;"))
+		}
+		for _, f := range forms {
+			out := r.String("x " + f + " y")
+			if out != "x *** y" && out != "x svc_sandbox_0123456789abcdef.*** y" {
+				t.Errorf("%q rendered as %q is masked as %q", s, f, out)
+			}
+		}
+	}
+}
+
+// TestValueMasksEveryReachableString: Value masks strings in fields,
+// slices, maps (keys and values), interfaces, pointers and byte slices.
+func TestValueMasksEveryReachableString(t *testing.T) {
+	const s = "Hidden+Value/99"
+	type inner struct {
+		B      []byte
+		hidden string
+	}
+	v := struct {
+		A   string
+		L   []string
+		M   map[string]string
+		K   map[string]int
+		Any map[string]any
+		P   *inner
+		I   any
+	}{A: s, L: []string{"a " + s}, M: map[string]string{"k": s}, K: map[string]int{s: 1}, Any: map[string]any{"x": s, "n": []any{s}},
+		P: &inner{B: []byte(s), hidden: s}, I: s}
+	New(s).Value(&v)
+	got := fmt.Sprintf("%v %v %v %v %v %s %v", v.A, v.L, v.M, v.K, v.Any, v.P.B, v.I)
+	if strings.Contains(got, s) {
+		t.Errorf("Value left the secret: %s", got)
+	}
+	if v.P.hidden != s {
+		t.Error("Value touched an unexported field")
 	}
 }

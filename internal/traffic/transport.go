@@ -26,6 +26,10 @@ const maxResends = 3
 type Transport struct {
 	Plan *Plan
 	Next http.RoundTripper
+	// Timeout bounds each attempt (sending, waiting for the answer and
+	// reading its body), never the plan's waits for a fresh window: the
+	// HTTP client's own Timeout would cut those short.
+	Timeout time.Duration
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -43,7 +47,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 		sent := p.Now()
-		resp, err := tr.Next.RoundTrip(req)
+		resp, err := tr.attempt(req)
 		if err != nil {
 			return resp, err
 		}
@@ -188,4 +192,34 @@ func (p *Plan) takeFailedAuth(ctx context.Context) error {
 		}
 		p.mu.Lock()
 	}
+}
+
+// attempt sends req once within the attempt timeout; the deadline holds
+// until the body is closed, so a body that never ends is cut too.
+func (tr *Transport) attempt(req *http.Request) (*http.Response, error) {
+	if tr.Timeout <= 0 {
+		return tr.Next.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), tr.Timeout)
+	resp, err := tr.Next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		if ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
+			return nil, fmt.Errorf("no answer within %s (Client.Timeout exceeded): %w", tr.Timeout, err)
+		}
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
 }

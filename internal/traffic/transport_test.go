@@ -186,3 +186,36 @@ func TestResendsAfterAFailedAuth429TakeTheirPlace(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// The per-request timeout bounds each attempt, never the plan's wait for
+// a fresh window (a client-wide timeout cut a real-clock run's waits at
+// 30 s and its checks failed on the 429 they were waiting out).
+func TestTheTimeoutBoundsAttemptsNotWaits(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	p.Sleep = func(_ context.Context, d time.Duration) error {
+		time.Sleep(100 * time.Millisecond) // a wait longer than the timeout
+		mu.Lock()
+		now = now.Add(d)
+		mu.Unlock()
+		return nil
+	}
+	tgt := &fakeTarget{now: &now, budget: RouteBudget, spentUntil: time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC)}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt, Timeout: 50 * time.Millisecond}}
+	if s := get(t, c, "/api/v1/partner/me"); s != 200 {
+		t.Fatalf("answered %d: the wait for a fresh window was cut by the request timeout", s)
+	}
+	// What it replaced: the client's own Timeout covers the waits.
+	now = time.Date(2026, 1, 1, 10, 5, 10, 0, time.UTC)
+	tgt.spentUntil = time.Date(2026, 1, 1, 10, 6, 0, 0, time.UTC)
+	old := &http.Client{Transport: &Transport{Plan: p, Next: tgt}, Timeout: 50 * time.Millisecond}
+	req, _ := http.NewRequest(http.MethodGet, "http://target/api/v1/partner/me", nil)
+	req.Header.Set("X-Api-Key", "svc_test_0123456789abcdef.secret")
+	if resp, err := old.Do(req); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			t.Log("note: the client-wide timeout did not cut the wait this time")
+		}
+	}
+}

@@ -155,7 +155,12 @@ func (in *inbox) script(statuses ...int) {
 	in.answers = statuses
 }
 
+// setSecret holds a subscription's current secret for verifying its
+// deliveries, and has the run mask it wherever it is written.
 func (in *inbox) setSecret(subID, s string) {
+	if red := in.t.Target().Redactor; red != nil && s != "" {
+		red.Add(s)
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.secrets[subID] = s

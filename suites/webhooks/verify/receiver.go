@@ -15,11 +15,14 @@ type Record struct {
 	ReceivedAt time.Time `json:"received_at"`
 	// Verdict is "pass" when every rule held, else "fail".
 	Verdict string `json:"verdict"`
-	// Status is the HTTP status the receiver answered: 2xx when both
-	// signatures verified within the tolerance (SignatureOK), 401 otherwise.
+	// Status is the HTTP status the receiver answered: 2xx only when the
+	// delivery verified in full; a 4xx for every delivery it judges failed
+	// (see Refusal), which the sender dead-letters without retrying.
 	Status int `json:"status"`
-	// Duplicate is true when this X-Webhook-Id was received before (a retry
-	// or a repeat; still answered 2xx when it verifies).
+	// Duplicate is true when a delivery with this X-Webhook-Id verified
+	// before (a retry or a repeat; still answered 2xx when it verifies).
+	// Only verified deliveries count: a forged or inconsistent delivery
+	// never makes the genuine one look like a repeat.
 	Duplicate bool `json:"duplicate"`
 	Result
 	// Reasons are the failures as "RULE: reason" lines.
@@ -84,17 +87,16 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, f := range rec.Failures {
 		rec.Reasons = append(rec.Reasons, f.String())
 	}
-	rec.Status = http.StatusUnauthorized
-	if rec.SignatureOK() && r.Method == http.MethodPost && err == nil && len(body) <= MaxBody {
-		rec.Status = http.StatusOK
-	}
+	rec.Status = Refusal(r.Method, len(body), err, rec.Result)
 	rc.mu.Lock()
 	if rc.seen == nil {
 		rc.seen = map[string]int{}
 	}
 	if rec.EventID != "" {
 		rec.Duplicate = rc.seen[rec.EventID] > 0
-		rc.seen[rec.EventID]++
+		if rec.OK() {
+			rc.seen[rec.EventID]++
+		}
 	}
 	if rec.Status == http.StatusOK && rc.Answer != nil {
 		rec.Status = rc.Answer(rec)
@@ -104,4 +106,28 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.mu.Unlock()
 	w.WriteHeader(rec.Status)
+}
+
+// Refusal is the status a receiver answers a delivery: 200 when it verified
+// in full, else a 4xx (never retried by the sender, document 2, Retries):
+// 405 for a method other than POST, 400 for an unreadable body, 413 for a
+// body larger than MaxBody, 401 when it is not shown authentic (a
+// signature or the timestamp failed, or a header of either family is
+// missing or repeated: SignatureOK), and 400 when it is authentic but broke
+// another rule (the two id, event-type or endpoint headers disagree, the
+// body is empty or not the event's JSON, the Content-Type is not JSON).
+func Refusal(method string, size int, readErr error, res Result) int {
+	switch {
+	case method != http.MethodPost:
+		return http.StatusMethodNotAllowed
+	case readErr != nil:
+		return http.StatusBadRequest
+	case size > MaxBody:
+		return http.StatusRequestEntityTooLarge
+	case !res.SignatureOK():
+		return http.StatusUnauthorized
+	case !res.OK():
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }

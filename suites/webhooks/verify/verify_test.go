@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -285,5 +286,58 @@ func TestDelivery(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReceiverRefusesEveryFailedDelivery: a receiver answers 2xx only to a
+// delivery that verified in full, and a 4xx to every one it judges failed
+// (the sender dead-letters those): 401 when it is not shown authentic, 400
+// when it is authentic but its unsigned id or event-type headers disagree
+// or its body is empty; and a refused delivery never makes the genuine one
+// with the same id look like a repeat.
+func TestReceiverRefusesEveryFailedDelivery(t *testing.T) {
+	at := katNow().Add(-10 * time.Second)
+	good := func() http.Header { return signed(kSecret, "evt-1", kBody, at) }
+	with := func(h http.Header, name, value string) http.Header {
+		if value == "" {
+			h.Del(name)
+		} else {
+			h.Set(name, value)
+		}
+		return h
+	}
+	rc := &Receiver{Secret: func(*http.Request) string { return kSecret }, Options: Options{Now: katNow}}
+	cases := []struct {
+		name, method, body string
+		h                  http.Header
+		want               int
+		rule               string
+	}{
+		{"ids disagree (X-Webhook-Id is covered by no signature)", "POST", kBody, with(signed(kSecret, "evt-2", kBody, at), HeaderID, "evt-swapped"), http.StatusBadRequest, "EVT-010"},
+		{"event types disagree", "POST", kBody, with(signed(kSecret, "evt-3", kBody, at), SvcEvent, "customer.updated"), http.StatusBadRequest, "EVT-011"},
+		{"empty body", "POST", "", signed(kSecret, "evt-4", "", at), http.StatusBadRequest, "EVT-001"},
+		{"no attempt id", "POST", kBody, with(signed(kSecret, "evt-5", kBody, at), HeaderAttemptID, ""), http.StatusUnauthorized, "EVT-009"},
+		{"forged, with the genuine id", "POST", kBody, signed(kSecret+"x", "evt-1", kBody, at), http.StatusUnauthorized, "EVT-015"},
+		{"not a POST", "GET", kBody, good(), http.StatusMethodNotAllowed, "EVT-001"},
+		{"genuine", "POST", kBody, good(), http.StatusOK, ""},
+		{"genuine again", "POST", kBody, good(), http.StatusOK, ""},
+	}
+	var recs []Record
+	rc.OnRecord = func(r Record) { recs = append(recs, r) }
+	for _, c := range cases {
+		req := httptest.NewRequest(c.method, "/hooks", strings.NewReader(c.body))
+		req.Header = c.h
+		w := httptest.NewRecorder()
+		rc.ServeHTTP(w, req)
+		rec := recs[len(recs)-1]
+		if w.Code != c.want || rec.Status != c.want {
+			t.Errorf("%s: answered %d (record %d), want %d; failures %v", c.name, w.Code, rec.Status, c.want, rec.Failures)
+		}
+		if c.rule != "" && (rec.Verdict != "fail" || !slices.Contains(rules(rec.Result), c.rule)) {
+			t.Errorf("%s: verdict %s, rules %v, want a failure under %s", c.name, rec.Verdict, rules(rec.Result), c.rule)
+		}
+	}
+	if genuine, again := recs[len(recs)-2], recs[len(recs)-1]; genuine.Duplicate || !again.Duplicate {
+		t.Errorf("the genuine delivery after a forged one with its id: duplicate %v; its repeat: duplicate %v (want false, true)", genuine.Duplicate, again.Duplicate)
 	}
 }

@@ -10,9 +10,10 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
+	"github.com/touchstone-harness/touchstone/property"
 )
 
 // Outcome is one fault's verdict.
@@ -53,6 +54,9 @@ func Prove(ctx context.Context, f sandbox.Fault) Outcome {
 		return o
 	}
 	defer l.Close()
+	// The verdict needs the rule a property failed under, not its shrunk
+	// case.
+	ctx = property.Unshrunk(ctx)
 	for _, c := range checks {
 		res := check.Run(ctx, l.Target, c)
 		for _, fl := range res.Failures {

@@ -1,0 +1,23 @@
+package property
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStableBlanksWhatDiffersBetweenRuns: two runs of one case differ only
+// in fresh ids, keys, times and secrets; rapid sees one message for both
+// (it shrinks only failures whose messages are equal), and keeps statuses
+// and counts.
+func TestStableBlanksWhatDiffersBetweenRuns(t *testing.T) {
+	a := stable(`WHM-027: registering with 10 endpoints enabled answered 201 {"subscriptionId":"5c1e0b7e-7d1a-4f0e-9a55-0d1f2e3a4b5c","url":"https://h/ts-9e440982-0176-4cd9-878e-88f8f8f3da7c","secret":"svc_whsec_Ab+/Cd9+Ef/Gh+Ij/Kl+Mn/Op+Qr/St+Uv/Wx+Yz/01=","secretSha256":"9c96dc1d1faf466a35c2de5dbe2530f2af7e878e2cdbb45c53ef18d343509b4d","updatedAt":"2026-11-08T17:42:01Z"} at 17:42:01.123`)
+	b := stable(`WHM-027: registering with 10 endpoints enabled answered 201 {"subscriptionId":"0b6f4c7e-9a51-4f0e-8a8e-3a1f5d2c9e10","url":"https://h/ts-5d0b1c2e-7f4a-4e63-9d2b-1c8e6f0a3b47","secret":"svc_whsec_Zz+/Yy9+Xx/Ww+Vv/Uu+Tt/Ss+Rr/Qq+Pp/Oo+Nn/02=","secretSha256":"ae858931f67887e8150d6f96c9fe03062c1df36b4464c4ddc8e002c084d5d198","updatedAt":"2026-11-08T17:43:59.5Z"} at 17:43:59.000`)
+	if a != b {
+		t.Errorf("two runs of one case give two messages:\n%s\n%s", a, b)
+	}
+	for _, keep := range []string{"WHM-027", "10 endpoints", "answered 201"} {
+		if !strings.Contains(a, keep) {
+			t.Errorf("stable dropped %q: %s", keep, a)
+		}
+	}
+}
