@@ -49,7 +49,8 @@ func TestBehindAReverseProxy(t *testing.T) {
 	path := writeProfile(t, p)
 	for i := range 6 {
 		stdout, stderr, code := touchstone(t, "run", "--target", path, "--focus", "^payoutbatches/references", "--out", t.TempDir())
-		if code != exitOK || strings.Contains(stdout, "NO VERDICT") || !strings.Contains(stdout, ", 0 no verdict") {
+		// Exit 3 would be a check without a verdict (a transport error).
+		if code != exitOK || strings.Contains(stdout, "NO VERDICT") {
 			t.Fatalf("run %d through the proxy: exit %d\n%s\n%s", i+1, code, stdout, stderr)
 		}
 		if !strings.Contains(stdout, "13 passed, 0 failed, 0 skipped") {
