@@ -244,7 +244,10 @@ func (p *Plan) sleepLocked(ctx context.Context, d time.Duration) error {
 	}
 	p.sleepers++
 	p.mu.Unlock()
+	w := waitsOf(ctx)
+	w.begin(p.Now())
 	err := p.Sleep(ctx, d)
+	w.end(p.Now())
 	p.mu.Lock()
 	if p.sleepers--; p.sleepers == 0 {
 		p.waited += p.Now().Sub(p.sleepSince)
