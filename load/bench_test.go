@@ -52,8 +52,8 @@ func BenchmarkThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 		rec.Close()
-		if rec.Metrics.Requests != uint64(b.N) {
-			b.Fatalf("%d results, want %d", rec.Metrics.Requests, b.N)
+		if rec.Requests() != uint64(b.N) {
+			b.Fatalf("%d results, want %d", rec.Requests(), b.N)
 		}
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
 	})

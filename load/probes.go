@@ -381,6 +381,21 @@ func accessProbe(p *Probe) {
 	p.limitedShape(os, "POST V2/access-requests past its budget")
 }
 
+// Documented limits the probes' windows are drawn against (document 2,
+// Limits).
+var (
+	perRouteLimit = Limit{Value: routeBudget, What: "per API key, HTTP method and route template"}
+	tenantLimit   = Limit{Value: tenantBudget, What: "tenant-wide ceiling, every budget of the tenant", TenantWide: true}
+	failedLimit   = Limit{Value: failedAuthBudget, What: "failed authentications (401/403) per source IP"}
+	accessLimit   = Limit{Value: routeBudget, What: "the general per-route budget: access-requests is documented tighter, its number not shown"}
+	latencyLimits = []Limit{perRouteLimit, tenantLimit}
+	limits        = map[string][]Limit{
+		"route-budget": {perRouteLimit}, "template-sharing": {perRouteLimit}, "method-separation": {perRouteLimit},
+		"key-separation": {perRouteLimit}, "window-boundary": {perRouteLimit}, "tenant-ceiling": {perRouteLimit, tenantLimit},
+		"failed-auth": {failedLimit}, "access-requests": {accessLimit}, "latency": latencyLimits,
+	}
+)
+
 // latencyProbe sends a steady rate of reads spread over keys and routes so
 // that no budget is reached; it is not a conformance check (no rule fixes
 // latency) and runs only under touchstone load.
@@ -401,10 +416,13 @@ func latencyProbe(p *Probe) {
 	if perBudget >= routeBudget || n >= tenantBudget {
 		p.T.NoVerdict(fmt.Errorf("latency: %d requests over %d key/route budgets would reach a rate limit; lower the rate or duration", n, len(ts)))
 	}
+	p.sum.RequestedRate = float64(rate)
 	p.clear(dur)
+	p.standStill()
 	a := Attack{Name: p.Name, Targeter: Targets(ts, nil), Pacer: vegeta.Rate{Freq: rate, Per: time.Second}, Duration: dur, Workers: p.opts.Workers * 4}
 	if err := p.eng.Run(p.T.Context(), a, p.rec, nil); err != nil {
 		p.T.NoVerdict(err)
 	}
-	p.Measure("requests per second (requested)", rate, fmt.Sprintf("%.1f sent", float64(p.rec.Metrics.Requests)/dur.Seconds()))
+	sent := p.rec.Requests()
+	p.Measure("requests per second", fmt.Sprintf("%d requested", rate), fmt.Sprintf("%.1f sent (%d in %s over %d budgets)", float64(sent)/dur.Seconds(), sent, dur, len(ts)))
 }
