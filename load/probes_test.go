@@ -2,9 +2,12 @@ package load_test
 
 import (
 	"context"
+	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,5 +96,78 @@ func TestProbesCatchRateLimitFaults(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// budgetLog notes, per probe (the case id each request carries in
+// X-Correlation-Id), the rate-limit budgets its requests spend: method,
+// route template and the key's public prefix.
+type budgetLog struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	by   map[string]map[string]bool
+}
+
+var uuidSegment = regexp.MustCompile(`/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+func (b *budgetLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	probe, _, _ := strings.Cut(r.Header.Get("X-Correlation-Id"), "#")
+	if probe, ok := strings.CutPrefix(probe, "load/"); ok && !strings.HasPrefix(r.URL.Path, "/_sandbox") {
+		prefix, _, _ := strings.Cut(r.Header.Get("X-Api-Key"), ".")
+		budget := r.Method + " " + uuidSegment.ReplaceAllString(r.URL.Path, "/{id}") + " " + prefix
+		b.mu.Lock()
+		if b.by[probe] == nil {
+			b.by[probe] = map[string]bool{}
+		}
+		b.by[probe][budget] = true
+		b.mu.Unlock()
+	}
+	return b.next.RoundTrip(r)
+}
+
+// The latency probe spends budgets of its own: no key, method and route
+// template that another probe spends (tenant-ceiling aside: it spends the
+// whole tenant, and the latency probe waits out its minute), so the probes
+// run before it in the same minute leave its budgets untouched and none of
+// its answers is a 429 (on a real clock, window-boundary then latency gave
+// 40 of 400 answers 429 on the budget GET /me of keys.umbrella).
+func TestLatencyProbeHasItsOwnBudgets(t *testing.T) {
+	tgt := startSandbox(t, "")
+	next := tgt.HTTP.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	log := &budgetLog{next: next, by: map[string]map[string]bool{}}
+	tgt.HTTP.Transport = log
+	o := load.DefaultOptions()
+	o.LatencyRate, o.LatencyDuration = 50, time.Second
+	load.Configure(o)
+	checks := []*check.Check{load.Check("latency")}
+	for _, c := range check.All() {
+		if c.Area() == "load" && !c.HasLabel(check.Slow) {
+			checks = append(checks, c)
+		}
+	}
+	for _, c := range checks {
+		if r := check.Run(context.Background(), tgt, c); r.Status != check.Passed {
+			t.Fatalf("%s: %s\n%s", c.ID, r.Status, r.Summary())
+		}
+	}
+	own := log.by["latency"]
+	if len(own) < 10 {
+		t.Fatalf("the latency probe spent %d budgets: %v", len(own), own)
+	}
+	for probe, budgets := range log.by {
+		if probe == "latency" || probe == "tenant-ceiling" {
+			continue
+		}
+		for b := range budgets {
+			if own[b] {
+				t.Errorf("the latency probe shares the budget %q with %s", b, probe)
+			}
+		}
+	}
+	if s := load.Summaries()["latency"]; s == nil || s.Status["429"] != 0 {
+		t.Errorf("the latency probe's answers: %v", s)
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,7 +53,8 @@ func Judge(sums []*Summary, g Gates) []Verdict {
 				out = append(out, Verdict{Probe: s.Probe, What: "p99", Passed: s.Latency.P99 <= g.MaxP99, Message: fmt.Sprintf("p99 %s, threshold %s", s.Latency.P99.Round(time.Microsecond), g.MaxP99)})
 			}
 			if g.MaxErrorRate >= 0 {
-				out = append(out, Verdict{Probe: s.Probe, What: "error rate", Passed: s.ErrorRate <= g.MaxErrorRate, Message: fmt.Sprintf("error rate %.3f%%, threshold %.3f%%", 100*s.ErrorRate, 100*g.MaxErrorRate)})
+				out = append(out, Verdict{Probe: s.Probe, What: "error rate", Passed: s.ErrorRate <= g.MaxErrorRate,
+					Message: fmt.Sprintf("error rate %.3f%% (%s), threshold %.3f%%", 100*s.ErrorRate, errorsOf(s), 100*g.MaxErrorRate)})
 			}
 		}
 		if b := g.Baseline[s.Probe]; b != nil && b.Latency.P99 > 0 && g.MaxRegression > 0 {
@@ -66,6 +69,32 @@ func Judge(sums []*Summary, g Gates) []Verdict {
 		}
 	}
 	return out
+}
+
+// errorsOf says which answers count as the probe's errors: "40 × 429 of
+// 400 answers", "none of 400 answers".
+func errorsOf(s *Summary) string {
+	var codes []string
+	for code := range s.Status {
+		c, _ := strconv.Atoi(code)
+		if c >= 200 && c < 400 || (c == http.StatusTooManyRequests && !limitedIsError(s.Probe)) {
+			continue
+		}
+		codes = append(codes, code)
+	}
+	sort.Strings(codes)
+	var parts []string
+	for _, code := range codes {
+		name := code
+		if code == "0" {
+			name = "no answer"
+		}
+		parts = append(parts, fmt.Sprintf("%d × %s", s.Status[code], name))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("none of %d answers", s.Requests)
+	}
+	return fmt.Sprintf("%s of %d answers", strings.Join(parts, ", "), s.Requests)
 }
 
 func conformance(s *Summary) string {
@@ -295,7 +324,7 @@ section{margin-top:2.5em;border-top:1px solid #ddd}.meta{color:#555}
 <table><tr><th>probe</th><th>requests</th><th>rate/s</th><th>throughput/s</th><th>429</th><th>errors¹</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>status codes</th></tr>
 {{range .Sections}}{{with .S}}<tr><td>{{.Probe}}</td><td class="n">{{.Requests}}</td><td class="n">{{f1 .Rate}}</td><td class="n">{{f1 .Throughput}}</td><td class="n">{{.Limited}}</td><td class="n">{{pct .ErrorRate}}</td><td class="n">{{d .Latency.P50}}</td><td class="n">{{d .Latency.P90}}</td><td class="n">{{d .Latency.P99}}</td><td class="n">{{d .Latency.P999}}</td><td class="n">{{d .Latency.Max}}</td><td>{{codes .Status}}</td></tr>{{end}}
 {{end}}</table>
-<p class="meta">¹ answers neither 2xx/3xx nor 429. Rate and throughput as <code>vegeta report</code> computes them (a rate-limit probe's include its waits).</p>
+<p class="meta">¹ answers neither 2xx/3xx nor 429, and for the latency probe 429 too: its budgets are its own and kept under every limit, so a 429 there is an error. Rate and throughput as <code>vegeta report</code> computes them (a rate-limit probe's include its waits).</p>
 {{range .Sections}}<section id="probe-{{.S.Probe}}"><h2>{{.S.Probe}} {{if .S.Passed}}<span class="pass">pass</span>{{else if eq .S.Outcome "error" "skipped"}}<span class="nv">no verdict</span>{{else}}<span class="fail">FAIL</span>{{end}}</h2>
 <p class="meta">{{.S.Check}}{{if .S.Rules}} · rules {{range .S.Rules}}{{.}} {{end}}{{end}} · {{.Clock}} · {{d .S.Duration}}</p>
 {{if .S.Measures}}<table><tr><th>measure</th><th>{{if .S.Rules}}documented{{else}}asked{{end}}</th><th>measured</th></tr>{{range .S.Measures}}<tr><td>{{.What}}</td><td>{{.Documented}}</td><td>{{.Measured}}</td></tr>{{end}}</table>{{end}}

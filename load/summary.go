@@ -87,8 +87,10 @@ type Summary struct {
 	Throughput    float64 `json:"throughput"` // 2xx/3xx per second (as vegeta report)
 	// Limited counts the 429 answers.
 	Limited int `json:"limited_429"`
-	// ErrorRate is the share of answers that are neither 2xx/3xx nor 429,
-	// nor sent.
+	// ErrorRate is the share of answers that are errors for the probe:
+	// neither 2xx/3xx nor sent, and 429 too for the latency probe (which
+	// keeps under every budget: a 429 there is an error); for a rate-limit
+	// probe a 429 is what it measures.
 	ErrorRate float64        `json:"error_rate"`
 	Status    map[string]int `json:"status_codes"`
 	Latency   Latencies      `json:"latency"`
@@ -108,6 +110,10 @@ type Summary struct {
 	AccessRequestsBudget int `json:"access_requests_budget,omitempty"`
 }
 
+// limitedIsError tells whether a 429 is an error for probe: only for the
+// latency probe, whose budgets are its own and never reached.
+func limitedIsError(probe string) bool { return probe == "latency" }
+
 // fill copies the recorder's aggregates.
 func (s *Summary) fill(r *Recorder) error {
 	r.mu.Lock()
@@ -123,7 +129,10 @@ func (s *Summary) fill(r *Recorder) error {
 		s.Throughput = float64(r.success) / (dur + r.end.Sub(r.latest)).Seconds()
 	}
 	s.Limited = s.Status["429"]
-	bad := int(r.requests-r.success) - s.Limited
+	bad := int(r.requests - r.success)
+	if !limitedIsError(s.Probe) {
+		bad -= s.Limited
+	}
 	s.ErrorRate = 0
 	if r.requests > 0 {
 		s.ErrorRate = float64(bad) / float64(r.requests)

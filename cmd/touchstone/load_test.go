@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
@@ -211,6 +215,31 @@ func TestLoadChartsOnAVirtualClock(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("load.html lacks %q", want)
 		}
+	}
+}
+
+// The latency probe's gate counts 429s as errors: a target that answers
+// every tenth read 429 fails --max-error-rate 0.1%, and the message says
+// which answers were errors.
+func TestLoadLatencyGateCounts429(t *testing.T) {
+	var reads atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Correlation-Id", r.Header.Get("X-Correlation-Id"))
+		if strings.HasPrefix(r.URL.Path, "/api/v2/") && reads.Add(1)%10 == 0 {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.Header().Set("Retry-After", "30")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"status":429,"code":"rate_limited"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data":{}}`)
+	}))
+	defer srv.Close()
+	target := writeProfile(t, map[string]any{"name": "every-tenth-read-429", "base_url": srv.URL, "keys": map[string]string{"tenant": "ts_test_fake.notasecret"}})
+	out, stderr, code := touchstone(t, "load", "--target", target, "--probe", "latency", "--latency-rate", "50", "--latency-duration", "1s", "--max-error-rate", "0.1%", "--out", t.TempDir())
+	if code != exitFailed || !strings.Contains(out, "FAIL latency error rate: error rate 10.000% (5 × 429 of 50 answers)") {
+		t.Fatalf("every tenth read 429: exit %d, want %d with the 429s named as errors\n%s\n%s", code, exitFailed, out, stderr)
 	}
 }
 
