@@ -38,6 +38,7 @@ var (
 	colLimited  = color.RGBA{R: 214, G: 39, B: 40, A: 255}
 	colOther    = color.RGBA{R: 140, G: 140, B: 140, A: 255}
 	colBoundary = color.RGBA{R: 90, G: 90, B: 90, A: 255}
+	colCut      = color.RGBA{R: 235, G: 235, B: 235, A: 255}
 	colP50      = color.RGBA{R: 31, G: 119, B: 180, A: 255}
 	colP90      = color.RGBA{R: 255, G: 127, B: 14, A: 255}
 	colP99      = color.RGBA{R: 214, G: 39, B: 40, A: 255}
@@ -112,27 +113,141 @@ func svg(p *plot.Plot, w, h vg.Length) (template.HTML, error) {
 	return template.HTML(s), nil
 }
 
-// axisUnit is the unit of a timeline's x axis: milliseconds for a span
-// under 2 s, else seconds.
-func axisUnit(t *Timeline) (time.Duration, string) {
-	if t.Span < 2*time.Second {
-		return time.Millisecond, "ms"
-	}
-	return time.Second, "s"
+// layout places axis time on a chart: each segment of activity at the
+// axis unit's scale from its own position, the pauses between segments cut
+// to a fixed width (drawn grey, saying how long they were).
+type layout struct {
+	t        *Timeline
+	unit     time.Duration
+	unitName string
+	pos      []float64 // where each segment starts on the chart
+	cut      float64   // the width of a cut pause on the chart
 }
 
-// axisLabel says what the x axis is.
-func axisLabel(s *Summary, t *Timeline) string {
-	_, unit := axisUnit(t)
-	if t.Axis == AxisServer {
-		return fmt.Sprintf("%s on the server's clock since %s (estimated from Date, offset %s to this machine)", unit, t.Origin.Format("15:04:05.000"), s.ClockOffset.Round(time.Microsecond))
+func newLayout(t *Timeline) layout {
+	l := layout{t: t, unit: time.Second, unitName: "s"}
+	if t.Active < 2*time.Second {
+		l.unit, l.unitName = time.Millisecond, "ms"
 	}
-	return fmt.Sprintf("%s of this machine's send time since the first request (virtual server clock: it stands still while the probe sends)", unit)
+	if len(t.Segments) > 1 {
+		l.cut = max(l.d(t.Active)*0.08, l.d(t.BinWidth)*3)
+	}
+	x := 0.0
+	for _, sg := range t.Segments {
+		l.pos = append(l.pos, x)
+		x += l.d(l.length(sg)) + l.cut
+	}
+	return l
 }
 
-func x(t *Timeline, at time.Time) float64 {
-	u, _ := axisUnit(t)
-	return float64(at.Sub(t.Origin)) / float64(u)
+// d is a duration in the axis unit.
+func (l layout) d(d time.Duration) float64 { return float64(d) / float64(l.unit) }
+
+// length is a segment's length on the chart: its span and its last bin.
+func (l layout) length(sg Segment) time.Duration {
+	return time.Duration(len(sg.Bins)) * l.t.BinWidth
+}
+
+// end is the chart's right end.
+func (l layout) end() float64 {
+	k := len(l.t.Segments) - 1
+	return l.pos[k] + l.d(l.length(l.t.Segments[k]))
+}
+
+// x places axis time at (from the origin): within its segment, or in the
+// middle of the cut pause it falls in.
+func (l layout) x(at time.Duration) float64 {
+	for k, sg := range l.t.Segments {
+		if at < sg.Start {
+			return l.pos[k] - l.cut/2
+		}
+		if at <= sg.Start+l.length(sg) {
+			return l.pos[k] + l.d(at-sg.Start)
+		}
+	}
+	return l.end()
+}
+
+// label says what the x axis is, on two lines.
+func (l layout) label(s *Summary) string {
+	var clock string
+	if l.t.Axis == AxisServer {
+		clock = fmt.Sprintf("the server's clock, estimated from Date (offset %s to this machine)", s.ClockOffset.Round(time.Microsecond))
+		if s.Shards > 1 {
+			clock = fmt.Sprintf("the server's clock, estimated from Date by each of %d shards", s.Shards)
+		}
+	} else {
+		clock = "this machine's send time (the virtual server clock stands still while the probe sends)"
+	}
+	if len(l.t.Segments) == 1 {
+		return fmt.Sprintf("%s since %s\non %s", l.unitName, l.t.Origin.Add(l.t.Segments[0].Start).Format("15:04:05.000"), clock)
+	}
+	return fmt.Sprintf("%s from the start of each stretch (its time below it); pauses over %s cut out (grey)\non %s", l.unitName, l.t.Gap.Round(time.Millisecond), clock)
+}
+
+// ticks are nice ticks within each segment, from its start; with several
+// segments each start is labelled with its clock time.
+func (l layout) ticks() plot.Ticker {
+	if len(l.t.Segments) == 1 {
+		return niceTicks{}
+	}
+	return plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		var out []plot.Tick
+		for k, sg := range l.t.Segments {
+			w := l.d(l.length(sg))
+			out = append(out, plot.Tick{Value: l.pos[k], Label: l.t.Origin.Add(sg.Start).Format("15:04:05.000")})
+			// Relative ticks only where they leave room for the start's label.
+			if w < (l.end()-l.pos[0])/4 {
+				continue
+			}
+			for _, tk := range (niceTicks{}).Ticks(0, w) {
+				if tk.Value <= w/5 {
+					continue
+				}
+				if tk.Label != "" {
+					tk.Label = "+" + tk.Label
+				}
+				tk.Value += l.pos[k]
+				out = append(out, tk)
+			}
+		}
+		return out
+	})
+}
+
+// frame sets the x axis of p and draws the cut pauses up to top.
+func (l layout) frame(p *plot.Plot, s *Summary, top float64) error {
+	p.X.Label.Text = l.label(s)
+	p.X.Tick.Marker = l.ticks()
+	p.X.Min, p.X.Max = 0, l.end()
+	if len(l.t.Segments) < 2 {
+		return nil
+	}
+	var pts plotter.XYs
+	var texts []string
+	for k := 1; k < len(l.t.Segments); k++ {
+		x0, x1 := l.pos[k]-l.cut, l.pos[k]
+		band, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: 0}, {X: x1, Y: 0}, {X: x1, Y: top}, {X: x0, Y: top}})
+		if err != nil {
+			return err
+		}
+		band.Color, band.LineStyle.Width = colCut, 0
+		p.Add(band)
+		waited := l.t.Segments[k].Start - l.t.Segments[k-1].End
+		pts = append(pts, plotter.XY{X: x0 + (x1-x0)*0.3, Y: top * 0.3})
+		texts = append(texts, waited.Round(100*time.Millisecond).String()+" paused")
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: texts})
+	if err != nil {
+		return err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font = font.From(sans, 7)
+		lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = draw.XCenter, draw.YCenter
+		lb.TextStyle[i].Rotation = math.Pi / 2
+	}
+	p.Add(lb)
+	return nil
 }
 
 // stackedBars draws, per bin, the layers stacked from 0 (empty bins and
@@ -186,14 +301,14 @@ func rule(a, b plotter.XY, c color.Color) *plotter.Line {
 
 // boundaries draws the timeline's clock-minute boundaries as dashed
 // vertical lines up to top, each labelled with the window it opens.
-func boundaries(p *plot.Plot, s *Summary, t *Timeline, top float64) error {
-	if len(t.Boundaries) == 0 {
+func boundaries(p *plot.Plot, s *Summary, l layout, top float64) error {
+	if len(l.t.Boundaries) == 0 {
 		return nil
 	}
 	var pts plotter.XYs
 	var names []string
-	for _, b := range t.Boundaries {
-		bx := x(t, b.At)
+	for _, b := range l.t.Boundaries {
+		bx := l.x(b.At.Sub(l.t.Origin))
 		p.Add(rule(plotter.XY{X: bx, Y: 0}, plotter.XY{X: bx, Y: top}, colBoundary))
 		pts = append(pts, plotter.XY{X: bx, Y: top})
 		name := " " + b.Window.Format("15:04")
@@ -202,15 +317,15 @@ func boundaries(p *plot.Plot, s *Summary, t *Timeline, top float64) error {
 		}
 		names = append(names, name)
 	}
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: names})
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: names})
 	if err != nil {
 		return err
 	}
-	for i := range l.TextStyle {
-		l.TextStyle[i].Font = font.From(sans, 7)
-		l.TextStyle[i].Color = colBoundary
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font = font.From(sans, 7)
+		lb.TextStyle[i].Color = colBoundary
 	}
-	p.Add(l)
+	p.Add(lb)
 	p.Legend.Add("clock-minute boundary (window it opens)", rule(plotter.XY{}, plotter.XY{}, colBoundary))
 	return nil
 }
@@ -219,48 +334,50 @@ func boundaries(p *plot.Plot, s *Summary, t *Timeline, top float64) error {
 // other, per bin of the timeline.
 func answersChart(s *Summary) (template.HTML, error) {
 	t := s.Timeline
-	if t == nil || len(t.Bins) == 0 {
+	if t == nil || len(t.Segments) == 0 {
 		return "", nil
 	}
+	l := newLayout(t)
 	p := newPlot(fmt.Sprintf("%s: answers per second (bins of %s)", s.Probe, t.BinWidth))
-	p.X.Label.Text = axisLabel(s, t)
 	p.Y.Label.Text = "answers / s"
 	per := t.BinWidth.Seconds()
-	adm, lim, oth := make([]float64, len(t.Bins)), make([]float64, len(t.Bins)), make([]float64, len(t.Bins))
-	for i, b := range t.Bins {
-		adm[i], lim[i], oth[i] = float64(b.Admitted)/per, float64(b.Limited)/per, float64(b.Other)/per
+	top, other := 1.0, false
+	var bars []*stackedBars
+	for k, sg := range t.Segments {
+		adm, lim, oth := make([]float64, len(sg.Bins)), make([]float64, len(sg.Bins)), make([]float64, len(sg.Bins))
+		for i, b := range sg.Bins {
+			adm[i], lim[i], oth[i] = float64(b.Admitted)/per, float64(b.Limited)/per, float64(b.Other)/per
+			other = other || b.Other > 0
+		}
+		b := &stackedBars{x0: l.pos[k], w: l.d(t.BinWidth), layers: [][]float64{adm, lim, oth}, colors: []color.Color{colAdmitted, colLimited, colOther}}
+		_, _, _, y := b.DataRange()
+		top = max(top, y)
+		bars = append(bars, b)
 	}
-	u, _ := axisUnit(t)
-	bars := &stackedBars{w: float64(t.BinWidth) / float64(u), layers: [][]float64{adm, lim, oth}, colors: []color.Color{colAdmitted, colLimited, colOther}}
-	p.Add(bars)
-	p.Legend.Add("admitted (2xx/3xx)", swatch{colAdmitted})
-	p.Legend.Add("429", swatch{colLimited})
-	if s.Limited < int(s.Requests) && hasOther(t) {
-		p.Legend.Add("other", swatch{colOther})
-	}
-	_, _, _, top := bars.DataRange()
 	if s.RequestedRate > 0 {
-		_, xmax, _, _ := bars.DataRange()
-		l := rule(plotter.XY{X: 0, Y: s.RequestedRate}, plotter.XY{X: xmax, Y: s.RequestedRate}, colP50)
-		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("requested rate (%.0f/s)", s.RequestedRate), l)
 		top = max(top, s.RequestedRate)
 	}
-	top = max(top, 1)
-	if err := boundaries(p, s, t, top*1.05); err != nil {
+	if err := l.frame(p, s, top*1.05); err != nil {
+		return "", err
+	}
+	for _, b := range bars {
+		p.Add(b)
+	}
+	p.Legend.Add("admitted (2xx/3xx)", swatch{colAdmitted})
+	p.Legend.Add("429", swatch{colLimited})
+	if other {
+		p.Legend.Add("other", swatch{colOther})
+	}
+	if s.RequestedRate > 0 {
+		r := rule(plotter.XY{X: 0, Y: s.RequestedRate}, plotter.XY{X: l.end(), Y: s.RequestedRate}, colP50)
+		p.Add(r)
+		p.Legend.Add(fmt.Sprintf("requested rate (%.0f/s)", s.RequestedRate), r)
+	}
+	if err := boundaries(p, s, l, top*1.05); err != nil {
 		return "", err
 	}
 	p.Y.Min, p.Y.Max = 0, top*1.45 // room for the legend
 	return svg(p, chartW, chartH)
-}
-
-func hasOther(t *Timeline) bool {
-	for _, b := range t.Bins {
-		if b.Other > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // windowRow is one bar of the windows chart.
@@ -397,30 +514,48 @@ func sum(v plotter.Values) float64 {
 	return t
 }
 
-// latencyChart: p50 / p90 / p99 per latency bin over time, max as dots;
-// lines break at empty bins.
+// latencyChart: p50 / p90 / p99 per latency bin over time, max as marks;
+// lines break at empty bins and between segments.
 func latencyChart(s *Summary, gate time.Duration) (template.HTML, error) {
 	t := s.Timeline
-	if t == nil || len(t.LatencyBins) == 0 {
+	if t == nil || len(t.Segments) == 0 {
 		return "", nil
 	}
-	per := 0
-	nonEmpty := 0
-	for _, b := range t.LatencyBins {
-		if b.N > 0 {
-			per += b.N
-			nonEmpty++
+	l := newLayout(t)
+	n, nonEmpty := 0, 0
+	for _, sg := range t.Segments {
+		for _, b := range sg.LatencyBins {
+			if b.N > 0 {
+				n += b.N
+				nonEmpty++
+			}
 		}
 	}
-	if nonEmpty > 0 {
-		per /= nonEmpty
-	}
-	p := newPlot(fmt.Sprintf("%s: latency over time (bins of %s, ≈%d answers each)", s.Probe, t.LatencyWidth, per))
-	p.X.Label.Text = axisLabel(s, t)
+	p := newPlot(fmt.Sprintf("%s: latency over time (bins of %s, ≈%d answers each)", s.Probe, t.LatencyWidth, n/max(nonEmpty, 1)))
 	p.Y.Label.Text = "ms"
-	u, _ := axisUnit(t)
-	w := float64(t.LatencyWidth) / float64(u)
+	w := l.d(t.LatencyWidth)
+	// Points at the middle of their bin; a segment's last bin is cut at the
+	// segment's end.
+	mid := func(k, i int) float64 {
+		return min(l.pos[k]+(float64(i)+0.5)*w, l.pos[k]+l.d(l.length(t.Segments[k])))
+	}
 	top := 0.0
+	var mx plotter.XYs
+	for k, sg := range t.Segments {
+		for i, b := range sg.LatencyBins {
+			if b.N > 0 {
+				mx = append(mx, plotter.XY{X: mid(k, i), Y: ms(b.Max)})
+				top = max(top, ms(b.Max))
+			}
+		}
+	}
+	if gate > 0 {
+		top = max(top, ms(gate))
+	}
+	top = max(top, 0.001)
+	if err := l.frame(p, s, top*1.05); err != nil {
+		return "", err
+	}
 	series := []struct {
 		name string
 		c    color.Color
@@ -429,38 +564,33 @@ func latencyChart(s *Summary, gate time.Duration) (template.HTML, error) {
 		{"p99", colP99, func(b LatencyBin) time.Duration { return b.P99 }}}
 	for _, sr := range series {
 		var runs []plotter.XYs
-		var cur plotter.XYs
-		for i, b := range t.LatencyBins {
-			if b.N == 0 {
-				if len(cur) > 0 {
-					runs = append(runs, cur)
+		for k, sg := range t.Segments {
+			var cur plotter.XYs
+			for i, b := range sg.LatencyBins {
+				if b.N == 0 {
+					if len(cur) > 0 {
+						runs = append(runs, cur)
+					}
+					cur = nil
+					continue
 				}
-				cur = nil
-				continue
+				cur = append(cur, plotter.XY{X: mid(k, i), Y: ms(sr.get(b))})
 			}
-			cur = append(cur, plotter.XY{X: (float64(i) + 0.5) * w, Y: ms(sr.get(b))})
-		}
-		if len(cur) > 0 {
-			runs = append(runs, cur)
+			if len(cur) > 0 {
+				runs = append(runs, cur)
+			}
 		}
 		for k, run := range runs {
-			l, sc, err := plotter.NewLinePoints(run)
+			ln, sc, err := plotter.NewLinePoints(run)
 			if err != nil {
 				return "", err
 			}
-			l.Color, l.Width = sr.c, vg.Points(1.5)
+			ln.Color, ln.Width = sr.c, vg.Points(1.5)
 			sc.Color, sc.Radius = sr.c, vg.Points(1.6)
-			p.Add(l, sc)
+			p.Add(ln, sc)
 			if k == 0 {
-				p.Legend.Add(sr.name, l, sc)
+				p.Legend.Add(sr.name, ln, sc)
 			}
-		}
-	}
-	var mx plotter.XYs
-	for i, b := range t.LatencyBins {
-		if b.N > 0 {
-			mx = append(mx, plotter.XY{X: (float64(i) + 0.5) * w, Y: ms(b.Max)})
-			top = max(top, ms(b.Max))
 		}
 	}
 	if len(mx) > 0 {
@@ -474,13 +604,11 @@ func latencyChart(s *Summary, gate time.Duration) (template.HTML, error) {
 	}
 	if gate > 0 {
 		g := ms(gate)
-		l := rule(plotter.XY{X: 0, Y: g}, plotter.XY{X: float64(len(t.LatencyBins)) * w, Y: g}, colP99)
-		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("--max-p99 %s", gate), l)
-		top = max(top, g)
+		r := rule(plotter.XY{X: 0, Y: g}, plotter.XY{X: l.end(), Y: g}, colP99)
+		p.Add(r)
+		p.Legend.Add(fmt.Sprintf("--max-p99 %s", gate), r)
 	}
-	top = max(top, 0.001)
-	if err := boundaries(p, s, t, top*1.05); err != nil {
+	if err := boundaries(p, s, l, top*1.05); err != nil {
 		return "", err
 	}
 	p.Y.Min, p.Y.Max = 0, top*1.5

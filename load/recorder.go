@@ -125,11 +125,11 @@ func (r *Recorder) setBudgets(f func(seq uint64) string) {
 
 // serverTime is when the server received res, on its clock: the fixed
 // time of a virtual clock, else the middle of the exchange.
-func (r *Recorder) serverTime(res *vegeta.Result) time.Time {
+func (r *Recorder) serverTime(sent time.Time, latency time.Duration) time.Time {
 	if !r.fixed.IsZero() {
 		return r.fixed
 	}
-	return res.Timestamp.Add(res.Latency / 2).Add(r.Offset)
+	return sent.Add(latency / 2).Add(r.Offset)
 }
 
 // Add records one result.
@@ -141,19 +141,23 @@ func (r *Recorder) Add(res *vegeta.Result) error {
 	}
 	r.requests++
 	r.status[strconv.Itoa(int(res.Code))]++
-	if r.earliest.IsZero() || res.Timestamp.Before(r.earliest) {
-		r.earliest = res.Timestamp
+	// The file keeps wall-clock times only: so do the extents, or a time
+	// read back from it could fall outside them by the monotonic clock's
+	// drift from the wall clock.
+	ts := res.Timestamp.Round(0)
+	if r.earliest.IsZero() || ts.Before(r.earliest) {
+		r.earliest = ts
 	}
-	if res.Timestamp.After(r.latest) {
-		r.latest = res.Timestamp
+	if ts.After(r.latest) {
+		r.latest = ts
 	}
-	if end := res.End(); end.After(r.end) {
+	if end := ts.Add(res.Latency); end.After(r.end) {
 		r.end = end
 	}
-	if at := res.Timestamp.Add(r.Offset); r.axisFirst.IsZero() || at.Before(r.axisFirst) {
+	if at := ts.Add(r.Offset); r.axisFirst.IsZero() || at.Before(r.axisFirst) {
 		r.axisFirst = at
 	}
-	if at := res.Timestamp.Add(r.Offset); at.After(r.axisLast) {
+	if at := ts.Add(r.Offset); at.After(r.axisLast) {
 		r.axisLast = at
 	}
 	r.latTotal += res.Latency
@@ -164,7 +168,7 @@ func (r *Recorder) Add(res *vegeta.Result) error {
 	recordLatency(r.hist[classAll], res.Latency)
 	recordLatency(r.hist[class], res.Latency)
 
-	minute := r.serverTime(res).Truncate(time.Minute)
+	minute := r.serverTime(ts, res.Latency).Truncate(time.Minute)
 	budget := ""
 	if r.budgetOf != nil {
 		budget = r.budgetOf(res.Seq)
@@ -178,13 +182,13 @@ func (r *Recorder) Add(res *vegeta.Result) error {
 	w.add(class)
 	sp := r.spans[k.minute]
 	if sp == nil {
-		r.spans[k.minute] = &span{res.Timestamp, res.Timestamp}
+		r.spans[k.minute] = &span{ts, ts}
 	} else {
-		if res.Timestamp.Before(sp.first) {
-			sp.first = res.Timestamp
+		if ts.Before(sp.first) {
+			sp.first = ts
 		}
-		if res.Timestamp.After(sp.last) {
-			sp.last = res.Timestamp
+		if ts.After(sp.last) {
+			sp.last = ts
 		}
 	}
 	return nil

@@ -142,7 +142,7 @@ func ReadDir(dir string) ([]*Summary, error) {
 func Merge(dirs []string) ([]*Summary, error) {
 	byProbe := map[string][]*Summary{}
 	binFiles := map[string][]string{}
-	var order []string
+	var names []string
 	for _, d := range dirs {
 		sums, err := ReadDir(d)
 		if err != nil {
@@ -150,7 +150,7 @@ func Merge(dirs []string) ([]*Summary, error) {
 		}
 		for _, s := range sums {
 			if _, ok := byProbe[s.Probe]; !ok {
-				order = append(order, s.Probe)
+				names = append(names, s.Probe)
 			} else if first := byProbe[s.Probe][0]; first.Virtual != s.Virtual {
 				return nil, fmt.Errorf("%s: shard %s ran on a %s and shard %s on a %s: they do not merge (their time axes and windows differ); merge shards of one kind",
 					s.Probe, binFiles[s.Probe][0][:len(binFiles[s.Probe][0])-len(s.Probe+".bin")-1], clockName(first.Virtual), d, clockName(s.Virtual))
@@ -160,16 +160,22 @@ func Merge(dirs []string) ([]*Summary, error) {
 		}
 	}
 	var out []*Summary
-	for _, name := range order {
+	for _, name := range names {
 		shards := byProbe[name]
 		m := &Summary{Probe: name, Check: shards[0].Check, Rules: shards[0].Rules, Passed: true, Virtual: shards[0].Virtual, Started: shards[0].Started,
-			Limits: shards[0].Limits, RequestedRate: shards[0].RequestedRate}
+			Limits: shards[0].Limits, RequestedRate: shards[0].RequestedRate, ClockOffset: shards[0].ClockOffset, Outcome: shards[0].Outcome}
+		if len(shards) > 1 {
+			m.Shards = len(shards)
+		}
 		rec := NewRecorder(nil)
 		var srcs []binSource
 		var bounds []Boundary
 		windows := map[windowKey]*Window{}
 		for i, s := range shards {
 			m.Passed = m.Passed && s.Passed
+			if outcomeRank[s.Outcome] > outcomeRank[m.Outcome] {
+				m.Outcome = s.Outcome // the worst shard's
+			}
 			m.Failures = append(m.Failures, s.Failures...)
 			m.Duration = max(m.Duration, s.Duration)
 			m.Boundaries = append(m.Boundaries, s.Boundaries...)
@@ -217,8 +223,12 @@ func Merge(dirs []string) ([]*Summary, error) {
 		m.Timeline = tl
 		out = append(out, m)
 	}
+	sort.SliceStable(out, func(i, j int) bool { return order(out[i].Probe) < order(out[j].Probe) })
 	return out, nil
 }
+
+// outcomeRank orders outcomes from best to worst.
+var outcomeRank = map[string]int{"passed": 1, "skipped": 2, "failed": 3, "error": 4}
 
 func clockName(virtual bool) string {
 	if virtual {
@@ -248,7 +258,10 @@ func WriteReport(dir string, sums []*Summary, verdicts []Verdict, g Gates) error
 	for _, s := range sums {
 		sec := section{S: s, Clock: "virtual clock (time on the charts: this machine's send time)"}
 		if !s.Virtual {
-			sec.Clock = fmt.Sprintf("real clock (time on the charts: the server's, estimated from Date; offset %s)", s.ClockOffset.Round(time.Microsecond))
+			sec.Clock = fmt.Sprintf("real clock (time on the charts: the server's, estimated from Date; offset %s to this machine)", s.ClockOffset.Round(time.Microsecond))
+			if s.Shards > 1 {
+				sec.Clock = fmt.Sprintf("real clock (time on the charts: the server's, estimated from Date by each of %d shards)", s.Shards)
+			}
 		}
 		var gate time.Duration
 		if s.Probe == "latency" {

@@ -76,10 +76,12 @@ type Summary struct {
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration_ns"`
 	// ClockOffset is the server's clock minus this machine's, estimated
-	// from Date (0 on a virtual clock).
+	// from Date (0 on a virtual clock; the first shard's in a merge).
 	ClockOffset time.Duration `json:"clock_offset_ns"`
-	Measures    []Measure     `json:"measures,omitempty"`
-	Requests    uint64        `json:"requests"`
+	// Shards is the number of shards merged (0: one run).
+	Shards   int       `json:"shards,omitempty"`
+	Measures []Measure `json:"measures,omitempty"`
+	Requests uint64    `json:"requests"`
 	// RequestedRate is the rate the probe asked for (the latency probe's;
 	// 0 for a burst).
 	RequestedRate float64 `json:"requested_rate,omitempty"`

@@ -1,9 +1,11 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -22,21 +24,35 @@ const (
 )
 
 // Timeline is a probe's answers and latency over time, binned from its
-// vegeta results.
+// vegeta results. A pause longer than the timeline's Gap (a probe waiting
+// for a clock second or a minute boundary) is cut out: the activity falls
+// into segments, each binned from its own start, so that a 30 ms burst
+// after a 34 s wait is drawn at the resolution of the burst.
 type Timeline struct {
 	Axis string `json:"axis"`
 	// Origin is x = 0 on the axis: the first request's send time.
 	Origin time.Time     `json:"origin"`
 	Span   time.Duration `json:"span_ns"`
-	// Bins are the answers per BinWidth, by class, from the origin.
-	BinWidth time.Duration `json:"bin_ns"`
-	Bins     []RateBin     `json:"bins"`
-	// LatencyBins are the latency percentiles per LatencyWidth (coarser:
-	// enough answers per bin for a p99 to mean something).
+	// Active is the span less the pauses cut out.
+	Active time.Duration `json:"active_ns"`
+	// Gap is the shortest pause cut out.
+	Gap time.Duration `json:"gap_ns"`
+	// BinWidth bins the answers, LatencyWidth (coarser: enough answers
+	// per bin for a p99 to mean something) the latency.
+	BinWidth     time.Duration `json:"bin_ns"`
 	LatencyWidth time.Duration `json:"latency_bin_ns"`
-	LatencyBins  []LatencyBin  `json:"latency_bins"`
+	Segments     []Segment     `json:"segments"`
 	// Boundaries are the clock-minute boundaries within the span.
 	Boundaries []Boundary `json:"boundaries,omitempty"`
+}
+
+// Segment is a stretch of activity: requests sent from Start to End (from
+// the origin), binned from Start.
+type Segment struct {
+	Start       time.Duration `json:"start_ns"`
+	End         time.Duration `json:"end_ns"`
+	Bins        []RateBin     `json:"bins"`
+	LatencyBins []LatencyBin  `json:"latency_bins"`
 }
 
 // RateBin counts the answers to the requests sent in one bin.
@@ -90,28 +106,73 @@ func binWidth(span time.Duration, n int) time.Duration {
 }
 
 // Timeline bin counts: the rate chart has at most rateBins bars; the
-// latency chart aims at latencySamples answers per bin, in 4 to 30 bins.
+// latency chart aims at latencySamples answers per bin, in 4 to 30 bins. A
+// pause is cut out when it is longer than a second and than 20 times the
+// median interval between sends (a slow steady rate is not cut up).
 const (
 	rateBins       = 60
 	latencySamples = 100
+	minGap         = time.Second
+	gapIntervals   = 20
 )
 
 // buildTimeline bins the results of srcs sent between first and last (axis
-// time) in one pass over the files: answers per class, and latency
-// percentiles from an HDR histogram per bin (2 significant digits).
+// time) in two passes over the files: the send times, to find the pauses;
+// then per segment the answers per class, and latency percentiles from an
+// HDR histogram per bin (2 significant digits).
 func buildTimeline(axis string, first, last time.Time, n uint64, srcs []binSource, bounds []Boundary) (*Timeline, error) {
 	span := last.Sub(first)
-	t := &Timeline{Axis: axis, Origin: first.UTC(), Span: span, BinWidth: binWidth(span, rateBins)}
-	t.LatencyWidth = max(binWidth(span, min(max(int(n)/latencySamples, 4), 30)), t.BinWidth)
-	t.Bins = make([]RateBin, int(span/t.BinWidth)+1)
-	hists := make([]*hdrhistogram.Histogram, int(span/t.LatencyWidth)+1)
+	at := func(r *vegeta.Result, src binSource) time.Duration {
+		return min(max(r.Timestamp.Add(src.offset).Sub(first), 0), span)
+	}
+	sent := make([]time.Duration, 0, n)
+	for _, src := range srcs {
+		if err := eachResult(src.path, func(r *vegeta.Result) { sent = append(sent, at(r, src)) }); err != nil {
+			return nil, err
+		}
+	}
+	if len(sent) == 0 {
+		return nil, nil
+	}
+	slices.Sort(sent)
+	intervals := make([]time.Duration, 0, len(sent))
+	for i := 1; i < len(sent); i++ {
+		intervals = append(intervals, sent[i]-sent[i-1])
+	}
+	gap := minGap
+	if len(intervals) > 0 {
+		iv := slices.Clone(intervals)
+		slices.Sort(iv)
+		gap = max(gap, gapIntervals*iv[len(iv)/2])
+	}
+	t := &Timeline{Axis: axis, Origin: first.UTC(), Span: span, Gap: gap}
+	seg := Segment{Start: sent[0]}
+	for i, d := range intervals {
+		if d > gap {
+			seg.End = sent[i]
+			t.Segments = append(t.Segments, seg)
+			seg = Segment{Start: sent[i+1]}
+		}
+	}
+	seg.End = sent[len(sent)-1]
+	t.Segments = append(t.Segments, seg)
+	for _, sg := range t.Segments {
+		t.Active += sg.End - sg.Start
+	}
+	t.BinWidth = binWidth(t.Active, rateBins)
+	t.LatencyWidth = max(binWidth(t.Active, min(max(len(sent)/latencySamples, 4), 30)), t.BinWidth)
+	hists := make([][]*hdrhistogram.Histogram, len(t.Segments))
+	for i := range t.Segments {
+		sg := &t.Segments[i]
+		sg.Bins = make([]RateBin, int((sg.End-sg.Start)/t.BinWidth)+1)
+		hists[i] = make([]*hdrhistogram.Histogram, int((sg.End-sg.Start)/t.LatencyWidth)+1)
+	}
 	for _, src := range srcs {
 		err := eachResult(src.path, func(r *vegeta.Result) {
-			x := r.Timestamp.Add(src.offset).Sub(first)
-			if x < 0 || x > span {
-				return
-			}
-			b := &t.Bins[x/t.BinWidth]
+			x := at(r, src)
+			i, _ := slices.BinarySearchFunc(t.Segments, x, func(sg Segment, x time.Duration) int { return cmp.Compare(sg.End, x) })
+			sg := &t.Segments[min(i, len(t.Segments)-1)]
+			b := &sg.Bins[(x-sg.Start)/t.BinWidth]
 			switch classOf(r.Code) {
 			case classAdmitted:
 				b.Admitted++
@@ -120,20 +181,24 @@ func buildTimeline(axis string, first, last time.Time, n uint64, srcs []binSourc
 			default:
 				b.Other++
 			}
-			i := x / t.LatencyWidth
-			if hists[i] == nil {
-				hists[i] = newHist(2)
+			hs := hists[min(i, len(t.Segments)-1)]
+			j := (x - sg.Start) / t.LatencyWidth
+			if hs[j] == nil {
+				hs[j] = newHist(2)
 			}
-			recordLatency(hists[i], r.Latency)
+			recordLatency(hs[j], r.Latency)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	t.LatencyBins = make([]LatencyBin, len(hists))
-	for i, h := range hists {
-		if h != nil {
-			t.LatencyBins[i] = LatencyBin{N: int(h.TotalCount()), P50: quantile(h, 50), P90: quantile(h, 90), P99: quantile(h, 99), Max: quantile(h, 100)}
+	for i, hs := range hists {
+		sg := &t.Segments[i]
+		sg.LatencyBins = make([]LatencyBin, len(hs))
+		for j, h := range hs {
+			if h != nil {
+				sg.LatencyBins[j] = LatencyBin{N: int(h.TotalCount()), P50: quantile(h, 50), P90: quantile(h, 90), P99: quantile(h, 99), Max: quantile(h, 100)}
+			}
 		}
 	}
 	for _, b := range bounds {

@@ -57,11 +57,15 @@ func TestTimelineOnTheServersClock(t *testing.T) {
 	if tl.Axis != AxisServer || !tl.Origin.Equal(start.Add(offset)) || tl.Span != 3990*time.Millisecond {
 		t.Fatalf("axis %s origin %s span %s; want server, %s, 3.99s", tl.Axis, tl.Origin, tl.Span, start.Add(offset))
 	}
-	if tl.BinWidth != 100*time.Millisecond || len(tl.Bins) != 40 {
-		t.Errorf("bins of %s × %d, want 100ms × 40", tl.BinWidth, len(tl.Bins))
+	if len(tl.Segments) != 1 {
+		t.Fatalf("%d segments, want one: a steady rate has no pause", len(tl.Segments))
+	}
+	sg := tl.Segments[0]
+	if tl.BinWidth != 100*time.Millisecond || len(sg.Bins) != 40 {
+		t.Errorf("bins of %s × %d, want 100ms × 40", tl.BinWidth, len(sg.Bins))
 	}
 	adm, lim := 0, 0
-	for i, b := range tl.Bins {
+	for i, b := range sg.Bins {
 		if b.Admitted+b.Limited != 10 {
 			t.Errorf("bin %d holds %d answers, want 10 (100/s)", i, b.Admitted+b.Limited)
 		}
@@ -73,10 +77,10 @@ func TestTimelineOnTheServersClock(t *testing.T) {
 	if len(tl.Boundaries) != 1 || !tl.Boundaries[0].At.Equal(time.Date(2026, 11, 25, 10, 1, 0, 0, time.UTC)) {
 		t.Errorf("boundaries %v, want the one at 10:01:00 server time", tl.Boundaries)
 	}
-	if tl.LatencyWidth != time.Second || len(tl.LatencyBins) != 4 {
-		t.Errorf("latency bins of %s × %d, want 1s × 4 (≈100 answers each)", tl.LatencyWidth, len(tl.LatencyBins))
+	if tl.LatencyWidth != time.Second || len(sg.LatencyBins) != 4 {
+		t.Errorf("latency bins of %s × %d, want 1s × 4 (≈100 answers each)", tl.LatencyWidth, len(sg.LatencyBins))
 	}
-	b := tl.LatencyBins[0] // latencies 0.1 to 10 ms
+	b := sg.LatencyBins[0] // latencies 0.1 to 10 ms
 	if b.N != 100 || b.P50 < 4900*time.Microsecond || b.P50 > 5100*time.Microsecond || b.Max < 10*time.Millisecond || b.Max > 10100*time.Microsecond {
 		t.Errorf("first latency bin %+v, want 100 answers, p50 ≈ 5ms, max ≈ 10ms", b)
 	}
@@ -117,11 +121,11 @@ func TestTimelineOnAVirtualClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.Axis != AxisClient || tl.BinWidth != time.Millisecond || len(tl.Bins) != 35 {
-		t.Errorf("axis %s, bins of %s × %d; want client, 1ms × 35", tl.Axis, tl.BinWidth, len(tl.Bins))
+	if tl.Axis != AxisClient || len(tl.Segments) != 1 || tl.BinWidth != time.Millisecond || len(tl.Segments[0].Bins) != 35 {
+		t.Fatalf("axis %s, %d segments, bins of %s; want client, one segment (a 4 ms pause is not cut), 1ms × 35", tl.Axis, len(tl.Segments), tl.BinWidth)
 	}
 	nonEmpty := 0
-	for _, b := range tl.Bins {
+	for _, b := range tl.Segments[0].Bins {
 		if b.Admitted+b.Limited+b.Other > 0 {
 			nonEmpty++
 		}
@@ -136,6 +140,37 @@ func TestTimelineOnAVirtualClock(t *testing.T) {
 	ws := rec.Windows()
 	if len(ws) != 2 || ws[0].Admitted != 600 || ws[0].Limited != 5 || ws[1].Admitted != 1 || !ws[0].Start.Equal(virtual.Truncate(time.Minute)) {
 		t.Errorf("windows %+v, want 600 admitted + 5 × 429 at 10:01 (virtual), 1 admitted at 10:02", ws)
+	}
+}
+
+// A burst after a long wait: the pause is cut out, so the 30 ms burst is
+// binned at its own resolution (not one bar of a 35 s axis), and the
+// minute boundary falls in the pause.
+func TestTimelineCutsThePauses(t *testing.T) {
+	start := time.Date(2026, 11, 25, 10, 0, 26, 0, time.UTC)
+	var rs []vegeta.Result
+	for i := range 605 {
+		rs = append(rs, vegeta.Result{Seq: uint64(i), Code: 200, Timestamp: start.Add(time.Duration(i) * 50 * time.Microsecond), Latency: time.Millisecond})
+	}
+	rs = append(rs, vegeta.Result{Seq: 605, Code: 200, Timestamp: start.Add(34200 * time.Millisecond), Latency: time.Millisecond})
+	path := filepath.Join(t.TempDir(), "x.bin")
+	rec := writeBin(t, path, 0, nil, rs)
+	tl, err := rec.timeline(false, []binSource{{path, 0}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Segments) != 2 || tl.Segments[1].Start != 34200*time.Millisecond || tl.Active != 30200*time.Microsecond {
+		t.Fatalf("segments %+v (active %s), want the burst and the request 34.2 s later", tl.Segments, tl.Active)
+	}
+	if tl.BinWidth != time.Millisecond || len(tl.Segments[0].Bins) != 31 || len(tl.Segments[1].Bins) != 1 {
+		t.Errorf("bins of %s: %d + %d, want 1ms: 31 + 1", tl.BinWidth, len(tl.Segments[0].Bins), len(tl.Segments[1].Bins))
+	}
+	if len(tl.Boundaries) != 1 {
+		t.Fatalf("boundaries %v, want 10:01:00", tl.Boundaries)
+	}
+	l := newLayout(tl)
+	if bx := l.x(tl.Boundaries[0].At.Sub(tl.Origin)); bx <= l.pos[0]+l.d(l.length(tl.Segments[0])) || bx >= l.pos[1] {
+		t.Errorf("the boundary is drawn at %.2f, not in the cut pause (%.2f to %.2f)", bx, l.pos[0]+l.d(l.length(tl.Segments[0])), l.pos[1])
 	}
 }
 
