@@ -93,13 +93,14 @@ type Recorder struct {
 	spans               map[int64]*span
 }
 
-// NewRecorder writes results to w (io.Discard when nil) with vegeta's
-// binary encoder, so `vegeta report` and `vegeta plot` read the file.
+// NewRecorder writes results to w with vegeta's binary encoder, so
+// `vegeta report` and `vegeta plot` read the file; with a nil w it keeps
+// the aggregates only.
 func NewRecorder(w io.Writer) *Recorder {
-	if w == nil {
-		w = io.Discard
+	r := &Recorder{status: map[string]int{}, windows: map[windowKey]*Window{}, spans: map[int64]*span{}}
+	if w != nil {
+		r.enc = vegeta.NewEncoder(w)
 	}
-	r := &Recorder{enc: vegeta.NewEncoder(w), status: map[string]int{}, windows: map[windowKey]*Window{}, spans: map[int64]*span{}}
 	for i := range r.hist {
 		r.hist[i] = newHist(hdrDigits)
 	}
@@ -136,8 +137,10 @@ func (r *Recorder) serverTime(sent time.Time, latency time.Duration) time.Time {
 func (r *Recorder) Add(res *vegeta.Result) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.enc.Encode(res); err != nil {
-		return fmt.Errorf("write results: %w", err)
+	if r.enc != nil {
+		if err := r.enc.Encode(res); err != nil {
+			return fmt.Errorf("write results: %w", err)
+		}
 	}
 	r.requests++
 	r.status[strconv.Itoa(int(res.Code))]++
