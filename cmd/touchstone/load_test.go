@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -267,5 +268,20 @@ func TestLoadReportRefusesMixedClocks(t *testing.T) {
 	msg := oneLineError(t, exitUsage, "load", "report", "--out", t.TempDir(), virtual, real)
 	if !strings.Contains(msg, "virtual clock") || !strings.Contains(msg, "real clock") || !strings.Contains(msg, "do not merge") {
 		t.Errorf("mixed-clock merge: %s", msg)
+	}
+}
+
+// The load command's default output directories are not committed by
+// accident.
+func TestLoadOutputIgnoredByGit(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(string(raw))
+	for _, dir := range []string{"/touchstone-load/", "/touchstone-load-merged/", "/load-report/"} {
+		if !slices.Contains(lines, dir) {
+			t.Errorf(".gitignore lacks %s", dir)
+		}
 	}
 }
