@@ -246,7 +246,11 @@ func runLoadReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone load report: --out: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "merged %d shard directories\n", len(dirs))
+	if len(dirs) == 1 {
+		fmt.Fprintf(stdout, "re-rendered %s\n", dirs[0])
+	} else {
+		fmt.Fprintf(stdout, "merged %d shard directories\n", len(dirs))
+	}
 	return finishLoad(stdout, stderr, *out, sums, gates, false, 0)
 }
 
