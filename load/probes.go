@@ -118,7 +118,9 @@ func Check(name string) *check.Check {
 	for _, s := range specs {
 		if s.name == name {
 			s := s
-			return &check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: s.labels, Needs: s.needs,
+			// A rate-limit probe spends a budget on purpose: it runs alone
+			// and owns the run's traffic plan (check.Alone).
+			return &check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: append(append([]string(nil), s.labels...), check.Alone), Needs: s.needs,
 				Run: func(t *check.T) { RunProbe(t, s.name, s.rules, s.run) }}
 		}
 	}

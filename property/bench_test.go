@@ -37,7 +37,7 @@ func benchSteps(b *testing.B, id string) {
 	}
 	defer l.Close()
 	c := check.Get(id)
-	b.Setenv("TOUCHSTONE_RAPID_CHECKS", "50")
+	l.Target.Options.PropertyChecks = 50
 	var steps int
 	var spent time.Duration
 	for b.Loop() {

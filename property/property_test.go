@@ -2,6 +2,8 @@ package property_test
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,6 +21,14 @@ func TestProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	// A deep run: TOUCHSTONE_RAPID_CHECKS=N (the test is a composition
+	// root: it reads the environment and hands the property a value).
+	if v, err := strconv.Atoi(os.Getenv("TOUCHSTONE_RAPID_CHECKS")); err == nil && v > 0 {
+		l.Target.Options.PropertyChecks = v
+	}
+	if v, err := strconv.ParseUint(os.Getenv("TOUCHSTONE_RAPID_SEED"), 10, 64); err == nil {
+		l.Target.Options.PropertySeed = v
+	}
 	n := 0
 	for _, c := range check.All() {
 		if !strings.HasPrefix(c.ID, "property/") {

@@ -91,7 +91,7 @@ func (m *rateMachine) Advance(rt *rapid.T) {
 // round-robin over every key and route until the tenant count is within
 // drawn reach of the ceiling, then a few more, each predicted. It sends
 // thousands of requests, so it ends a case only in deep runs
-// (TOUCHSTONE_RAPID_CHECKS above the default), half the time.
+// (--property-checks above the default), half the time.
 func (m *rateMachine) flood(rt *rapid.T) {
 	past := rapid.IntRange(1, 15).Draw(rt, "past the ceiling")
 	// Each request goes to the key and route with the most per-route
@@ -260,7 +260,7 @@ func init() {
 				m.log.lines = append(m.log.lines, fmt.Sprintf("1. control: the clock moves to the next minute + %s (%s)", off, clk.Now.Format("15:04:05.000")))
 				m.roll()
 				rt.Repeat(rapid.StateMachineActions(m))
-				if checks() > DefaultChecks && rapid.Bool().Draw(rt, "flood") {
+				if t.Target().Options.PropertyChecks > DefaultChecks && rapid.Bool().Draw(rt, "flood") {
 					m.flood(rt)
 				}
 			})

@@ -8,8 +8,7 @@ package property
 import (
 	"flag"
 	"fmt"
-	"hash/fnv"
-	"os"
+
 	"strconv"
 	"strings"
 	"sync"
@@ -26,16 +25,16 @@ import (
 const Label = "property"
 
 // DefaultChecks is the number of cases a property draws in a default run
-// (kept small so every property together costs about a second);
-// TOUCHSTONE_RAPID_CHECKS (or -rapid.checks / RAPID_CHECKS when set
-// explicitly) raises it for deep runs.
+// (kept small so every property together costs about a second); the run's
+// --property-checks (check.Options.PropertyChecks) raises it for deep runs.
 const DefaultChecks = 25
+
+// DefaultSeed seeds every property when the run names no seed.
+const DefaultSeed = 1
 
 // realClockChecks caps the default on a target whose clock cannot be moved
 // (about 90 requests a case, split over a GET and a PATCH route).
 const realClockChecks = 5
-
-var checksMu sync.Mutex
 
 // caseShare divides the case count of the properties whose cases are
 // expensive (hundreds of requests each), so a default run stays fast.
@@ -46,13 +45,78 @@ var caseShare = map[string]int{"property/rate-windows": 8}
 // then a money route) than the default count reliably draws.
 var caseBoost = map[string]int{"property/customer-lifecycle": 2}
 
-// checks is the number of cases to draw: TOUCHSTONE_RAPID_CHECKS, else
-// DefaultChecks.
-func checks() int {
-	if v, err := strconv.Atoi(os.Getenv("TOUCHSTONE_RAPID_CHECKS")); err == nil && v > 0 {
-		return v
+// cases is how many cases property id draws against t's target: the run's
+// --property-checks, else the default (sized to a real clock), shared or
+// boosted per property.
+func cases(t *check.T, id string) (n int, why string) {
+	o := t.Target().Options
+	switch {
+	case o.PropertyChecks > 0:
+		n, why = o.PropertyChecks, "--property-checks"
+	case !t.Target().VirtualClock():
+		// A real clock cannot be moved to a fresh rate-limit window: the
+		// traffic plan would wait whole minutes for a deep default.
+		n, why = realClockChecks, "real clock: sized to the rate-limit budgets (--property-checks raises it)"
+	default:
+		n, why = DefaultChecks*max(1, caseBoost[id]), "default"
 	}
-	return DefaultChecks
+	if d := caseShare[id]; d > 1 {
+		n = max(2, n/d)
+	}
+	return n, why
+}
+
+// rapidOnce sets rapid's own flags, which it reads as process-wide
+// globals, once for the process (before any property runs, so that
+// properties running side by side read them without a race): no fail
+// files in the working directory (a faulted sandbox fails properties on
+// purpose; the failure carries the seed), the seed, and a ceiling on the
+// cases rapid draws; each property stops at its own count (limit).
+// Flags given explicitly on the command line (go test -rapid.checks=N)
+// win.
+var rapidOnce sync.Once
+
+func configureRapid(o check.Options) {
+	rapidOnce.Do(func() {
+		if !flag.Parsed() {
+			// Outside go test (touchstone run): rapid reads testing.Short
+			// and its own -rapid.* flags, which need the testing flags
+			// registered and the command line parsed (with no arguments:
+			// touchstone parses its own).
+			testing.Init()
+			_ = flag.CommandLine.Parse(nil)
+		}
+		set := func(name, value string) {
+			explicit := false
+			flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == name })
+			if f := flag.Lookup(name); f != nil && !explicit {
+				_ = f.Value.Set(value)
+			}
+		}
+		seed := o.PropertySeed
+		if seed == 0 {
+			seed = DefaultSeed
+		}
+		set("rapid.nofailfile", "true")
+		set("rapid.seed", strconv.FormatUint(seed, 10))
+		ceiling := DefaultChecks
+		for _, b := range caseBoost {
+			ceiling = max(ceiling, DefaultChecks*b)
+		}
+		set("rapid.checks", strconv.Itoa(max(ceiling, o.PropertyChecks)))
+	})
+}
+
+// explicitChecks is the case count given on the command line
+// (-rapid.checks), which then wins over every property's own.
+func explicitChecks() int {
+	n := 0
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "rapid.checks" {
+			n, _ = strconv.Atoi(f.Value.String())
+		}
+	})
+	return n
 }
 
 // recorder is the rapid.TB that collects rapid's messages (the shrunk
@@ -87,54 +151,36 @@ type stop struct{}
 // else rules[0].
 func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 	rec := &recorder{name: id}
-	checksMu.Lock()
-	if !flag.Parsed() {
-		// Outside go test (touchstone run): rapid reads testing.Short and
-		// its own -rapid.* flags, which need the testing flags registered
-		// and the command line parsed (with no arguments: touchstone
-		// parses its own).
-		testing.Init()
-		_ = flag.CommandLine.Parse(nil)
+	configureRapid(t.Target().Options)
+	limit, why := cases(t, id)
+	if n := explicitChecks(); n > 0 {
+		limit, why = n, "-rapid.checks"
 	}
-	// Never write fail files into the working directory (a faulted
-	// sandbox fails properties on purpose): the failure message carries
-	// the seed. -rapid.nofailfile=false given explicitly keeps them.
-	if !explicit("rapid.nofailfile", "RAPID_NOFAILFILE") {
-		_ = flag.Set("rapid.nofailfile", "true")
+	t.Logf("%d cases (%s)", limit, why)
+	// rapid draws up to its process-wide ceiling; this property stops at
+	// its own count: later cases return at once without drawing (rapid
+	// counts them as passing). Once a case has failed, every call runs
+	// the property (the shrinker's and rapid's replays).
+	var drawn int
+	var failing bool
+	bounded := func(rt *rapid.T) {
+		if !failing {
+			if drawn >= limit {
+				return
+			}
+			drawn++
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				failing = true
+				panic(r)
+			}
+			if rt.Failed() {
+				failing = true
+			}
+		}()
+		prop(rt)
 	}
-	if f := flag.Lookup("rapid.checks"); f != nil && !explicit("rapid.checks", "RAPID_CHECKS") {
-		n := checks()
-		if !t.Target().VirtualClock() && os.Getenv("TOUCHSTONE_RAPID_CHECKS") == "" {
-			// A real clock cannot be moved to a fresh rate-limit window:
-			// stay well under 600 requests per route and minute.
-			n = min(n, realClockChecks)
-			t.Logf("real clock: %d cases (TOUCHSTONE_RAPID_CHECKS raises it; pace the target yourself)", n)
-		}
-		if b := caseBoost[id]; b > 1 && os.Getenv("TOUCHSTONE_RAPID_CHECKS") == "" {
-			// A cheap property whose rules need longer sequences draws
-			// more cases by default (deep runs set the count themselves).
-			n *= b
-		}
-		if d := caseShare[id]; d > 1 {
-			// A property whose cases cost hundreds of requests draws a
-			// share of the count (at least 2).
-			n = max(2, n/d)
-		}
-		_ = f.Value.Set(strconv.Itoa(n))
-	}
-	// A fixed seed per property unless one is given (-rapid.seed,
-	// RAPID_SEED, TOUCHSTONE_RAPID_SEED; "0" draws a random one): a
-	// default run is deterministic, so a fault is caught every time.
-	if f := flag.Lookup("rapid.seed"); f != nil && !explicit("rapid.seed", "RAPID_SEED") {
-		seed := os.Getenv("TOUCHSTONE_RAPID_SEED")
-		if seed == "" {
-			h := fnv.New64a()
-			h.Write([]byte(id))
-			seed = strconv.FormatUint(h.Sum64()|1, 10)
-		}
-		_ = f.Value.Set(seed)
-	}
-	checksMu.Unlock()
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -143,7 +189,7 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 				}
 			}
 		}()
-		rapid.Check(rec, func(rt *rapid.T) { pace(t); prop(rt) })
+		rapid.Check(rec, bounded)
 	}()
 	if len(rec.msgs) > 0 {
 		all := strings.Join(rec.msgs, "\n")
@@ -162,20 +208,9 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 			t.Errorf(r, "%s: property failed (see the failure under %s for the steps)", id, named[0])
 		}
 		rule := named[0]
-		t.Fatalf(rule, "%s: property failed\n%s\nreplay: go test ./property -run 'TestProperties/%s' -rapid.seed=N (N: the seed above), or TOUCHSTONE_RAPID_SEED=N go run ./cmd/touchstone run --focus %s",
-			id, all, id, id)
+		t.Fatalf(rule, "%s: property failed\n%s\nreplay: touchstone run --focus '^%s$' --property-seed N (N: the seed above)",
+			id, all, id)
 	}
-}
-
-// explicit reports whether the rapid flag was given on the command line or
-// its environment variable set, which then wins over the harness's value.
-func explicit(name, env string) bool {
-	if os.Getenv(env) != "" {
-		return true
-	}
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // steps is a case's log: numbered steps, each with the curl line that
@@ -216,21 +251,3 @@ func counted(c *client.Client) { c.Record = func(*client.Exchange) { taken.Add(1
 
 // StepsTaken is the number of HTTP exchanges the properties have sent so far.
 func StepsTaken() int64 { return taken.Load() }
-
-// paced is the step count at the last fresh rate-limit window.
-var paced atomic.Int64
-
-// pace starts a fresh clock-minute window (virtual clock only) before a
-// case once 300 steps have been sent in the current one, so a deep run
-// stays under the documented 600 requests per route and minute. On a real
-// clock it does nothing: deep runs there must be paced by the operator.
-func pace(t *check.T) {
-	now := taken.Load()
-	if now-paced.Load() < 300 {
-		return
-	}
-	paced.Store(now)
-	if err := t.Target().FreshWindow(t.Context()); err != nil {
-		t.NoVerdict(err)
-	}
-}

@@ -8,7 +8,6 @@ package suites
 
 import (
 	"context"
-	"math/rand"
 	"regexp"
 	"sort"
 	"strings"
@@ -32,31 +31,24 @@ func Define(target func() *check.Target, collect func(*check.Result)) {
 type Options struct {
 	Target  func() *check.Target
 	Collect func(*check.Result)
-	// Lane, when set (a real-clock run), runs the checks that cause failed
-	// authentications in the background from the first spec on, paced
-	// into the IP's windows; their specs come last and report the lane's
-	// results. Context ends the lane. Seed orders the areas (Ginkgo's own
-	// shuffle is of top-level containers, and with a lane there is one).
-	Lane    *check.Lane
-	Context context.Context
-	Seed    int64
+	// Schedule, when set (touchstone run), runs the checks on its pool of
+	// workers from the first spec on; each spec reports its check's
+	// result. The specs are then declared in check-id order inside one
+	// container (Ginkgo shuffles only top-level containers), so the order
+	// of results is the same run after run. Context ends the pool.
+	Schedule *check.Schedule
+	Context  context.Context
 	// Select, when set, declares only the checks it chooses (touchstone
-	// run's label filter and focus, decided once by Selects, so that a
-	// real-clock run's extra containers cannot change what a focus
-	// matches).
+	// run's label filter and focus, decided once by Selects, so that the
+	// run's containers cannot change what a focus matches).
 	Select func(*check.Check) bool
 }
 
 // DefineWith is Define with options.
 func DefineWith(o Options) {
 	byArea := map[string][]*check.Check{}
-	var paced []*check.Check
 	for _, c := range check.All() {
 		if o.Select != nil && !o.Select(c) {
-			continue
-		}
-		if o.Lane.Has(c.ID) {
-			paced = append(paced, c)
 			continue
 		}
 		byArea[c.Area()] = append(byArea[c.Area()], c)
@@ -70,12 +62,10 @@ func DefineWith(o Options) {
 		It(SpecText(c), Label(SpecLabels(c)...), func(ctx SpecContext) {
 			tgt := o.Target()
 			var res *check.Result
-			if o.Lane != nil {
-				o.Lane.Start(o.Context)
-			}
-			if o.Lane.Has(c.ID) {
-				if res = o.Lane.Result(ctx, c.ID); res == nil {
-					Skip("interrupted while the failed-auth lane ran this check")
+			if o.Schedule.Has(c.ID) {
+				o.Schedule.Start(o.Context)
+				if res = o.Schedule.Result(ctx, c.ID); res == nil {
+					Skip("interrupted before this check's result was in")
 				}
 			} else {
 				res = check.Run(ctx, tgt, c)
@@ -95,19 +85,11 @@ func DefineWith(o Options) {
 			})
 		}
 	}
-	if o.Lane == nil {
+	if o.Schedule == nil {
 		declare()
 		return
 	}
-	rand.New(rand.NewSource(o.Seed)).Shuffle(len(areas), func(i, j int) { areas[i], areas[j] = areas[j], areas[i] })
-	Describe("touchstone", func() {
-		declare()
-		Describe("failed-auth lane", func() {
-			for _, c := range paced {
-				Describe(c.Area(), Label(c.Area()), func() { spec(c) })
-			}
-		})
-	})
+	Describe("touchstone", declare)
 }
 
 // FocusMatches tells whether a --focus regular expression chooses a check:

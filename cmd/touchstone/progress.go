@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/touchstone-harness/touchstone/internal/authpace"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/redact"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // progress is the run's console while checks run: one progress line
@@ -24,7 +24,7 @@ type progress struct {
 	w     io.Writer
 	red   *redact.Redactor
 	tty   bool
-	pacer *authpace.Pacer
+	pacer *traffic.Plan
 	now   func() time.Time
 	// plainEvery is how often a plain (non-terminal) progress line is
 	// printed while checks run; waitEvery how often a wait is reported.
@@ -40,7 +40,7 @@ type progress struct {
 	stopped                    chan struct{}
 }
 
-func newProgress(w io.Writer, red *redact.Redactor, total int, pacer *authpace.Pacer) *progress {
+func newProgress(w io.Writer, red *redact.Redactor, total int, pacer *traffic.Plan) *progress {
 	return &progress{w: w, red: red, tty: isTerminal(w), pacer: pacer, total: total, now: time.Now,
 		plainEvery: 30 * time.Second, waitEvery: 15 * time.Second}
 }

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/touchstone-harness/touchstone/internal/authpace"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/redact"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // TestProgressOnAPlainConsole: not a terminal (a CI log): no carriage
@@ -20,7 +20,7 @@ import (
 func TestProgressOnAPlainConsole(t *testing.T) {
 	var out bytes.Buffer
 	now := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
-	pacer := authpace.New(nil)
+	pacer := traffic.New(nil)
 	pacer.Now = func() time.Time { return now }
 	release := make(chan struct{})
 	pacer.Sleep = func(ctx context.Context, d time.Duration) error { <-release; now = now.Add(d); return nil }

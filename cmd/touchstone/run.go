@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"strconv"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,7 +21,6 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/touchstone-harness/touchstone/internal/authpace"
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/launch"
@@ -42,6 +41,8 @@ type runFlags struct {
 	certify                                bool
 	signingKey                             string
 	propertyChecks                         int
+	parallel                               int
+	propertySeed                           uint64
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -57,7 +58,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.receiverAddr, "receiver-addr", "", "other targets: HOST:PORT the profile's webhook_url is forwarded to; the webhook checks receive deliveries there")
 	fs.StringVar(&f.baseline, "baseline", "", "expected failures (JSON: rule, reason, review_by); the run fails on an unexpected failure, a stale entry or an expired one")
 	fs.BoolVar(&f.certify, "certify", false, "run the whole catalogue (no --focus or --label-filter) and, when it passes, write a signed certification bundle in OUT/certificate")
-	fs.IntVar(&f.propertyChecks, "property-checks", 0, "cases each property draws (deep runs); 0 keeps the default; the same as TOUCHSTONE_RAPID_CHECKS")
+	fs.IntVar(&f.parallel, "parallel", 0, "checks run at once (1: one at a time, in check-id order; default 8 against --target, where round trips dominate, and one per CPU against the embedded sandbox, which shares the CPUs); alone checks always run by themselves")
+	fs.IntVar(&f.propertyChecks, "property-checks", 0, "cases each property draws (deep runs); 0 keeps the default (smaller on a real clock, sized to the rate-limit budgets)")
+	fs.Uint64Var(&f.propertySeed, "property-seed", 0, "seed of the properties' draws (a failure prints the one that replays it); 0 keeps the fixed default")
 	fs.StringVar(&f.signingKey, "signing-key", "", "with --certify: Ed25519 private key (PKCS#8 PEM) to sign the bundle; default a throwaway key whose public half is in the bundle")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -65,15 +68,20 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if code, ok := certifyFlags(fs, &f, stderr); !ok {
 		return code
 	}
+	switch {
+	case f.parallel < 0:
+		fmt.Fprintf(stderr, "touchstone run: --parallel %d: want at least 1\n", f.parallel)
+		return exitUsage
+	case f.parallel == 0 && f.target != "":
+		f.parallel = 8
+	case f.parallel == 0:
+		f.parallel = runtime.NumCPU()
+	}
 	if f.propertyChecks < 0 {
 		fmt.Fprintf(stderr, "touchstone run: --property-checks %d: want a positive number of cases (0 keeps the default)\n", f.propertyChecks)
 		return exitUsage
 	}
-	if f.propertyChecks > 0 {
-		// The properties read their case count from the environment, the
-		// form `go test ./property` takes too.
-		os.Setenv("TOUCHSTONE_RAPID_CHECKS", strconv.Itoa(f.propertyChecks))
-	}
+
 	var baseline *reports.Baseline
 	if f.baseline != "" {
 		b, err := reports.LoadBaseline(f.baseline, catalogue.MustLoad())
@@ -191,6 +199,7 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	}
 	defer l.Close()
 	tgt := l.Target
+	tgt.Options = check.Options{PropertyChecks: f.propertyChecks, PropertySeed: f.propertySeed}
 	red := tgt.Redactor
 	console := red.Writer(stdout)
 	defer console.Close()
@@ -206,37 +215,33 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 		fmt.Fprintf(console, ", focus %q", f.focus)
 	}
 	fmt.Fprintf(console, ", %d checks selected\n", nSelected)
-	pacer := tgt.Pacer()
-	needAuth := check.FailedAuthNeed(chosen)
-	if !tgt.VirtualClock() && needAuth > authpace.Budget {
-		fmt.Fprintf(console, "real clock: the selected checks need %d failed authentications (up to %d held, in case the target refuses more) and the target allows %d per %s per IP, so this run cannot finish in less than about %s; checks that need none run while a window refills\n",
-			needAuth, check.FailedAuthHold(chosen), authpace.Budget, authpace.Window, authpace.Minimum(needAuth))
+	plan := tgt.Plan()
+	est := check.Plan(tgt, chosen)
+	if tgt.VirtualClock() {
+		fmt.Fprintf(console, "plan: about %d requests from %d checks, %d at a time; the virtual clock moves to a fresh window when a budget is spent\n",
+			est.Requests, est.Checks, f.parallel)
+	} else {
+		fmt.Fprintf(console, "plan: about %d requests and %d failed authentications from %d checks, %d at a time; busiest route budget %s (%d); physical minimum %s (%s)\n",
+			est.Requests, est.FailedAuth, est.Checks, f.parallel, est.Busiest, est.BusiestCount, est.Minimum, est.Bound)
 	}
 
 	var mu sync.Mutex
 	var results []*check.Result
-	prog := newProgress(stdout, red, nSelected, pacer)
-	var lane *check.Lane
-	if !tgt.VirtualClock() {
-		lane = check.NewLane(tgt, check.LaneChecks(chosen))
-	}
-	show := func(r *check.Result) {
+	prog := newProgress(stdout, red, nSelected, plan)
+	sched := check.NewSchedule(tgt, chosen, f.parallel)
+	// The console hears results in check-id order, as the pool hands them
+	// out; the specs only collect them.
+	sched.OnResult = func(r *check.Result) {
 		replay := ""
 		if r.Status == check.Failed {
 			replay = reports.ReplayCommand(filepath.Join(f.out, "results.json"), r.CaseID, f.target != "")
 		}
 		prog.result(r, replay)
 	}
-	if lane != nil {
-		lane.OnResult = show // as the lane finishes each, not when its spec reports it
-	}
 	collect := func(r *check.Result) {
 		mu.Lock()
 		results = append(results, r)
 		mu.Unlock()
-		if !lane.Has(r.ID) {
-			show(r)
-		}
 	}
 	logFile, err := os.Create(filepath.Join(f.out, "ginkgo.log"))
 	if err != nil {
@@ -245,11 +250,10 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 	}
 	ginkgoLog := red.Writer(logFile)
 	prog.start()
-	report, _ := runGinkgo(ctx, tgt, lane, collect, chosen, f, ginkgoLog)
+	report, _ := runGinkgo(ctx, tgt, sched, collect, chosen, f, ginkgoLog)
 	prog.finish()
-	if n := pacer.Total(); n > 0 && !tgt.VirtualClock() {
-		fmt.Fprintf(console, "failed authentications: %d caused (%d declared), %d window waits; the minimum for %d is %s, this run took %s\n",
-			n, needAuth, pacer.Windows(), n, authpace.Minimum(n), time.Since(started).Round(time.Second))
+	if st := plan.Stats(); !tgt.VirtualClock() {
+		fmt.Fprintf(console, "traffic: %s; this run took %s against a physical minimum of %s\n", st, time.Since(started).Round(time.Second), est.Minimum)
 	}
 	ginkgoLog.Close()
 	logFile.Close()
@@ -331,7 +335,7 @@ var ginkgoOnce sync.Once
 // match its full text, which starts with the suite's description and, on a
 // real clock, the lane's containers, so an anchored --focus would choose
 // differently there.
-func runGinkgo(ctx context.Context, tgt *check.Target, lane *check.Lane, collect func(*check.Result), chosen []*check.Check, f runFlags, log io.Writer) (types.Report, bool) {
+func runGinkgo(ctx context.Context, tgt *check.Target, sched *check.Schedule, collect func(*check.Result), chosen []*check.Check, f runFlags, log io.Writer) (types.Report, bool) {
 	var report types.Report
 	ok := false
 	only := make(map[string]bool, len(chosen))
@@ -341,7 +345,7 @@ func runGinkgo(ctx context.Context, tgt *check.Target, lane *check.Lane, collect
 	ginkgoOnce.Do(func() {
 		testing.Init()
 		sc, rc := ginkgo.GinkgoConfiguration()
-		suites.DefineWith(suites.Options{Target: func() *check.Target { return tgt }, Collect: collect, Lane: lane, Context: ctx, Seed: sc.RandomSeed,
+		suites.DefineWith(suites.Options{Target: func() *check.Target { return tgt }, Collect: collect, Schedule: sched, Context: ctx,
 			Select: func(c *check.Check) bool { return only[c.ID] }})
 		ginkgo.ReportAfterSuite("touchstone reports", func(r ginkgo.Report) { report = r })
 		sc.LabelFilter = f.labelFilter

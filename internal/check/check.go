@@ -99,6 +99,9 @@ func Register(cs ...Check) {
 		if c.Run == nil || c.Title == "" {
 			panic(fmt.Sprintf("check %s: needs a title and a Run", c.ID))
 		}
+		if (aloneTable[c.ID] || aloneAreas[c.Area()]) && !c.HasLabel(Alone) {
+			c.Labels = append(append([]string(nil), c.Labels...), Alone)
+		}
 		c.File, c.Line = file, line
 		registry[c.ID] = &c
 	}

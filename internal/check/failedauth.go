@@ -1,6 +1,6 @@
 package check
 
-import "github.com/touchstone-harness/touchstone/internal/authpace"
+import "github.com/touchstone-harness/touchstone/internal/traffic"
 
 // failedAuthTable declares, for checks registered before Check.FailedAuth
 // existed, how many failed authentications each causes against a
@@ -9,7 +9,7 @@ import "github.com/touchstone-harness/touchstone/internal/authpace"
 // enforced by TestFailedAuthDeclarationsCoverWhatChecksCause. New checks set
 // Check.FailedAuth instead. Checks that need a virtual clock are not
 // listed: they run only where each check starts in a fresh window.
-const authBudget = authpace.Budget
+const authBudget = traffic.Budget
 
 var failedAuthTable = map[string]authNeed{
 	"auth/access-off-key":                           {1, 1},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/profile"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // Status is a check's outcome.
@@ -47,14 +48,19 @@ type Result struct {
 	NotRun bool `json:"not_run,omitempty"`
 	// FailedAuth is how many failed authentications the check caused;
 	// UnreservedAuth how many of them it had not declared or reserved.
-	FailedAuth     int                `json:"failed_auth,omitempty"`
-	UnreservedAuth int                `json:"-"`
-	PeakAuth       int                `json:"-"` // the most reserved at once
-	SelfPaced      bool               `json:"-"` // needs a virtual clock: starts in a fresh window
-	CaseID         string             `json:"case_id"`
-	Started        time.Time          `json:"started"`
-	Duration       time.Duration      `json:"duration_ns"`
-	Exchanges      []*client.Exchange `json:"-"`
+	FailedAuth     int  `json:"failed_auth,omitempty"`
+	UnreservedAuth int  `json:"-"`
+	PeakAuth       int  `json:"-"` // the most reserved at once
+	SelfPaced      bool `json:"-"` // needs a virtual clock: starts in a fresh window
+	// Shared lists what the check did that every other check would see
+	// (a virtual clock, a global control setting, a shared fixture
+	// changed through the control API): such a check must be Alone.
+	Shared   []string      `json:"-"`
+	CaseID   string        `json:"case_id"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration_ns"`
+	// A result keeps only the exchanges its failures point at (their
+	// evidence); a passing check's transcript is dropped when it ends.
 }
 
 // FailedRules lists the distinct rule ids of the failures.
@@ -91,8 +97,16 @@ func (r *Result) Summary() string {
 	return b.String()
 }
 
-// Run executes one check against a target. It never panics.
+// Run executes one check against a target, in a fresh window on a virtual
+// clock (the serial path: the fault proof, replays). It never panics.
 func Run(ctx context.Context, target *Target, c *Check) *Result {
+	return run(ctx, target, c, nil, true)
+}
+
+// run executes one check; ticket, when not nil, holds what the scheduler
+// reserved for it in the failed-auth window; fresh starts it in a fresh
+// window on a virtual clock.
+func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, fresh bool) *Result {
 	res := &Result{ID: c.ID, Area: c.Area(), Title: c.Title, Rules: c.Rules, Labels: c.Labels, Started: time.Now().UTC()}
 	t := &T{ctx: ctx, target: target, check: c, caseID: c.ID + "#" + shortID()}
 	res.CaseID = t.caseID
@@ -114,15 +128,26 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 	defer cancel()
 	t.ctx = ctx
 
+	if ticket == nil {
+		ticket = target.Plan().Ticket(c.ID)
+	}
+	if c.probesBudget() {
+		release := target.Plan().Own()
+		defer release()
+	}
+	t.auth = ticket
 	if reason := preflight(target, c); reason != "" {
+		ticket.Close()
 		res.Status, res.SkipReason = Skipped, reason
 		return res
 	}
-	if err := target.FreshWindow(ctx); err != nil {
-		res.Status, res.Error = Error, "control API: "+err.Error()
-		return res
+	if fresh {
+		if err := target.FreshWindow(ctx); err != nil {
+			ticket.Close()
+			res.Status, res.Error = Error, "control API: "+err.Error()
+			return res
+		}
 	}
-	t.auth = target.Pacer().Ticket(c.ID)
 	defer func() {
 		t.auth.Close()
 		res.FailedAuth, res.UnreservedAuth, res.PeakAuth = t.auth.Seen(), t.auth.Unreserved(), t.auth.Peak()
@@ -134,9 +159,13 @@ func Run(ctx context.Context, target *Target, c *Check) *Result {
 	st.observe(transport, t.answered(), errText)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	res.Exchanges, res.Logs = t.exchanges, t.logs
+	res.Logs, res.Shared = t.logs, t.shared
 	if status == Passed || status == Failed {
 		t.failures = append(t.failures, validateSchemas(target, t.exchanges)...)
+		requests, harness := validateRequests(target, t.exchanges)
+		if t.failures = append(t.failures, requests...); harness != "" && len(t.failures) == 0 {
+			status, errText = Error, harness
+		}
 	}
 	res.Failures = t.failures
 	switch {

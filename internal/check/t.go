@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/touchstone-harness/touchstone/internal/authpace"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/control"
@@ -25,7 +25,7 @@ type T struct {
 	check  *Check
 	caseID string
 
-	auth     *authpace.Ticket
+	auth     *traffic.Ticket
 	declared sync.Once
 
 	mu        sync.Mutex
@@ -34,6 +34,7 @@ type T struct {
 	logs      []string
 	exchanges []*client.Exchange
 	selfPaced bool
+	shared    []string // control calls other checks would see (noteControl)
 }
 
 // Failure is one violated rule with its evidence.
@@ -116,7 +117,30 @@ func (t *T) Control() *control.Client {
 	if t.target.Control == nil {
 		t.Skipf("target has no control API (control_url)")
 	}
-	return t.target.Control
+	cc := *t.target.Control
+	cc.OnCall = t.noteControl
+	return &cc
+}
+
+// noteControl records a control call that changes what other checks see:
+// a global setting, or a write naming one of the profile's shared
+// fixtures (a customer, beneficiary or wallet every check may use). Such
+// a check must carry the label Alone (a test enforces it).
+func (t *T) noteControl(method, path string) {
+	shared := control.Global(method, path)
+	if !shared && method != "GET" {
+		for _, id := range t.target.fixtureIDs() {
+			if strings.Contains(path, id) {
+				shared = true
+				break
+			}
+		}
+	}
+	if shared {
+		t.mu.Lock()
+		t.shared = append(t.shared, method+" "+path)
+		t.mu.Unlock()
+	}
 }
 
 // NeedVirtualClock skips unless the target's clock is virtual.
@@ -129,6 +153,7 @@ func (t *T) NeedVirtualClock() {
 	}
 	t.mu.Lock()
 	t.selfPaced = true
+	t.shared = append(t.shared, "needs a virtual clock")
 	t.mu.Unlock()
 }
 
@@ -147,7 +172,7 @@ func (t *T) SpendAuthFailures(n int) {
 // first reserves nothing.
 func (t *T) reserveDeclared() {
 	t.declared.Do(func() {
-		if n := t.check.failedAuth(); n > 0 && n <= authpace.Budget {
+		if n := t.check.failedAuth(); n > 0 && n <= traffic.Budget {
 			t.SpendAuthFailures(n)
 		}
 	})

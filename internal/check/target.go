@@ -9,12 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/touchstone-harness/touchstone/internal/authpace"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/control"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
 	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/internal/redact"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // Target is everything a check may use to reach the server under test.
@@ -35,12 +35,27 @@ type Target struct {
 	// are forwarded for a target without the control API (run
 	// --receiver-addr); the webhook checks listen there.
 	ReceiverAddr string
+	// Options are the run's choices the checks read (as values: no check
+	// reads the environment or a package global).
+	Options Options
 
 	virtual   bool
 	rolesOnce sync.Once
 	roles     client.KeyRoles
-	paceOnce  sync.Once
-	pacer     *authpace.Pacer
+	planOnce  sync.Once
+	idsOnce   sync.Once
+	ids       []string
+	plan      *traffic.Plan
+}
+
+// Options are the run's choices that reach checks, properties and probes.
+type Options struct {
+	// PropertyChecks is how many cases each property draws (deep runs);
+	// 0 keeps each property's default, sized to the target's clock.
+	PropertyChecks int
+	// PropertySeed seeds the properties' draws; 0 is the fixed default, so
+	// a default run draws the same cases every time.
+	PropertySeed uint64
 }
 
 // NewTarget prepares a target from a profile: HTTP client, control client,
@@ -59,6 +74,17 @@ func NewTarget(ctx context.Context, p *profile.Profile, allowLive bool) (*Target
 		}
 		t.virtual = clk.Virtual
 	}
+	// Every request of the run passes the traffic plan (inside the
+	// live-key guard, so a refused write spends nothing).
+	var advance func(context.Context) error
+	if t.VirtualClock() {
+		advance = func(ctx context.Context) error {
+			_, err := t.Control.NextMinute(ctx, time.Second)
+			return err
+		}
+	}
+	t.plan = traffic.New(advance)
+	client.Plan(hc, t.plan)
 	t.Schemas, t.SchemaError = openapicheck.Load(ctx, hc, p.BaseURL)
 	return t, nil
 }
@@ -87,9 +113,9 @@ func (t *Target) Reachable(ctx context.Context) error {
 	// (another run from this address): the window is full.
 	code := problemCode(&client.ResponseRecord{Status: resp.StatusCode, Body: body})
 	if resp.StatusCode == http.StatusTooManyRequests && code == "rate_limited" {
-		t.Pacer().Spent()
+		t.Plan().Spent()
 	}
-	t.Pacer().Ticket("reachability probe").Observe(resp.StatusCode, code)
+	t.Plan().Ticket("reachability probe").Observe(resp.StatusCode, code)
 	return nil
 }
 
@@ -111,23 +137,19 @@ func (t *Target) FreshWindow(ctx context.Context) error {
 		return nil
 	}
 	_, err := t.Control.NextMinute(ctx, time.Second)
-	t.Pacer().Reset()
+	t.Plan().Reset()
 	return err
 }
 
-// Pacer paces the run's failed authentications (see internal/authpace).
-func (t *Target) Pacer() *authpace.Pacer {
-	t.paceOnce.Do(func() {
-		var advance func(context.Context) error
-		if t.VirtualClock() {
-			advance = func(ctx context.Context) error {
-				_, err := t.Control.NextMinute(ctx, time.Second)
-				return err
-			}
+// Plan is the run's traffic plan (see internal/traffic): every request to
+// the target passes it.
+func (t *Target) Plan() *traffic.Plan {
+	t.planOnce.Do(func() {
+		if t.plan == nil { // a target built by hand (tests)
+			t.plan = traffic.New(nil)
 		}
-		t.pacer = authpace.New(advance)
 	})
-	return t.pacer
+	return t.plan
 }
 
 // FailedAuthNeed is how many failed authentications the checks cause
@@ -139,6 +161,22 @@ func FailedAuthNeed(cs []*Check) int {
 		n += c.failedAuthCause()
 	}
 	return n
+}
+
+// fixtureIDs are the ids of the profile's shared fixtures (customers,
+// beneficiaries, crypto wallets and whitelist entries).
+func (t *Target) fixtureIDs() []string {
+	t.idsOnce.Do(func() {
+		p := t.Profile
+		for _, m := range []map[string]string{p.CustomerMap(), p.BeneficiaryMap(), p.CryptoMap()} {
+			for _, id := range m {
+				if id != "" {
+					t.ids = append(t.ids, id)
+				}
+			}
+		}
+	})
+	return t.ids
 }
 
 // keyRoles indexes the profile's keys for reproduction lines.

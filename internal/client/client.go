@@ -4,6 +4,8 @@
 package client
 
 import (
+	"github.com/touchstone-harness/touchstone/internal/traffic"
+
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -237,6 +239,15 @@ func guardOf(hc *http.Client) *LiveGuard {
 		}
 	}
 	return &LiveGuard{}
+}
+
+// Plan routes every request of an HTTP client built by Transport through a
+// run's traffic plan, inside the live-key guard (a refused write spends
+// nothing).
+func Plan(hc *http.Client, p *traffic.Plan) {
+	if g := guardOf(hc); g != nil {
+		g.Next = &traffic.Transport{Plan: p, Next: g.Next}
+	}
 }
 
 // AllowLive opts an HTTP client built by Transport in to (or out of) writes

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -20,6 +21,29 @@ import (
 type Client struct {
 	URL  string // e.g. http://127.0.0.1:8080/_sandbox
 	HTTP *http.Client
+	// OnCall, when set, hears each call before it is sent (the check
+	// runner notes the calls that change what other checks see).
+	OnCall func(method, path string)
+}
+
+// globalPaths are the control calls whose effect every check sees: the
+// clock, a route's latency or armed failures, the identity provider, the
+// platform-wide money pause, exchange rates and quotes, tenant defaults.
+var globalPaths = []string{"/clock/", "/latency", "/failures", "/provider", "/money-policy/pause",
+	"/exchange/rate", "/exchange/quote", "/fees/tenants", "/internal-transfers/capability"}
+
+// Global tells whether a control call changes what every check sees (a
+// read never does).
+func Global(method, path string) bool {
+	if method == http.MethodGet {
+		return false
+	}
+	for _, p := range globalPaths {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Clock is the sandbox's time.
@@ -30,6 +54,9 @@ type Clock struct {
 
 // Call posts (or gets, when in is nil and method is GET) JSON to a control path.
 func (c *Client) Call(ctx context.Context, method, path string, in, out any) error {
+	if c.OnCall != nil {
+		c.OnCall(method, path)
+	}
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)

@@ -53,10 +53,14 @@ func TestEmptyObjectServer(t *testing.T) {
 		if c.HasLabel(check.Slow) {
 			continue // the real-time forms wait whole minutes by design
 		}
-		t0 := time.Now()
+		t0, w0 := time.Now(), tgt.Plan().Stats().Waited
 		r := check.Run(ctx, tgt, c)
-		if d := time.Since(t0); d > 10*time.Second {
-			t.Errorf("%s took %s against {} (unbounded loop or wait?)", c.ID, d.Round(time.Millisecond))
+		// Waits for a fresh rate-limit window are the plan keeping the
+		// run inside the documented budgets (the {} server answers fast
+		// enough for the run to reach the tenant ceiling): bounded, and
+		// not the check's.
+		if d := time.Since(t0) - (tgt.Plan().Stats().Waited - w0); d > 10*time.Second {
+			t.Errorf("%s took %s against {} besides the plan's waits (unbounded loop or wait?)", c.ID, d.Round(time.Millisecond))
 		}
 		counts[r.Status]++
 		if r.Status == check.Error && strings.Contains(r.Error, "panic") {
@@ -70,8 +74,9 @@ func TestEmptyObjectServer(t *testing.T) {
 		}
 	}
 	sort.Strings(passed)
-	elapsed := time.Since(start)
-	t.Logf("against {}: %v in %s; passed: %v", counts, elapsed.Round(time.Millisecond), passed)
+	st := tgt.Plan().Stats()
+	elapsed := time.Since(start) - st.Waited
+	t.Logf("against {}: %v in %s besides the plan's waits (%s); passed: %v", counts, elapsed.Round(time.Millisecond), st, passed)
 	if elapsed > 45*time.Second {
 		t.Errorf("the run against {} took %s, want well under a minute", elapsed.Round(time.Second))
 	}

@@ -1,4 +1,4 @@
-package authpace
+package traffic
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 // fakeClock is a wall clock that moves only when the pacer sleeps.
 type fakeClock struct{ now time.Time }
 
-func (c *fakeClock) pacer() *Pacer {
+func (c *fakeClock) pacer() *Plan {
 	p := New(nil)
 	p.Now = func() time.Time { return c.now }
 	p.Sleep = func(_ context.Context, d time.Duration) error { c.now = c.now.Add(d); return nil }

@@ -1,0 +1,93 @@
+package check
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/openapicheck"
+	"github.com/touchstone-harness/touchstone/internal/profile"
+	"github.com/touchstone-harness/touchstone/internal/redact"
+)
+
+// wrongDocument describes POST customers with a closed body that lists
+// email only: jurisdiction, which the spec requires and every client
+// sends, is missing from the schema.
+const wrongDocument = `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/api/v1/partner/customers":{"post":{"operationId":"createCustomer",
+"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false,"required":["email"],"properties":{"email":{"type":"string"}}}}}},
+"responses":{"201":{"description":"created"},"422":{"description":"refused"}}}}}}`
+
+// documentedServer serves doc at both document paths and answers every
+// other request with status and an empty JSON object.
+func documentedServer(t *testing.T, doc string, status int) *Target {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasPrefix(r.URL.Path, "/openapi/") {
+			w.Write([]byte(doc))
+			return
+		}
+		w.WriteHeader(status)
+		w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	p := &profile.Profile{BaseURL: srv.URL, Keys: profile.Keys{Tenant: "svc_sandbox_0123456789abcdef.s3cretvalue"}}
+	tgt := &Target{Profile: p, HTTP: srv.Client(), Redactor: redact.New(p.Secrets()...)}
+	var err error
+	if tgt.Schemas, err = openapicheck.Load(context.Background(), srv.Client(), srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	return tgt
+}
+
+func createCustomer(body string, failing bool) *Check {
+	return &Check{ID: "demo/create-customer", Title: "t", Rules: []string{"CUST-001"}, Run: func(t *T) {
+		r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: "/api/v1/partner/customers", Body: []byte(body),
+			Header: http.Header{"Content-Type": {"application/json"}}, IdempotencyKey: t.NewKey()})
+		if failing {
+			t.ErrorAt(r, "CUST-001", "a failure of the check's own")
+		}
+	}}
+}
+
+// A request the target accepted is validated against the target's
+// documents: a document that leaves out a member the harness always sends
+// (and closes the object) is a finding under the response-schema rule,
+// whose evidence is that request. A refused request is not judged.
+func TestAcceptedRequestNotInTheDocumentIsAFinding(t *testing.T) {
+	res := Run(context.Background(), documentedServer(t, wrongDocument, http.StatusCreated),
+		createCustomer(`{"email":"ada@example.com","jurisdiction":"GB"}`, false))
+	if res.Status != Failed || len(res.Failures) != 1 || res.Failures[0].Rule != SchemaRule {
+		t.Fatalf("result %s %+v, want one %s failure", res.Status, res.Failures, SchemaRule)
+	}
+	f := res.Failures[0]
+	if !strings.Contains(f.Message, "request accepted by the target") || !strings.Contains(f.Message, "jurisdiction") {
+		t.Errorf("message %q does not say the accepted request's jurisdiction is not in the document", f.Message)
+	}
+	if f.Exchange == nil || f.Exchange.Request.Method != http.MethodPost {
+		t.Errorf("evidence %+v, want the POST", f.Exchange)
+	}
+	// The same request refused is not judged: the checks send malformed
+	// requests on purpose to see them refused.
+	res = Run(context.Background(), documentedServer(t, wrongDocument, http.StatusUnprocessableEntity),
+		createCustomer(`{"email":"ada@example.com","jurisdiction":"GB"}`, false))
+	if res.Status != Passed {
+		t.Errorf("refused: result %s %+v, want passed", res.Status, res.Failures)
+	}
+}
+
+// A body that is not what its own Content-Type says is the harness's
+// mistake: no verdict, unless the check failed on its own.
+func TestHarnessMistakeIsNoVerdict(t *testing.T) {
+	tgt := documentedServer(t, wrongDocument, http.StatusCreated)
+	res := Run(context.Background(), tgt, createCustomer(`{"email":`, false))
+	if res.Status != Error || !strings.Contains(res.Error, "harness") || len(res.Failures) != 0 {
+		t.Fatalf("result %s %q %+v, want no verdict naming the harness", res.Status, res.Error, res.Failures)
+	}
+	res = Run(context.Background(), tgt, createCustomer(`{"email":`, true))
+	if res.Status != Failed || len(res.Failures) != 1 || res.Failures[0].Rule != "CUST-001" {
+		t.Fatalf("result %s %+v, want the check's own failure", res.Status, res.Failures)
+	}
+}

@@ -1,0 +1,260 @@
+package check
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/traffic"
+)
+
+// Alone is the label of a check that must have the target to itself: it
+// moves a virtual clock, changes a setting every other check sees (the
+// sandbox's provider, a money-movement pause, a route's latency), or probes
+// a budget on purpose. It runs with no other check in flight, in a fresh
+// window, and owns the traffic plan while it runs (its requests are
+// counted, never held, and a 429 is its to judge).
+const Alone = "alone"
+
+// serialGroups name the checks that share a limited resource on the
+// target and so never run at the same time as each other, though each may
+// run beside any other check: each group lists and writes the same
+// fixture's rows or reads its balances before and after.
+func serialGroup(c *Check) string {
+	switch {
+	case strings.HasPrefix(c.ID, "pagination/conversion-requests-"), c.Area() == "exchange":
+		// customers.exchange's conversion requests, listed and created.
+		return "conversions"
+	case strings.HasPrefix(c.ID, "pagination/crypto-withdrawals-"), c.Area() == "cryptowithdrawals":
+		return "crypto withdrawals"
+	case c.ID == "pagination/end-customers-unpaged", c.Area() == "subcustomers":
+		return "end customers"
+	case c.Area() == "withdrawals", c.Area() == "payoutbatches", c.Area() == "balances", c.ID == "property/payout-batches":
+		// The funded customers' fiat balances, which these checks read
+		// before and after a withdrawal or a batch.
+		return "fiat balances"
+	case c.Area() == "transfers", c.ID == "property/internal-transfers":
+		// The parent's and child's pooled balances, which each transfer
+		// check reads before and after.
+		return "internal transfers"
+	}
+	return ""
+}
+
+// Schedule runs checks on a bounded pool of workers. Of the checks not yet
+// started it starts, in their order, the first that can start now: an
+// alone check only when nothing else runs (and nothing else starts
+// meanwhile); a check of a serial group only when no other of its group
+// runs; a check that causes failed authentications only when what it
+// declared fits in the IP's current window (otherwise others go first, and
+// when only such checks are left the pool waits for the next window).
+// Results are handed out in the checks' order, whatever order they finish
+// in, so the console and the reports are the same run after run.
+type Schedule struct {
+	target   *Target
+	parallel int
+	checks   []*Check
+	// OnResult, when set before Start, hears each result in the checks'
+	// order, as soon as every check before it has finished.
+	OnResult func(*Result)
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending []*Check
+	running int
+	alone   bool
+	groups  map[string]bool
+	done    map[string]chan *Result
+	results map[string]*Result
+	next    int // index of the next result to hand out
+	once    sync.Once
+	ended   chan struct{}
+}
+
+// NewSchedule prepares cs (in the order results are handed out) for a pool
+// of parallel workers (at least 1).
+func NewSchedule(target *Target, cs []*Check, parallel int) *Schedule {
+	s := &Schedule{target: target, parallel: max(1, parallel), checks: cs, pending: append([]*Check(nil), cs...),
+		groups: map[string]bool{}, done: map[string]chan *Result{}, results: map[string]*Result{}, ended: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	for _, c := range cs {
+		s.done[c.ID] = make(chan *Result, 1)
+	}
+	return s
+}
+
+// Has tells whether the schedule runs check id.
+func (s *Schedule) Has(id string) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.done[id]
+	return ok
+}
+
+// Start runs the pool in the background until every check has run or ctx
+// ends (once).
+func (s *Schedule) Start(ctx context.Context) {
+	s.once.Do(func() { go s.run(ctx) })
+}
+
+// Wait blocks until every check has run or ctx ended.
+func (s *Schedule) Wait() { <-s.ended }
+
+// Result waits for check id's result (nil when ctx ends first).
+func (s *Schedule) Result(ctx context.Context, id string) *Result {
+	select {
+	case r := <-s.done[id]:
+		s.done[id] <- r // for a second reader
+		return r
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+func (s *Schedule) run(ctx context.Context) {
+	defer close(s.ended)
+	// A real clock's windows roll over with time alone: wake the picker
+	// now and then so that checks waiting for a failed-auth window start.
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-tick.C:
+				s.cond.Broadcast()
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < s.parallel; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c, ticket := s.pick(ctx)
+				if c == nil {
+					return
+				}
+				s.finish(c, s.runOne(ctx, c, ticket), true)
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	// Checks never started (ctx ended) are reported as not run.
+	s.mu.Lock()
+	left := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	for _, c := range left {
+		s.finish(c, notRun(c, ctx.Err()), false)
+	}
+}
+
+func notRun(c *Check, err error) *Result {
+	msg := "not run"
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	return &Result{ID: c.ID, Area: c.Area(), Title: c.Title, Rules: c.Rules, Labels: c.Labels, Status: Error, Error: msg, NotRun: true, Started: time.Now().UTC()}
+}
+
+func (s *Schedule) runOne(ctx context.Context, c *Check, ticket *traffic.Ticket) *Result {
+	// An alone check starts in a fresh window on a virtual clock (what
+	// others spent is not for it); the others share the window.
+	return run(ctx, s.target, c, ticket, c.HasLabel(Alone))
+}
+
+// pick waits for the next check that can start, marks it running and
+// returns it (nil when none is left or ctx ended).
+func (s *Schedule) pick(ctx context.Context) (*Check, *traffic.Ticket) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if len(s.pending) == 0 || ctx.Err() != nil {
+			return nil, nil
+		}
+		if !s.alone {
+			onlyAuth := true
+			for i, c := range s.pending {
+				g := serialGroup(c)
+				switch {
+				case c.HasLabel(Alone) && s.running > 0:
+					onlyAuth = false
+					continue
+				case g != "" && s.groups[g]:
+					onlyAuth = false
+					continue
+				}
+				var ticket *traffic.Ticket
+				if need := c.failedAuth(); need > 0 && need <= authBudget {
+					ticket = s.target.Plan().Ticket(c.ID)
+					if !ticket.TryReserve(need) {
+						continue
+					}
+				}
+				s.pending = append(s.pending[:i:i], s.pending[i+1:]...)
+				s.running++
+				if c.HasLabel(Alone) {
+					s.alone = true
+				}
+				if g != "" {
+					s.groups[g] = true
+				}
+				return c, ticket
+			}
+			if onlyAuth && s.running == 0 {
+				// Only checks that cause failed authentications are left
+				// and none fits in this window: wait for the next one.
+				s.mu.Unlock()
+				err := s.target.Plan().NextWindow(ctx, "a fresh failed-auth window for the checks that need one")
+				s.mu.Lock()
+				if err != nil {
+					return nil, nil
+				}
+				continue
+			}
+		}
+		s.cond.Wait()
+	}
+}
+
+// finish records a result, frees what its check held (started: it was
+// counted as running) and hands out every result now due, in order.
+func (s *Schedule) finish(c *Check, res *Result, started bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if started {
+		s.running--
+	}
+	if c.HasLabel(Alone) {
+		s.alone = false
+	}
+	if g := serialGroup(c); g != "" {
+		delete(s.groups, g)
+	}
+	s.results[c.ID] = res
+	var due []*Result
+	for s.next < len(s.checks) {
+		r, ok := s.results[s.checks[s.next].ID]
+		if !ok {
+			break
+		}
+		due = append(due, r)
+		s.next++
+	}
+	s.cond.Broadcast()
+	// Handed out under the lock, so that two workers finishing together
+	// cannot swap the order.
+	for _, r := range due {
+		if s.OnResult != nil {
+			s.OnResult(r)
+		}
+		s.done[r.ID] <- r
+	}
+}

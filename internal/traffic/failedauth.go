@@ -1,0 +1,193 @@
+package traffic
+
+// The failed-authentication budget (document 2, Limits: 20 failed attempts
+// per 60 seconds per source IP; beyond it 429 instead of 401/403).
+//
+// A check holds a Ticket; it reserves the failures it is about to cause
+// (Reserve), every answer it gets is classified by status and problem code
+// (Observe), and what it reserved but never caused goes back to the window
+// when it ends (Close). When a reservation does not fit in the current
+// window, Reserve waits for the next one: on a virtual clock by advancing
+// it, on a real clock by sleeping, with the wait visible through Waiting.
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Codes of the answers that spend the budget (document 2, Authentication 9).
+const (
+	CodeAuthenticationFailed = "api_key_authentication_failed"
+	CodeNotAuthorized        = "api_key_not_authorized"
+)
+
+// IsFailedAuth classifies one answer by its status and problem code: any
+// 401 (whatever its code: a target that says 401 counted a failure), and a
+// 403 whose code is api_key_not_authorized (missing scope, IP outside the
+// allowlist). Other 403s (policy gates, forbidden resources) are not
+// authentication failures.
+func IsFailedAuth(status int, code string) bool {
+	switch status {
+	case 401:
+		return true
+	case 403:
+		return code == CodeNotAuthorized
+	}
+	return false
+}
+
+// Minimum is the least wall time a run needing n failed attempts can take
+// on a real clock: the failures of one window are free, each further
+// window costs a whole window.
+func Minimum(n int) time.Duration { return WindowsFor(n, FailedAuthBudget) }
+
+// WindowsFor is the least wall time n events need under a budget per
+// window: the first window is free, each further one costs a window.
+func WindowsFor(n, budget int) time.Duration {
+	if n <= budget {
+		return 0
+	}
+	return time.Duration((n+budget-1)/budget-1) * Window
+}
+
+// Spent marks the current window's failed-auth budget full: the target
+// refused a failed authentication as over budget, spent by someone the
+// plan does not see (another run from the same address).
+func (p *Plan) Spent() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roll()
+	p.used = FailedAuthBudget
+}
+
+// Total is how many failed attempts the run has caused so far.
+func (p *Plan) Total() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.total
+}
+
+// Ticket is one check's account with the plan's failed-auth budget.
+type Ticket struct {
+	p     *Plan
+	who   string
+	mu    sync.Mutex
+	epoch int
+	left  int // reserved in the current window, not yet seen
+	seen  int // failures this ticket caused
+	extra int // of them, not reserved
+	peak  int // the most it asked to hold at once
+}
+
+// Ticket opens an account for who (a check id, for the progress line).
+func (p *Plan) Ticket(who string) *Ticket { return &Ticket{p: p, who: who} }
+
+// Seen is how many failed attempts the ticket's holder caused; Unreserved
+// how many of them it had not reserved.
+func (t *Ticket) Seen() int       { t.mu.Lock(); defer t.mu.Unlock(); return t.seen }
+func (t *Ticket) Unreserved() int { t.mu.Lock(); defer t.mu.Unlock(); return t.extra }
+
+// Peak is the most failed attempts the holder asked to hold at once.
+func (t *Ticket) Peak() int { t.mu.Lock(); defer t.mu.Unlock(); return t.peak }
+
+// Reserve makes sure the holder has n failed attempts reserved in the
+// current window (what it already holds there counts), waiting for the
+// next window when they do not fit.
+func (t *Ticket) Reserve(ctx context.Context, n int) error {
+	for {
+		ok, err := t.reserve(n)
+		if ok || err != nil {
+			return err
+		}
+		p := t.p
+		p.mu.Lock()
+		if err := p.waitNext(ctx, fmt.Sprintf("a fresh failed-auth window for %s (%d more; %d of %d spent)", t.who, n, p.used+p.held, FailedAuthBudget)); err != nil {
+			return err
+		}
+	}
+}
+
+// TryReserve is Reserve that never waits: it reports whether n fit in the
+// current window (and are now held).
+func (t *Ticket) TryReserve(n int) bool {
+	ok, _ := t.reserve(n)
+	return ok
+}
+
+func (t *Ticket) reserve(n int) (bool, error) {
+	if n > FailedAuthBudget {
+		return false, fmt.Errorf("cannot reserve %d failed authentications in one window (the budget is %d per %s)", n, FailedAuthBudget, Window)
+	}
+	p := t.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.peak = max(t.peak, n)
+	p.roll()
+	if t.epoch != p.epoch {
+		t.epoch, t.left = p.epoch, 0
+	}
+	need := n - t.left
+	if need <= 0 {
+		return true, nil
+	}
+	if p.used+p.held+need > FailedAuthBudget || p.ending() {
+		return false, nil
+	}
+	p.held += need
+	t.left += need
+	return true, nil
+}
+
+// Observe classifies one answer the holder got (status and problem code)
+// and counts it when it is a failed authentication. It reports whether
+// it was.
+func (t *Ticket) Observe(status int, code string) bool {
+	if !IsFailedAuth(status, code) {
+		return false
+	}
+	p := t.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p.roll()
+	p.used++
+	p.total++
+	t.seen++
+	if t.epoch == p.epoch && t.left > 0 {
+		t.left--
+		p.held--
+	} else {
+		t.extra++
+	}
+	return true
+}
+
+// Close gives back what the holder reserved and did not cause.
+func (t *Ticket) Close() {
+	p := t.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.epoch == p.epoch {
+		p.held -= t.left
+	}
+	t.left = 0
+}
+
+// Available is how many failed attempts the current window still takes
+// (0 when a real-clock window ends within the margin).
+func (p *Plan) Available() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roll()
+	if p.ending() {
+		return 0
+	}
+	return max(0, FailedAuthBudget-p.used-p.held)
+}

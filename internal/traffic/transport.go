@@ -1,0 +1,191 @@
+package traffic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxResends bounds how often one request is sent again after a 429 the
+// plan waited out.
+const maxResends = 3
+
+// Transport is the http.RoundTripper every request of a run goes through:
+// it admits each request into its budgets (waiting for the next window
+// when one is spent), learns the target's clock from each answer's Date,
+// and waits out a 429 the harness did not ask for, then sends the request
+// again. A 429 is answered before the operation runs (document 2, Check
+// order: rate limits and the failed-auth budget come before idempotency and
+// the operation), so sending it again changes nothing on the target.
+type Transport struct {
+	Plan *Plan
+	Next http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper.
+func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	p := tr.Plan
+	b := BucketOf(req)
+	budgeted := strings.HasPrefix(b.Template, "/api/") && b.Key != "-"
+	for resend := 0; ; resend++ {
+		if budgeted {
+			if err := p.admit(req.Context(), b); err != nil {
+				return nil, err
+			}
+			if p.OnSend != nil {
+				p.OnSend(req, b)
+			}
+		}
+		sent := p.Now()
+		resp, err := tr.Next.RoundTrip(req)
+		if err != nil {
+			return resp, err
+		}
+		p.observeDate(resp.Header.Get("Date"), sent, p.Now())
+		if resp.StatusCode != http.StatusTooManyRequests || p.owned() || resend >= maxResends ||
+			(req.Body != nil && req.GetBody == nil) || !strings.HasPrefix(b.Template, "/api/") {
+			return resp, nil
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if !isRateLimited(body) {
+			return resp, nil
+		}
+		failedAuth := bytes.Contains(bytes.ToLower(body), []byte("failed authentication"))
+		retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		if err := p.waitOut(req.Context(), b, failedAuth, time.Duration(retryAfter)*time.Second); err != nil {
+			return resp, nil // the caller's context ended: it judges the 429
+		}
+		if failedAuth {
+			// The resend fails authentication again: it takes its place
+			// in the new window first, so that resends after one refused
+			// window cannot overfill the next.
+			if err := p.takeFailedAuth(req.Context()); err != nil {
+				return resp, nil
+			}
+		}
+		next := req.Clone(req.Context())
+		if req.GetBody != nil {
+			if next.Body, err = req.GetBody(); err != nil {
+				return resp, nil
+			}
+		}
+		req = next
+	}
+}
+
+// isRateLimited tells whether a 429's body is the documented problem
+// (code rate_limited, or no parseable body at all, as a proxy might
+// answer).
+func isRateLimited(body []byte) bool {
+	var m struct {
+		Code any `json:"code"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return true
+	}
+	c, _ := m.Code.(string)
+	return c == "" || c == "rate_limited"
+}
+
+// admit counts one request into its bucket and the tenant's, waiting for
+// the next window while either is spent.
+func (p *Plan) admit(ctx context.Context, b Bucket) error {
+	p.mu.Lock()
+	for {
+		p.roll()
+		if p.owners > 0 || p.fits(b) {
+			if p.routes == nil {
+				p.routes, p.busiest = map[Bucket]int{}, mapOr(p.busiest)
+			}
+			p.routes[b]++
+			p.busiest[b]++
+			p.tenant++
+			p.sent++
+			p.mu.Unlock()
+			return nil
+		}
+		what := fmt.Sprintf("a fresh rate-limit window for %s %s (%d of %d spent this minute; tenant %d of %d)",
+			b.Method, b.Template, p.routes[b], RouteBudget, p.tenant, TenantBudget)
+		if err := p.waitNext(ctx, what); err != nil {
+			return err
+		}
+		p.mu.Lock()
+	}
+}
+
+func mapOr(m map[Bucket]int) map[Bucket]int {
+	if m == nil {
+		return map[Bucket]int{}
+	}
+	return m
+}
+
+// fits tells whether one more request to b stays inside the budgets (less
+// the headroom). Callers hold mu.
+func (p *Plan) fits(b Bucket) bool {
+	return !p.full[b] && p.routes[b] < RouteBudget-routeHeadroom && p.tenant < TenantBudget-tenantHeadroom
+}
+
+// waitOut handles a 429 the plan did not expect: the budget it names is
+// spent in this window (by traffic the plan did not see: another run, a
+// target counting differently), so mark it so and wait for the next
+// window, or for Retry-After when that is later.
+func (p *Plan) waitOut(ctx context.Context, b Bucket, failedAuth bool, retryAfter time.Duration) error {
+	p.mu.Lock()
+	p.roll()
+	p.held429++
+	if failedAuth {
+		p.used = FailedAuthBudget
+	} else {
+		if p.full == nil {
+			p.full = map[Bucket]bool{}
+		}
+		p.full[b] = true
+	}
+	what := fmt.Sprintf("the target answered 429 to %s %s: waiting for a fresh window", b.Method, b.Template)
+	if p.Advance == nil && retryAfter > 0 {
+		if until := p.Now().Add(retryAfter + p.Margin); until.After(p.Now().Add(p.start.Add(Window + p.Margin).Sub(p.targetNow()))) {
+			p.waitWhat, p.waitUntil = what, until
+			p.windows++
+			return p.sleepLocked(ctx, until.Sub(p.Now()))
+		}
+	}
+	return p.waitNext(ctx, what)
+}
+
+// observeDate lets the plan learn the target's clock from one answer.
+func (p *Plan) observeDate(date string, sent, received time.Time) {
+	if date == "" {
+		return
+	}
+	p.mu.Lock()
+	p.clock.observe(date, sent, received)
+	p.mu.Unlock()
+}
+
+// takeFailedAuth counts one failed authentication about to be caused
+// outside any ticket (a resend), waiting for a window with room. The
+// check's ticket counts its answer again: the plan errs on the safe side.
+func (p *Plan) takeFailedAuth(ctx context.Context) error {
+	p.mu.Lock()
+	for {
+		p.roll()
+		if p.used+p.held < FailedAuthBudget && !p.ending() {
+			p.used++
+			p.mu.Unlock()
+			return nil
+		}
+		if err := p.waitNext(ctx, "a fresh failed-auth window to send again what the target refused as over budget"); err != nil {
+			return err
+		}
+		p.mu.Lock()
+	}
+}
