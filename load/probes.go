@@ -467,8 +467,17 @@ func latencyProbe(p *Probe) {
 	p.clear(dur)
 	p.tenantRoom(n)
 	p.standStill()
+	// The probe owns the run's traffic plan while it sends: its requests
+	// are counted, never held for a window (a held request's wait would be
+	// measured as latency), and a 429 is its to count as an error, not
+	// waited out and sent again. Its budgets are its own and the tenant
+	// has room (above), so the plan would hold nothing a conformant target
+	// refuses.
+	release := p.T.Target().Plan().Own()
 	a := Attack{Name: p.Name, Targeter: Targets(ts, nil), Pacer: vegeta.Rate{Freq: rate, Per: time.Second}, Duration: dur, Workers: p.opts.Workers * 4}
-	if err := p.eng.Run(p.T.Context(), a, p.rec, nil); err != nil {
+	err := p.eng.Run(p.T.Context(), a, p.rec, nil)
+	release()
+	if err != nil {
 		p.T.NoVerdict(err)
 	}
 	sent := p.rec.Requests()
