@@ -382,8 +382,8 @@ func answersChart(s *Summary) (template.HTML, error) {
 
 // windowRow is one bar of the windows chart.
 type windowRow struct {
-	label                    string
-	admitted, limited, other float64
+	label string
+	Answers
 }
 
 // windowsChart: per clock-minute window and budget, the answers (stacked
@@ -408,14 +408,12 @@ func windowsChart(s *Summary) (template.HTML, error) {
 		if budget == "" {
 			budget = "(budget not recorded)"
 		}
-		rows = append(rows, windowRow{when + " · " + budget, float64(w.Admitted), float64(w.Limited), float64(w.Other)})
+		rows = append(rows, windowRow{when + " · " + budget, w.Answers})
 		if tenantWide {
 			if total == nil {
 				total = &windowRow{label: when + " · all budgets (tenant-wide)"}
 			}
-			total.admitted += float64(w.Admitted)
-			total.limited += float64(w.Limited)
-			total.other += float64(w.Other)
+			total.merge(w.Answers)
 			if i+1 == len(s.Windows) || !s.Windows[i+1].Start.Equal(w.Start) {
 				rows = append(rows, *total)
 				total = nil
@@ -430,8 +428,8 @@ func windowsChart(s *Summary) (template.HTML, error) {
 	top := 1.0
 	for i, r := range rows {
 		j := n - 1 - i // the first row at the top
-		adm[j], lim[j], oth[j], names[j] = r.admitted, r.limited, r.other, r.label
-		top = max(top, r.admitted+r.limited+r.other)
+		adm[j], lim[j], oth[j], names[j] = float64(r.Admitted), float64(r.Limited), float64(r.Other), r.label
+		top = max(top, float64(r.Total()))
 	}
 	barW := vg.Points(11)
 	var prev *plotter.BarChart

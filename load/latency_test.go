@@ -12,10 +12,10 @@ import (
 func TestTenantSpent(t *testing.T) {
 	m := time.Date(2026, 11, 25, 10, 1, 0, 0, time.UTC)
 	sums := map[string]*Summary{
-		"tenant-ceiling": {Windows: []Window{{Start: m, Budget: "GET P/me · keys.tenant", Admitted: 600}, {Start: m, Budget: "GET V2/customers · keys.tenant", Limited: 1}}},
-		"window-boundary": {Windows: []Window{{Start: m.Add(-time.Minute), Budget: "GET P/me · keys.umbrella", Admitted: 600},
-			{Start: m, Budget: "GET P/me · keys.umbrella", Admitted: 600, Limited: 1}}},
-		"failed-auth": {Windows: []Window{{Start: m, Budget: "GET P/me · keys.tenant_wrong_secret", Other: 20, Limited: 1}}},
+		"tenant-ceiling": {Windows: []Window{{Start: m, Budget: "GET P/me · keys.tenant", Answers: Answers{Admitted: 600}}, {Start: m, Budget: "GET V2/customers · keys.tenant", Answers: Answers{Limited: 1}}}},
+		"window-boundary": {Windows: []Window{{Start: m.Add(-time.Minute), Budget: "GET P/me · keys.umbrella", Answers: Answers{Admitted: 600}},
+			{Start: m, Budget: "GET P/me · keys.umbrella", Answers: Answers{Admitted: 600, Limited: 1}}}},
+		"failed-auth": {Windows: []Window{{Start: m, Budget: "GET P/me · keys.tenant_wrong_secret", Answers: Answers{Other: 20, Limited: 1}}}},
 	}
 	if got := tenantSpent(sums, m); got != 600+1+601+21 {
 		t.Errorf("spent in %s: %d, want 1223", m.Format("15:04"), got)

@@ -418,7 +418,7 @@ func tenantSpent(sums map[string]*Summary, minute time.Time) int {
 	for _, s := range sums {
 		for _, w := range s.Windows {
 			if w.Start.Equal(minute) {
-				n += w.Admitted + w.Limited + w.Other
+				n += w.Total()
 			}
 		}
 	}

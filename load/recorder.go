@@ -58,6 +58,12 @@ func quantile(h *hdrhistogram.Histogram, q float64) time.Duration {
 	return time.Duration(h.ValueAtQuantile(q)) * time.Microsecond
 }
 
+// latenciesOf reads the percentiles of h (and its mean, to its precision).
+func latenciesOf(h *hdrhistogram.Histogram) Latencies {
+	return Latencies{Mean: time.Duration(h.Mean() * float64(time.Microsecond)), P50: quantile(h, 50), P90: quantile(h, 90), P95: quantile(h, 95),
+		P99: quantile(h, 99), P999: quantile(h, 99.9), Max: quantile(h, 100)}
+}
+
 // windowKey is one budget in one clock-minute window of the server.
 type windowKey struct {
 	minute int64 // unix seconds of the window's start

@@ -194,9 +194,7 @@ func Merge(dirs []string) ([]*Summary, error) {
 				if windows[k] == nil {
 					windows[k] = &Window{Start: w.Start, Budget: w.Budget}
 				}
-				windows[k].Admitted += w.Admitted
-				windows[k].Limited += w.Limited
-				windows[k].Other += w.Other
+				windows[k].merge(w.Answers)
 			}
 			if s.Timeline != nil && s.Virtual {
 				bounds = append(bounds, s.Timeline.Boundaries...)

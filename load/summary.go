@@ -16,8 +16,8 @@ type Measure struct {
 	Measured   string `json:"measured"`
 }
 
-// Latencies are a probe's latency percentiles over every answer, read from
-// its HDR histogram (exact to 0.1 %).
+// Latencies are percentiles read from an HDR histogram (exact to 0.1 %): a
+// probe's over every answer (its mean exact), or a time bin's.
 type Latencies struct {
 	Mean time.Duration `json:"mean_ns"`
 	P50  time.Duration `json:"p50_ns"`
@@ -39,27 +39,39 @@ type Limit struct {
 	TenantWide bool `json:"tenant_wide,omitempty"`
 }
 
+// Answers count answers by class.
+type Answers struct {
+	Admitted int `json:"admitted"` // 2xx/3xx
+	Limited  int `json:"limited_429"`
+	Other    int `json:"other"` // any other status, or no answer
+}
+
+func (a *Answers) add(class int) {
+	switch class {
+	case classAdmitted:
+		a.Admitted++
+	case classLimited:
+		a.Limited++
+	default:
+		a.Other++
+	}
+}
+
+func (a *Answers) merge(b Answers) {
+	a.Admitted, a.Limited, a.Other = a.Admitted+b.Admitted, a.Limited+b.Limited, a.Other+b.Other
+}
+
+// Total is the number of answers.
+func (a Answers) Total() int { return a.Admitted + a.Limited + a.Other }
+
 // Window is what one budget answered in one clock-minute window of the
 // server's clock.
 type Window struct {
 	Start time.Time `json:"start"`
 	// Budget is the method, route template and key role the requests
 	// spent ("" when the engine was not told).
-	Budget   string `json:"budget"`
-	Admitted int    `json:"admitted"`
-	Limited  int    `json:"limited_429"`
-	Other    int    `json:"other"`
-}
-
-func (w *Window) add(class int) {
-	switch class {
-	case classAdmitted:
-		w.Admitted++
-	case classLimited:
-		w.Limited++
-	default:
-		w.Other++
-	}
+	Budget string `json:"budget"`
+	Answers
 }
 
 // Summary is a probe's JSON summary: verdict, measures, metrics, shape.
@@ -139,10 +151,9 @@ func (s *Summary) fill(r *Recorder) error {
 	if r.requests > 0 {
 		s.ErrorRate = float64(bad) / float64(r.requests)
 	}
-	h := r.hist[classAll]
-	s.Latency = Latencies{P50: quantile(h, 50), P90: quantile(h, 90), P95: quantile(h, 95), P99: quantile(h, 99), P999: quantile(h, 99.9), Max: quantile(h, 100)}
+	s.Latency = latenciesOf(r.hist[classAll])
 	if r.requests > 0 {
-		s.Latency.Mean = r.latTotal / time.Duration(r.requests)
+		s.Latency.Mean = r.latTotal / time.Duration(r.requests) // exact
 	}
 	s.HDR = map[string]string{}
 	for i, h := range r.hist {

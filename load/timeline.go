@@ -51,24 +51,14 @@ type Timeline struct {
 type Segment struct {
 	Start       time.Duration `json:"start_ns"`
 	End         time.Duration `json:"end_ns"`
-	Bins        []RateBin     `json:"bins"`
+	Bins        []Answers     `json:"bins"` // the answers to the requests sent in each bin
 	LatencyBins []LatencyBin  `json:"latency_bins"`
 }
 
-// RateBin counts the answers to the requests sent in one bin.
-type RateBin struct {
-	Admitted int `json:"admitted"`
-	Limited  int `json:"limited_429"`
-	Other    int `json:"other"`
-}
-
-// LatencyBin is the latency of the requests sent in one bin.
+// LatencyBin is the latency of the N requests sent in one bin.
 type LatencyBin struct {
-	N   int           `json:"n"`
-	P50 time.Duration `json:"p50_ns"`
-	P90 time.Duration `json:"p90_ns"`
-	P99 time.Duration `json:"p99_ns"`
-	Max time.Duration `json:"max_ns"`
+	N int `json:"n"`
+	Latencies
 }
 
 // Boundary is a clock-minute boundary on the axis: at At (axis time) the
@@ -164,7 +154,7 @@ func buildTimeline(axis string, first, last time.Time, n uint64, srcs []binSourc
 	hists := make([][]*hdrhistogram.Histogram, len(t.Segments))
 	for i := range t.Segments {
 		sg := &t.Segments[i]
-		sg.Bins = make([]RateBin, int((sg.End-sg.Start)/t.BinWidth)+1)
+		sg.Bins = make([]Answers, int((sg.End-sg.Start)/t.BinWidth)+1)
 		hists[i] = make([]*hdrhistogram.Histogram, int((sg.End-sg.Start)/t.LatencyWidth)+1)
 	}
 	for _, src := range srcs {
@@ -172,15 +162,7 @@ func buildTimeline(axis string, first, last time.Time, n uint64, srcs []binSourc
 			x := at(r, src)
 			i, _ := slices.BinarySearchFunc(t.Segments, x, func(sg Segment, x time.Duration) int { return cmp.Compare(sg.End, x) })
 			sg := &t.Segments[min(i, len(t.Segments)-1)]
-			b := &sg.Bins[(x-sg.Start)/t.BinWidth]
-			switch classOf(r.Code) {
-			case classAdmitted:
-				b.Admitted++
-			case classLimited:
-				b.Limited++
-			default:
-				b.Other++
-			}
+			sg.Bins[(x-sg.Start)/t.BinWidth].add(classOf(r.Code))
 			hs := hists[min(i, len(t.Segments)-1)]
 			j := (x - sg.Start) / t.LatencyWidth
 			if hs[j] == nil {
@@ -197,7 +179,7 @@ func buildTimeline(axis string, first, last time.Time, n uint64, srcs []binSourc
 		sg.LatencyBins = make([]LatencyBin, len(hs))
 		for j, h := range hs {
 			if h != nil {
-				sg.LatencyBins[j] = LatencyBin{N: int(h.TotalCount()), P50: quantile(h, 50), P90: quantile(h, 90), P99: quantile(h, 99), Max: quantile(h, 100)}
+				sg.LatencyBins[j] = LatencyBin{N: int(h.TotalCount()), Latencies: latenciesOf(h)}
 			}
 		}
 	}

@@ -283,20 +283,10 @@ func (sh *readmeShell) call(where string, background bool, callEnv map[string]st
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if rio.stdin != "" {
-		f, err := os.Open(filepath.Join(sh.dir, rio.stdin))
-		if err != nil {
-			t.Fatalf("%s: < %s: %v", where, rio.stdin, err)
-		}
-		defer f.Close()
-		cmd.Stdin = f
+		cmd.Stdin = sh.redirect(where, "<", rio.stdin, os.Open)
 	}
 	if rio.stdout != "" {
-		f, err := os.Create(filepath.Join(sh.dir, rio.stdout))
-		if err != nil {
-			t.Fatalf("%s: > %s: %v", where, rio.stdout, err)
-		}
-		defer f.Close()
-		cmd.Stdout = f
+		cmd.Stdout = sh.redirect(where, ">", rio.stdout, os.Create)
 	}
 	if background || isServer(args) {
 		if err := cmd.Start(); err != nil {
@@ -355,6 +345,17 @@ func (sh *readmeShell) touchstone(args []string) *exec.Cmd {
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = sh.dir
 	return cmd
+}
+
+// redirect opens the file a redirection op names in the block's
+// directory, for as long as the test runs.
+func (sh *readmeShell) redirect(where, op, name string, open func(string) (*os.File, error)) *os.File {
+	f, err := open(filepath.Join(sh.dir, name))
+	if err != nil {
+		sh.t.Fatalf("%s: %s %s: %v", where, op, name, err)
+	}
+	sh.t.Cleanup(func() { f.Close() })
+	return f
 }
 
 func fileExists(path string) bool {
