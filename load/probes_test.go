@@ -3,6 +3,7 @@ package load_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/launch"
+	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/load"
 )
 
@@ -169,5 +171,52 @@ func TestLatencyProbeHasItsOwnBudgets(t *testing.T) {
 	}
 	if s := load.Summaries()["latency"]; s == nil || s.Status["429"] != 0 {
 		t.Errorf("the latency probe's answers: %v", s)
+	}
+}
+
+// On a real clock the probes learn the server's clock from Date with
+// requests that carry a key (a keyless poll is a failed authentication: an
+// estimate spent the source IP's 20 a minute, so the next probe's estimate
+// met 429 and waited a window), and once per run, not once per probe.
+func TestRealClockEstimateSpendsNoFailedAuth(t *testing.T) {
+	var mu sync.Mutex
+	keyless, polls := 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if r.Header.Get("X-Api-Key") == "" && strings.HasPrefix(r.URL.Path, "/api/") {
+			keyless++
+		}
+		if strings.HasSuffix(r.URL.Path, "/me") {
+			polls++
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"data":{}}`))
+	}))
+	defer srv.Close()
+	p := &profile.Profile{Name: "real-clock", BaseURL: srv.URL}
+	p.Keys.Tenant, p.Keys.Subject = "ts_test_a.notasecret", "ts_test_b.notasecret"
+	tgt, err := check.NewTarget(context.Background(), p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := load.DefaultOptions()
+	o.LatencyRate, o.LatencyDuration = 20, time.Second
+	load.Configure(o)
+	var first int
+	for i := range 2 {
+		if r := check.Run(context.Background(), tgt, load.Check("latency")); r.Status != check.Passed {
+			t.Fatalf("latency on a real clock: %s\n%s", r.Status, r.Summary())
+		}
+		mu.Lock()
+		if i == 0 {
+			first = polls
+		} else if polls-first > 5 { // the latency probe's own GET P/me of keys.subject: 5 of 20 (4 reads)
+			t.Errorf("the second probe polled /me %d times: the clock was estimated again", polls-first)
+		}
+		mu.Unlock()
+	}
+	if keyless > 0 {
+		t.Errorf("%d API requests without a key: each is a failed authentication", keyless)
 	}
 }
