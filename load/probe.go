@@ -254,7 +254,11 @@ func (p *Probe) realClock() Clock {
 			h, path = http.Header{"X-Api-Key": {key}, "Accept": {"application/json"}, "X-Correlation-Id": {p.T.CaseID()}}, r.path
 		}
 	}
+	// Any answer carries Date: the polls own the traffic plan, so that a
+	// 429 comes back at once instead of being waited out for a window.
+	release := p.T.Target().Plan().Own()
 	rc, err := EstimateRealClock(p.T.Context(), p.T.Target().HTTP, p.base+path, h)
+	release()
 	if err != nil {
 		p.T.NoVerdict(err)
 	}
