@@ -85,10 +85,11 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 			break
 		}
 	}
+	digits := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
 	var out []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
-		v = math.Round(v/step) * step
-		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
+		v := i * step
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', digits, 64)})
 		if m := v + step/2; m < hi {
 			out = append(out, plot.Tick{Value: m})
 		}

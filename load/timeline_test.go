@@ -3,6 +3,7 @@ package load
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,6 +183,23 @@ func TestBinWidth(t *testing.T) {
 	}{{0, 60, 100 * time.Microsecond}, {30 * time.Millisecond, 60, time.Millisecond}, {2 * time.Second, 60, 50 * time.Millisecond}, {59 * time.Second, 60, time.Second}, {10 * time.Second, 20, time.Second}} {
 		if got := binWidth(c.span, c.n); got != c.want {
 			t.Errorf("binWidth(%s, %d) = %s, want %s", c.span, c.n, got, c.want)
+		}
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{{0, 1.8, "0.0 0.2 0.4 0.6 0.8 1.0 1.2 1.4 1.6 1.8"}, {0, 27, "0 5 10 15 20 25"}, {0, 7500, "0 1000 2000 3000 4000 5000 6000 7000"}, {0, 0.05, "0.000 0.005 0.010 0.015 0.020 0.025 0.030 0.035 0.040 0.045 0.050"}} {
+		var got []string
+		for _, tk := range (niceTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("ticks of %g..%g: %s, want %s", c.lo, c.hi, g, c.want)
 		}
 	}
 }
