@@ -18,7 +18,11 @@ func TestScheduleKeepsItsPromises(t *testing.T) {
 	var peak atomic.Int32
 	var mu sync.Mutex
 	var violations []string
-	note := func(format string, args ...any) { mu.Lock(); violations = append(violations, fmt.Sprintf(format, args...)); mu.Unlock() }
+	note := func(format string, args ...any) {
+		mu.Lock()
+		violations = append(violations, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}
 	var cs []*Check
 	for i := 0; i < 24; i++ {
 		c := &Check{ID: fmt.Sprintf("demo/c%02d", i), Title: "t", Rules: []string{"X-001"}}
