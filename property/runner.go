@@ -65,8 +65,26 @@ func cases(t *check.T, id string) (n int, why string) {
 	if d := caseShare[id]; d > 1 {
 		n = max(2, n/d)
 	}
+	if o.PropertyChecks == 0 {
+		// A distant target: a property's cases are one request after
+		// another, so its default is sized to a time allowance from the
+		// target's round trip and the property's declared traffic.
+		rtt := t.Target().Plan().RoundTrip()
+		declared := check.Spends()[id].Requests
+		if full := DefaultChecks * max(1, caseBoost[id]) / max(1, caseShare[id]); rtt > 0 && declared > 0 && full > 0 {
+			perCase := time.Duration(declared/full+1) * rtt
+			if fit := int(caseAllowance / perCase); fit < n {
+				n = max(2, fit)
+				why = fmt.Sprintf("sized to the target's round trip (%s): about %s", rtt.Round(time.Millisecond), caseAllowance)
+			}
+		}
+	}
 	return n, why
 }
+
+// caseAllowance is about how long a property's default cases may take
+// against a distant target (a deep run sets its own count).
+const caseAllowance = 5 * time.Second
 
 // rapidOnce sets rapid's own flags, which it reads as process-wide
 // globals, once for the process (before any property runs, so that

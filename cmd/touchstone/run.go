@@ -242,6 +242,7 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 		}
 		prog.result(r, replay)
 	}
+	sched.OnFinish = func(*check.Result) { prog.finish1() }
 	collect := func(r *check.Result) {
 		mu.Lock()
 		results = append(results, r)

@@ -125,8 +125,27 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 		res.Status, res.Error, res.NotRun = Error, "not run: "+err.Error(), true
 		return res
 	}
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout(target, c))
-	defer cancel()
+	// The check's deadline counts its own time, not its waits for the
+	// traffic plan (a fresh failed-auth window on a real clock).
+	waits := &traffic.Waits{}
+	ctx, cancel := context.WithCancelCause(traffic.WithWaits(ctx, waits))
+	defer cancel(nil)
+	limit, begun := checkTimeout(target, c), time.Now()
+	watch := time.NewTicker(100 * time.Millisecond)
+	defer watch.Stop()
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-watch.C:
+				if now.Sub(begun)-waits.Total(now) > limit {
+					cancel(context.DeadlineExceeded)
+					return
+				}
+			}
+		}
+	}()
 	t.ctx = ctx
 
 	if ticket == nil {
@@ -204,7 +223,7 @@ func execute(t *T, c *Check) (status Status, errText string, transport bool) {
 				default:
 					status, errText = Error, v.err.Error()
 					transport = errors.As(v.err, &te)
-					if transport && t.ctx.Err() == context.DeadlineExceeded {
+					if transport && context.Cause(t.ctx) == context.DeadlineExceeded {
 						errText = fmt.Sprintf("check exceeded its deadline (%s): %s", checkTimeout(t.target, c), errText)
 					}
 				}

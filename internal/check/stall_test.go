@@ -47,3 +47,24 @@ func TestCheckDeadlineEndsAStalledCheck(t *testing.T) {
 		t.Fatalf("status %s after %s", res.Status, time.Since(start))
 	}
 }
+
+// A check's deadline counts its own time, not its waits for the traffic
+// plan: a real-clock run's failed-auth checks wait whole windows for
+// their turn and were cut off at 3 minutes (then read as a stalled
+// target).
+func TestDeadlineLeavesOutThePlansWaits(t *testing.T) {
+	tgt := wrongServer(t)
+	tgt.Bounds.Check = 300 * time.Millisecond
+	tgt.Plan().Sleep = func(context.Context, time.Duration) error { time.Sleep(time.Second); return nil }
+	c := &Check{ID: "demo/waits", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+		if err := t.Target().Plan().NextWindow(t.Context(), "a fresh window"); err != nil {
+			t.NoVerdict(err)
+		}
+		if err := t.Context().Err(); err != nil {
+			t.NoVerdict(err)
+		}
+	}}
+	if res := Run(context.Background(), tgt, c); res.Status != Passed {
+		t.Fatalf("status %s (%s): the wait for a window counted against the check's deadline", res.Status, res.Error)
+	}
+}
