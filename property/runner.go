@@ -212,7 +212,16 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		budget = 0
 	}
 	var shrinkUntil time.Time
+	// A signal of the check's own (no verdict: the target stopped
+	// answering, the check's deadline; a skip) is no failure of the
+	// property: rapid would take the panic for one and shrink it. It is
+	// kept aside, every later case returns at once, and it reaches the
+	// check once rapid is done.
+	var signal any
 	bounded := func(rt *rapid.T) {
+		if signal != nil {
+			return
+		}
 		switch {
 		case !failing:
 			if drawn >= limit {
@@ -227,6 +236,10 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		}
 		defer func() {
 			if r := recover(); r != nil {
+				if check.IsSignal(r) {
+					signal = r
+					return
+				}
 				failing = true
 				panic(r)
 			}
@@ -246,6 +259,9 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		}()
 		rapid.Check(rec, bounded)
 	}()
+	if signal != nil {
+		panic(signal) // the check's own stop, skip or no verdict
+	}
 	if len(rec.msgs) == 0 {
 		return
 	}
