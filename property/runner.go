@@ -6,7 +6,6 @@
 package property
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"regexp"
@@ -86,7 +85,7 @@ func cases(t *check.T, id string) (n int, why string) {
 // against a distant target (a deep run sets its own count).
 const caseAllowance = 5 * time.Second
 
-// rapidOnce sets rapid's own flags, which it reads as process-wide
+// configureRapid sets rapid's own flags, which it reads as process-wide
 // globals, once for the process (before any property runs, so that
 // properties running side by side read them without a race): no fail
 // files in the working directory (a faulted sandbox fails properties on
@@ -94,37 +93,50 @@ const caseAllowance = 5 * time.Second
 // cases rapid draws; each property stops at its own count (limit).
 // Flags given explicitly on the command line (go test -rapid.checks=N)
 // win.
-var rapidOnce sync.Once
+var (
+	rapidMu         sync.Mutex
+	rapidConfigured bool
+	noShrink        bool // NoShrinking was called
+)
 
 func configureRapid(o check.Options) {
-	rapidOnce.Do(func() {
-		if !flag.Parsed() {
-			// Outside go test (touchstone run): rapid reads testing.Short
-			// and its own -rapid.* flags, which need the testing flags
-			// registered and the command line parsed (with no arguments:
-			// touchstone parses its own).
-			testing.Init()
-			_ = flag.CommandLine.Parse(nil)
+	rapidMu.Lock()
+	defer rapidMu.Unlock()
+	if rapidConfigured {
+		return
+	}
+	rapidConfigured = true
+	if !flag.Parsed() {
+		// Outside go test (touchstone run): rapid reads testing.Short
+		// and its own -rapid.* flags, which need the testing flags
+		// registered and the command line parsed (with no arguments:
+		// touchstone parses its own).
+		testing.Init()
+		_ = flag.CommandLine.Parse(nil)
+	}
+	set := func(name, value string) {
+		explicit := false
+		flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == name })
+		if f := flag.Lookup(name); f != nil && !explicit {
+			_ = f.Value.Set(value)
 		}
-		set := func(name, value string) {
-			explicit := false
-			flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == name })
-			if f := flag.Lookup(name); f != nil && !explicit {
-				_ = f.Value.Set(value)
-			}
-		}
-		seed := o.PropertySeed
-		if seed == 0 {
-			seed = DefaultSeed
-		}
-		set("rapid.nofailfile", "true")
-		set("rapid.seed", strconv.FormatUint(seed, 10))
-		ceiling := DefaultChecks
-		for _, b := range caseBoost {
-			ceiling = max(ceiling, DefaultChecks*b)
-		}
-		set("rapid.checks", strconv.Itoa(max(ceiling, o.PropertyChecks)))
-	})
+	}
+	seed := o.PropertySeed
+	if seed == 0 {
+		seed = DefaultSeed
+	}
+	set("rapid.nofailfile", "true")
+	shrink := ShrinkBudget
+	if noShrink {
+		shrink = 0
+	}
+	set("rapid.shrinktime", shrink.String())
+	set("rapid.seed", strconv.FormatUint(seed, 10))
+	ceiling := DefaultChecks
+	for _, b := range caseBoost {
+		ceiling = max(ceiling, DefaultChecks*b)
+	}
+	set("rapid.checks", strconv.Itoa(max(ceiling, o.PropertyChecks)))
 }
 
 // explicitChecks is the case count given on the command line
@@ -202,16 +214,12 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 	// the property (the shrinker's and rapid's replays).
 	var drawn int
 	var failing bool
-	// Shrinking is bounded by the property's own budget (rapid's is
-	// process-wide): rapid reproduces the failure once, then each shrink
-	// candidate is a call; past the budget a candidate passes at once, so
-	// the shrinker rejects it and stops. Its last replay of the shrunk
-	// case (after it reported the failure: rec.final) always runs.
-	budget := ShrinkBudget
-	if t.Context().Value(unshrunk{}) != nil {
-		budget = 0
-	}
-	var shrinkUntil time.Time
+	// Shrinking is bounded by rapid's own -rapid.shrinktime, set once for
+	// the process (configureRapid: ShrinkBudget, or none under
+	// NoShrinking). A shrink candidate always runs the property: one that
+	// returned at once would be rejected at once, and rapid's shrinker,
+	// which caches every candidate it tried, would sweep all of its passes
+	// in a tight loop (tens of gigabytes in seconds for a long case).
 	// A signal of the check's own (no verdict: the target stopped
 	// answering, the check's deadline; a skip) is no failure of the
 	// property: rapid would take the panic for one and shrink it. It is
@@ -222,17 +230,11 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		if signal != nil {
 			return
 		}
-		switch {
-		case !failing:
+		if !failing {
 			if drawn >= limit {
 				return
 			}
 			drawn++
-		case rec.final:
-		case shrinkUntil.IsZero():
-			shrinkUntil = time.Now().Add(budget)
-		case time.Now().After(shrinkUntil):
-			return
 		}
 		defer func() {
 			if r := recover(); r != nil {
@@ -354,17 +356,24 @@ func (r *recorder) failure() (msg, seed string) {
 	return b.String(), seed
 }
 
-// ShrinkBudget is how long a property may spend shrinking a failing case
-// (rapid's -rapid.shrinktime, 30 s by default, bounds it too).
+// ShrinkBudget is how long a property may spend shrinking a failing case:
+// rapid's -rapid.shrinktime for the process, unless given on the command
+// line.
 const ShrinkBudget = 30 * time.Second
 
-type unshrunk struct{}
-
-// Unshrunk marks ctx so that the properties run under it report a failure
-// as found, without shrinking it (up to 30 s each otherwise): for callers
-// that want only the verdict, such as the fault-mode proof.
-func Unshrunk(ctx context.Context) context.Context {
-	return context.WithValue(ctx, unshrunk{}, true)
+// NoShrinking makes every property of this process report a failure as
+// found, without shrinking it (up to ShrinkBudget each otherwise): for
+// processes that want only verdicts, such as the fault-mode proof. rapid
+// reads its shrink time as a process-wide flag, so this is a choice for
+// the process; it must come before the first property runs (it panics
+// after), and may be called from several goroutines.
+func NoShrinking() {
+	rapidMu.Lock()
+	defer rapidMu.Unlock()
+	if rapidConfigured && !noShrink {
+		panic("property.NoShrinking after a property ran in this process")
+	}
+	noShrink = true
 }
 
 // steps is a case's log: numbered steps, each with the curl line that

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,13 +20,18 @@ import (
 // done / total and failures so far.
 func TestProgressOnAPlainConsole(t *testing.T) {
 	var out bytes.Buffer
-	now := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
+	// One clock, read by the waiting check's goroutine and moved by the
+	// test's.
+	var mu sync.Mutex
+	clock := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
 	pacer := traffic.New(nil)
-	pacer.Now = func() time.Time { return now }
+	pacer.Now = now
 	release := make(chan struct{})
-	pacer.Sleep = func(ctx context.Context, d time.Duration) error { <-release; now = now.Add(d); return nil }
+	pacer.Sleep = func(ctx context.Context, d time.Duration) error { <-release; advance(d); return nil }
 	p := newProgress(&out, redact.New(), 3, pacer)
-	p.now = func() time.Time { return now }
+	p.now = now
 
 	p.result(&check.Result{ID: "auth/a", Area: "auth", Status: check.Passed}, "")
 	p.result(&check.Result{ID: "auth/b", Area: "auth", Status: check.Failed, Failures: []check.Failure{{Rule: "AUTH-017", Message: "detail is wrong"}}}, "touchstone replay x")
@@ -48,7 +54,7 @@ func TestProgressOnAPlainConsole(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	p.tick()
-	now = now.Add(16 * time.Second)
+	advance(16 * time.Second)
 	p.tick() // still waiting, 15 s later: said again
 	p.tick() // and not again at once
 	close(release)

@@ -68,10 +68,7 @@ func NewTarget(ctx context.Context, p *profile.Profile, allowLive bool) (*Target
 
 // NewTargetWith is NewTarget with the run's bounds.
 func NewTargetWith(ctx context.Context, p *profile.Profile, allowLive bool, b Bounds) (*Target, error) {
-	if b.MaxBody > 0 {
-		client.MaxBody = b.MaxBody // one bound for the process, set by its runner
-	}
-	hc, err := client.Transport(p.CABundle, b.Request)
+	hc, err := client.Transport(p.CABundle, b.Request, b.MaxBody)
 	if err != nil {
 		return nil, err
 	}

@@ -11,25 +11,57 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/profile"
 )
 
-// MaxBody bounds every response body the harness reads (client, OpenAPI
-// documents, control API): an endless or huge body is refused with
-// ErrBodyTooLarge instead of exhausting memory. The runner sets it from
-// the run's bounds (check.Bounds.MaxBody).
-var MaxBody int64 = 16 << 20
+// DefaultMaxBody is the bound on a response body the harness reads when
+// the run names none (check.Bounds.MaxBody).
+const DefaultMaxBody int64 = 16 << 20
 
-// ErrBodyTooLarge is returned when a body exceeds MaxBody.
+// ErrBodyTooLarge is returned when a body exceeds its client's bound.
 var ErrBodyTooLarge = errors.New("response body too large")
 
-// ReadBody reads at most MaxBody bytes; a longer body returns the first
-// MaxBody bytes and an error wrapping ErrBodyTooLarge.
-func ReadBody(r io.Reader) ([]byte, error) {
-	limit := MaxBody
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if int64(len(b)) > limit {
-		return b[:limit], fmt.Errorf("%w: more than %d bytes (the harness reads at most %d MiB)", ErrBodyTooLarge, limit, max(limit>>20, 1))
-	}
-	return b, err
+// bodyBound is the innermost RoundTripper of a client built by Transport:
+// every response body it returns stops with ErrBodyTooLarge past Max
+// bytes, so an endless or huge body is refused instead of exhausting
+// memory, whoever reads it (client, OpenAPI documents, control API).
+type bodyBound struct {
+	Next http.RoundTripper
+	Max  int64
 }
+
+func (b *bodyBound) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.Next.RoundTrip(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = &boundedBody{ReadCloser: resp.Body, max: b.Max}
+	}
+	return resp, err
+}
+
+// boundedBody reads up to max bytes, then fails if one more remains.
+type boundedBody struct {
+	io.ReadCloser
+	n, max int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.n >= b.max {
+		var one [1]byte
+		k, err := b.ReadCloser.Read(one[:])
+		if k > 0 {
+			return 0, fmt.Errorf("%w: more than %d bytes (the harness reads at most %d MiB)", ErrBodyTooLarge, b.max, max(b.max>>20, 1))
+		}
+		return 0, err
+	}
+	if rest := b.max - b.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	k, err := b.ReadCloser.Read(p)
+	b.n += int64(k)
+	return k, err
+}
+
+// ReadBody reads a response body whole. A body from a client built by
+// Transport is bounded there: past the bound it returns the first bytes
+// and an error wrapping ErrBodyTooLarge.
+func ReadBody(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
 
 // LiveWriteError refuses a request that would change state with a live key.
 type LiveWriteError struct{ Method, KeyPrefix string }

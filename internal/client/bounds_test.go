@@ -20,10 +20,7 @@ func TestEndlessBodyIsBoundedNotACrash(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	saved := MaxBody
-	MaxBody = 1 << 20
-	defer func() { MaxBody = saved }()
-	hc, _ := Transport("", 10*time.Second)
+	hc, _ := Transport("", 10*time.Second, 1<<20)
 	var rec *Exchange
 	c := &Client{BaseURL: srv.URL, HTTP: hc, Record: func(e *Exchange) { rec = e }}
 	_, err := c.Do(context.Background(), Request{Method: "GET", Path: "/"})
@@ -46,7 +43,7 @@ func TestLiveKeyWritesAreRefusedAtTheClient(t *testing.T) {
 		w.WriteHeader(204)
 	}))
 	defer srv.Close()
-	hc, _ := Transport("", 5*time.Second)
+	hc, _ := Transport("", 5*time.Second, 1<<20)
 	live := "svc_live_0123456789abcdef.secretsecret"
 	basic := "Basic c3ZjX2xpdmVfMDEyMzQ1Njc4OWFiY2RlZi5zZWNyZXRzZWNyZXQ6" // base64("<live key>:")
 	cases := []struct {

@@ -4,6 +4,7 @@
 package client
 
 import (
+	"cmp"
 	"github.com/touchstone-harness/touchstone/internal/traffic"
 
 	"bytes"
@@ -26,7 +27,7 @@ const CaseHeader = "X-Touchstone-Case"
 
 // Transport builds the HTTP client every run uses: TLS verified by default,
 // an optional extra CA bundle, and the standard proxy environment variables.
-func Transport(caBundle string, timeout time.Duration) (*http.Client, error) {
+func Transport(caBundle string, timeout time.Duration, maxBody int64) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = http.ProxyFromEnvironment
 	tr.MaxIdleConnsPerHost = 64
@@ -45,7 +46,7 @@ func Transport(caBundle string, timeout time.Duration) (*http.Client, error) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 	return &http.Client{
-		Transport:     &LiveGuard{Next: tr},
+		Transport:     &LiveGuard{Next: &bodyBound{Next: tr, Max: cmp.Or(maxBody, DefaultMaxBody)}},
 		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}, nil
@@ -239,6 +240,41 @@ func guardOf(hc *http.Client) *LiveGuard {
 		}
 	}
 	return &LiveGuard{}
+}
+
+// chain is what a client built by Transport holds below its guard: the
+// HTTP transport (TLS settings), the body bound and the per-request
+// timeout (the plan's, once Plan moved it there).
+type chain struct {
+	http    *http.Transport
+	maxBody int64
+	timeout time.Duration
+}
+
+func chainOf(hc *http.Client) chain {
+	c := chain{maxBody: DefaultMaxBody}
+	if hc == nil {
+		return c
+	}
+	c.timeout = hc.Timeout
+	for rt := hc.Transport; rt != nil; {
+		switch t := rt.(type) {
+		case *LiveGuard:
+			rt = t.Next
+		case *traffic.Transport:
+			c.timeout = cmp.Or(c.timeout, t.Timeout)
+			rt = t.Next
+		case *bodyBound:
+			c.maxBody = t.Max
+			rt = t.Next
+		case *http.Transport:
+			c.http = t
+			rt = nil
+		default:
+			rt = nil
+		}
+	}
+	return c
 }
 
 // Plan routes every request of an HTTP client built by Transport through a

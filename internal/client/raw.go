@@ -3,6 +3,7 @@ package client
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -65,10 +66,8 @@ func (c *Client) DoRaw(ctx context.Context, method, path string, header [][2]str
 		return fail(err)
 	}
 	start := time.Now()
-	timeout := 30 * time.Second
-	if c.HTTP != nil && c.HTTP.Timeout > 0 {
-		timeout = c.HTTP.Timeout
-	}
+	below := chainOf(c.HTTP)
+	timeout := cmp.Or(below.timeout, 30*time.Second)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	d := net.Dialer{Timeout: 10 * time.Second}
@@ -79,7 +78,7 @@ func (c *Client) DoRaw(ctx context.Context, method, path string, header [][2]str
 	defer conn.Close()
 	if u.Scheme == "https" {
 		cfg := &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
-		if tr, ok := c.HTTP.Transport.(*http.Transport); ok && tr.TLSClientConfig != nil {
+		if tr := below.http; tr != nil && tr.TLSClientConfig != nil {
 			cfg = tr.TLSClientConfig.Clone()
 			cfg.ServerName = u.Hostname()
 		}
@@ -100,7 +99,7 @@ func (c *Client) DoRaw(ctx context.Context, method, path string, header [][2]str
 	if err != nil {
 		return fail(err)
 	}
-	rb, err := ReadBody(resp.Body)
+	rb, err := ReadBody(&boundedBody{ReadCloser: resp.Body, max: below.maxBody})
 	conn.Close() // before Body.Close, which would otherwise drain an endless body
 	resp.Body.Close()
 	if err != nil {

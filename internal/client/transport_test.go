@@ -16,7 +16,7 @@ func TestTransportVerifiesTLSAndAcceptsCABundle(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
 	defer srv.Close()
 
-	plain, err := Transport("", 5*time.Second)
+	plain, err := Transport("", 5*time.Second, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestTransportVerifiesTLSAndAcceptsCABundle(t *testing.T) {
 	if err := os.WriteFile(bundle, pemBytes, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	withCA, err := Transport(bundle, 5*time.Second)
+	withCA, err := Transport(bundle, 5*time.Second, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestTransportVerifiesTLSAndAcceptsCABundle(t *testing.T) {
 	if r, err := c.Do(context.Background(), Request{Method: "GET", Path: "/"}); err != nil || r.Status != 204 {
 		t.Fatalf("with the CA bundle: %v", err)
 	}
-	if _, err := Transport(filepath.Join(t.TempDir(), "none.pem"), time.Second); err == nil {
+	if _, err := Transport(filepath.Join(t.TempDir(), "none.pem"), time.Second, 0); err == nil {
 		t.Error("a missing CA bundle was accepted")
 	}
 }

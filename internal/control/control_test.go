@@ -30,10 +30,7 @@ func TestCallsAreBoundedAndErrorsOneLine(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	saved := client.MaxBody
-	client.MaxBody = 1 << 20
-	defer func() { client.MaxBody = saved }()
-	hc, _ := client.Transport("", 5*time.Second)
+	hc, _ := client.Transport("", 5*time.Second, 1<<20)
 	c := &Client{URL: srv.URL + "/_sandbox", HTTP: hc}
 	clk, err := c.Clock(context.Background())
 	if err != nil || !clk.Virtual {

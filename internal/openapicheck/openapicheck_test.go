@@ -46,7 +46,7 @@ func TestLoadAndValidate(t *testing.T) {
 }
 
 func TestLoadRefusesBadDocuments(t *testing.T) {
-	hc, _ := client.Transport("", 5*time.Second)
+	hc, _ := client.Transport("", 5*time.Second, 1<<20)
 	for name, h := range map[string]http.HandlerFunc{
 		"status 404": func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) },
 		"not json":   func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>")) },
@@ -60,10 +60,7 @@ func TestLoadRefusesBadDocuments(t *testing.T) {
 		},
 	} {
 		srv := serve(t, h)
-		saved := client.MaxBody
-		client.MaxBody = 1 << 20
 		_, err := Load(context.Background(), hc, srv.URL)
-		client.MaxBody = saved
 		if err == nil {
 			t.Errorf("%s: loaded", name)
 		} else if name == "endless" && !strings.Contains(err.Error(), "too large") {
@@ -87,7 +84,7 @@ func loadDoc(t *testing.T, doc string) (*Validator, string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(doc))
 	})
-	hc, _ := client.Transport("", 5*time.Second)
+	hc, _ := client.Transport("", 5*time.Second, 1<<20)
 	v, err := Load(context.Background(), hc, srv.URL)
 	if err != nil {
 		t.Fatal(err)

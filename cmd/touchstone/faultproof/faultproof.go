@@ -37,6 +37,9 @@ func Prove(ctx context.Context, f sandbox.Fault) Outcome {
 		o.Note = "fault names no rule"
 		return o
 	}
+	// The verdict needs the rule a property failed under, not its shrunk
+	// case.
+	property.NoShrinking()
 	var checks []*check.Check
 	for _, c := range check.ForRule(f.Rule) {
 		if runnable(c) {
@@ -54,9 +57,6 @@ func Prove(ctx context.Context, f sandbox.Fault) Outcome {
 		return o
 	}
 	defer l.Close()
-	// The verdict needs the rule a property failed under, not its shrunk
-	// case.
-	ctx = property.Unshrunk(ctx)
 	for _, c := range checks {
 		res := check.Run(ctx, l.Target, c)
 		for _, fl := range res.Failures {
