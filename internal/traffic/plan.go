@@ -89,6 +89,13 @@ type Plan struct {
 	waited     time.Duration // wall time anyone slept for a fresh window
 	sleepers   int
 	sleepSince time.Time
+
+	// claims (claim.go)
+	claims    map[int]*Claim
+	nextClaim int
+	released  chan struct{} // closed at the next Release
+	// wholeWaiting is a Whole claim waiting for the held ones to end.
+	wholeWaiting *Claim
 }
 
 // New returns a plan on the wall clock; advance is nil for a real clock.
