@@ -18,6 +18,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // Options configure the probes for one process (touchstone load sets them;
@@ -171,11 +172,13 @@ func start(t *check.T, name string, rules []string) *Probe {
 	o := options()
 	tg := t.Target()
 	p := &Probe{T: t, Name: name, opts: o, base: tg.Profile.BaseURL,
-		eng: &Engine{HTTP: tg.HTTP, MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration}}
+		eng: &Engine{HTTP: underClaim(tg.HTTP, traffic.ClaimOf(t.Context())), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration}}
 	if tg.VirtualClock() {
 		p.Clock = VirtualClock{tg.Control}
 	} else {
-		rc, err := EstimateRealClock(t.Context(), tg.HTTP, p.base+"/api/v1/partner/me")
+		// The served OpenAPI document: no key, so polling it spends
+		// neither a route budget nor a failed authentication.
+		rc, err := EstimateRealClock(t.Context(), tg.HTTP, p.base+"/openapi/v1.json")
 		if err != nil {
 			t.NoVerdict(err)
 		}
@@ -196,6 +199,31 @@ func start(t *check.T, name string, rules []string) *Probe {
 	p.rec.Offset = p.Clock.Offset()
 	p.sum = &Summary{Probe: name, Check: "load/" + name, Rules: rules, Virtual: p.Clock.Virtual(), Started: time.Now().UTC()}
 	return p
+}
+
+// underClaim is hc sending every request under the probe's claim (vegeta
+// builds its requests without the check's context): the run's traffic
+// plan neither holds them nor waits out their 429s.
+func underClaim(hc *http.Client, c *traffic.Claim) *http.Client {
+	if c == nil {
+		return hc
+	}
+	cp := *hc
+	next := cp.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	cp.Transport = claimTransport{next: next, claim: c}
+	return &cp
+}
+
+type claimTransport struct {
+	next  http.RoundTripper
+	claim *traffic.Claim
+}
+
+func (ct claimTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return ct.next.RoundTrip(r.WithContext(traffic.WithClaim(r.Context(), ct.claim)))
 }
 
 // finish closes the recorder and files the summary (also on failure).
