@@ -43,7 +43,7 @@ func (c *Check) claimsOnRealClock(target *Target) bool {
 // the check skips for it anyway).
 func claimFor(target *Target, c *Check) *traffic.Claim {
 	b := c.Budget
-	cl := &traffic.Claim{Who: c.ID, Tenant: b.Tenant, Whole: b.WholeTenant}
+	cl := &traffic.Claim{Who: c.ID, Tenant: b.Tenant, Whole: b.WholeTenant, Span: b.windows()}
 	for _, r := range b.Routes {
 		f := strings.Fields(r)
 		if len(f) != 3 {

@@ -155,11 +155,14 @@ func (c *Clock) Fresh() {
 		c.To(1, true)
 		return
 	}
-	start := c.t.Target().Plan().WindowStart(cl)
+	start, err := c.t.Target().Plan().AwaitWindow(c.t.Context(), cl)
+	if err != nil {
+		c.t.NoVerdict(err)
+	}
 	if now := c.Now(); now.Before(start.Add(time.Second)) {
-		c.t.Logf("waiting %s for the clock minute this probe owns", start.Add(time.Second).Sub(now).Round(time.Millisecond))
 		c.sleep(start.Add(time.Second).Sub(now))
 	}
+	c.t.Logf("the clock minute from %s is this probe's own", start.Format("15:04:05"))
 }
 
 func (c *Clock) sleep(d time.Duration) {

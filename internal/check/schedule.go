@@ -215,11 +215,20 @@ func (s *Schedule) claim(c *Check) *traffic.Claim {
 
 // order is the pending checks in the order pick tries them: on a real
 // clock the claim holders first (they wait for their windows, so the
-// sooner they are granted the shorter the run), then the rest.
+// sooner they are granted the shorter the run), those of the tenant's
+// whole budget only once no other is pending (nothing else runs in their
+// minutes: the others pack the earlier ones), then the rest.
 func (s *Schedule) order() []int {
 	idx := make([]int, 0, len(s.pending))
+	partial := false
 	for i, c := range s.pending {
-		if c.claimsOnRealClock(s.target) {
+		if c.claimsOnRealClock(s.target) && !c.Budget.WholeTenant {
+			idx = append(idx, i)
+			partial = true
+		}
+	}
+	for i, c := range s.pending {
+		if c.claimsOnRealClock(s.target) && c.Budget.WholeTenant && !partial {
 			idx = append(idx, i)
 		}
 	}

@@ -61,6 +61,8 @@ type Estimate struct {
 	// tenant-wide probes take to themselves; Bound names it.
 	Minimum time.Duration
 	Bound   string
+
+	wholeRequests int // of Requests, sent in clock minutes of their own
 }
 
 // Plan estimates the traffic of running cs against target.
@@ -79,6 +81,12 @@ func Plan(target *Target, cs []*Check) Estimate {
 			s.Requests = b.Tenant
 		}
 		e.Requests += s.Requests
+		if c.Budget != nil && c.Budget.WholeTenant {
+			// In a clock minute of its own: it spends no other window's
+			// tenant or route budgets.
+			e.wholeRequests += s.Requests
+			continue
+		}
 		for r, n := range s.Routes {
 			routes[r] += n
 		}
@@ -132,7 +140,7 @@ func realClockMinimum(e Estimate, cs []*Check) (time.Duration, string) {
 	}
 	faWindows := whole + (fa+traffic.FailedAuthBudget-1)/traffic.FailedAuthBudget
 	per := traffic.TenantBudget - 100
-	tenantWindows := (e.Requests + per - 1) / per
+	tenantWindows := (e.Requests - e.wholeRequests + per - 1) / per
 	routeWindows, route := 0, ""
 	for r, n := range probes {
 		if n > routeWindows || (n == routeWindows && r < route) {
@@ -144,7 +152,7 @@ func realClockMinimum(e Estimate, cs []*Check) (time.Duration, string) {
 	}
 	w, bound := faWindows, fmt.Sprintf("%d failed authentications at %d per minute, %d checks spending a whole window", e.FailedAuth, traffic.FailedAuthBudget, whole)
 	if tenantWindows > w {
-		w, bound = tenantWindows, fmt.Sprintf("%d requests at %d per minute per tenant", e.Requests, traffic.TenantBudget)
+		w, bound = tenantWindows, fmt.Sprintf("%d requests at %d per minute per tenant", e.Requests-e.wholeRequests, traffic.TenantBudget)
 	}
 	if routeWindows > w {
 		w, bound = routeWindows, fmt.Sprintf("%d windows of %s", routeWindows, route)

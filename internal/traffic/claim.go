@@ -40,6 +40,9 @@ type Claim struct {
 	Tenant int
 	// Whole asks for the tenant's whole budget in a window of its own.
 	Whole bool
+	// Span is how many windows the holder may hold it across (0 or 1:
+	// it ends within the window it starts in).
+	Span int
 
 	state  claimState
 	epoch  int // Whole: the window it owns
@@ -68,26 +71,15 @@ func ClaimOf(ctx context.Context) *Claim {
 	return c
 }
 
-// WindowStart is the clock minute the claim's holder should probe in: for a
-// Whole claim the window it was granted (its start is when the tenant is
-// all its own); for others, the current one.
-func (p *Plan) WindowStart(c *Claim) time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.roll()
-	if c.Whole && c.epoch > p.epoch {
-		return p.start.Add(Window)
-	}
-	return p.start
-}
-
 // TryClaim grants c when it fits now and reports whether it did. A claim
 // whose buckets are free of other claims but were touched in this window
-// is booked instead (no one else is admitted to them from now on) and
-// granted by a later TryClaim in a fresh window. A Whole claim is granted
-// when no other claim is held, for the next window; while it waits, no
-// other claim is granted (they may book). On a virtual clock every claim
-// is granted (the holder runs alone there).
+// (or that may not start now) is booked instead: no one else is admitted
+// to its buckets from then on, and a later TryClaim in a fresh window
+// grants it. A Whole claim is granted when no other Whole claim is, for
+// the next window (postponed window by window while other claims are
+// still held when it begins: AwaitWindow); while it waits, only claims
+// that end within the current window start. On a virtual clock every
+// claim is granted (the holder runs alone there).
 func (p *Plan) TryClaim(c *Claim) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -100,16 +92,9 @@ func (p *Plan) TryClaim(c *Claim) bool {
 		return true
 	}
 	if c.Whole {
-		if p.wholeWaiting != nil && p.wholeWaiting != c {
+		if w := p.whole(); w != nil && w != c {
 			return false
 		}
-		for _, o := range p.claims {
-			if o != c && (o.state == claimHeld || o.Whole) {
-				p.wholeWaiting = c
-				return false
-			}
-		}
-		p.wholeWaiting = nil
 		c.epoch = p.epoch + 1
 		p.hold(c)
 		return true
@@ -119,8 +104,13 @@ func (p *Plan) TryClaim(c *Claim) bool {
 			return false
 		}
 	}
-	grant := p.wholeWaiting == nil && !p.wholeClaimed() &&
-		p.tenant+p.reservedLeft(c)+c.Tenant <= TenantBudget-tenantHeadroom
+	grant := p.tenant+p.reservedLeft(c)+c.Tenant <= TenantBudget-tenantHeadroom
+	if w := p.whole(); w != nil {
+		// The tenant is (about to be) a Whole claim's: only a claim that
+		// ends well inside this window may start.
+		left := p.start.Add(Window).Sub(p.targetNow())
+		grant = grant && w.epoch > p.epoch && c.Span <= 1 && left >= QuickLead
+	}
 	for _, b := range c.Buckets {
 		if p.routes[b] > 0 || p.full[b] {
 			grant = false
@@ -135,6 +125,31 @@ func (p *Plan) TryClaim(c *Claim) bool {
 	}
 	p.hold(c)
 	return true
+}
+
+// QuickLead is the least time left in the window for a claim to start
+// while a Whole claim waits for the next one.
+const QuickLead = 30 * time.Second
+
+// AwaitWindow waits until c's window begins (a Whole claim: the tenant is
+// its own from then on) and returns its start in the target's time; on a
+// virtual clock, or for another claim, it returns the current window's.
+func (p *Plan) AwaitWindow(ctx context.Context, c *Claim) (time.Time, error) {
+	for {
+		p.mu.Lock()
+		p.roll()
+		if p.Advance != nil || !c.Whole || c.epoch <= p.epoch {
+			start := p.start
+			p.mu.Unlock()
+			return start, nil
+		}
+		p.waitWhat, p.waitUntil = "the clock minute "+c.Who+" owns", p.Now().Add(p.start.Add(Window).Sub(p.targetNow()))
+		d := p.start.Add(Window).Sub(p.targetNow()) + 50*time.Millisecond
+		p.mu.Unlock()
+		if err := p.Sleep(ctx, d); err != nil {
+			return time.Time{}, err
+		}
+	}
 }
 
 // hold marks c held. Callers hold mu.
@@ -164,9 +179,6 @@ func (p *Plan) Release(c *Claim) {
 	}
 	delete(p.claims, c.handle)
 	c.state = claimIdle
-	if p.wholeWaiting == c {
-		p.wholeWaiting = nil
-	}
 	if p.released != nil {
 		close(p.released)
 		p.released = nil
@@ -186,14 +198,31 @@ func (p *Plan) owner(b Bucket) *Claim {
 	return nil
 }
 
-// wholeClaimed tells whether a Whole claim is held. Callers hold mu.
-func (p *Plan) wholeClaimed() bool {
+// whole is the Whole claim held (waiting for its window or in it), or nil.
+// Callers hold mu.
+func (p *Plan) whole() *Claim {
 	for _, c := range p.claims {
 		if c.Whole {
-			return true
+			return c
 		}
 	}
-	return false
+	return nil
+}
+
+// postpone moves a Whole claim whose window has just begun to the next
+// one while other claims are still held (they would spend in it). Called
+// by roll at each new window. Callers hold mu.
+func (p *Plan) postpone() {
+	w := p.whole()
+	if w == nil || w.epoch != p.epoch {
+		return
+	}
+	for _, c := range p.claims {
+		if c != w && c.state == claimHeld {
+			w.epoch++
+			return
+		}
+	}
 }
 
 // wholeNow is the Whole claim that owns the current window, or nil.
@@ -219,11 +248,16 @@ func (p *Plan) reservedLeft(except *Claim) int {
 	return n
 }
 
-// heldOff tells why a request to b outside any claim must wait for a
-// release, or "" when it need not. Callers hold mu.
+// heldOff tells why a request to b outside any claim must wait, or ""
+// when it need not: a Whole claim's window (or its last seconds before,
+// so that nothing of ours lands in it), or a claim owning b. Callers hold
+// mu.
 func (p *Plan) heldOff(b Bucket) string {
 	if c := p.wholeNow(); c != nil {
 		return fmt.Sprintf("%s, which owns the tenant's budget this minute", c.Who)
+	}
+	if c := p.whole(); c != nil && c.epoch == p.epoch+1 && p.ending() {
+		return fmt.Sprintf("%s, which owns the tenant's budget from the next minute", c.Who)
 	}
 	if c := p.owner(b); c != nil {
 		return fmt.Sprintf("%s, which owns %s", c.Who, b)

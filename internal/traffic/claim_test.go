@@ -149,39 +149,54 @@ func TestAWholeTenantClaimOwnsTheNextWindow(t *testing.T) {
 	p := planOn(&now, &mu)
 	tgt := &fakeTarget{now: &now, budget: TenantBudget}
 	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
-	partial := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
-	if !p.TryClaim(partial) {
+	// A probe that spans a boundary is held when the whole-tenant claim is
+	// granted: the whole claim's window is postponed until it ends.
+	spans := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10, Span: 2}
+	if !p.TryClaim(spans) {
 		t.Fatal("not granted")
 	}
 	whole := &Claim{Who: "ceiling", Whole: true}
-	if p.TryClaim(whole) {
-		t.Fatal("a whole-tenant claim was granted while another claim is held")
-	}
-	booked := &Claim{Who: "probe-b", Buckets: []Bucket{bucket("/api/v1/partner/accounts")}}
-	if p.TryClaim(booked) {
-		t.Fatal("a claim was granted while a whole-tenant claim waits")
-	}
-	defer p.Release(booked)
-	p.Release(partial)
 	if !p.TryClaim(whole) {
-		t.Fatal("the whole-tenant claim must be granted once no other is held")
+		t.Fatal("a whole-tenant claim is granted for the next window")
 	}
-	if got, want := p.WindowStart(whole), time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC); !got.Equal(want) {
-		t.Fatalf("its window starts %s, want %s (the next clock minute)", got, want)
+	if p.TryClaim(&Claim{Who: "ceiling-2", Whole: true}) {
+		t.Fatal("a second whole-tenant claim was granted")
 	}
+	// While it waits, only a claim that ends within this window starts.
+	if p.TryClaim(&Claim{Who: "probe-b", Buckets: []Bucket{bucket("/api/v1/partner/accounts")}, Span: 2}) {
+		t.Fatal("a claim spanning a boundary was granted while a whole-tenant claim waits")
+	}
+	quick := &Claim{Who: "probe-c", Buckets: []Bucket{bucket("/api/v1/partner/fees")}, Tenant: 5}
+	if !p.TryClaim(quick) {
+		t.Fatal("a claim ending within the window must start while a whole-tenant claim waits")
+	}
+	p.Release(quick)
 	// The rest of this window is everyone's.
 	if s := get(t, c, "/api/v1/partner/customers"); s != 200 || now.Minute() != 0 {
 		t.Fatalf("a request in the current window was held: %d at %s", s, now.Format("15:04:05"))
 	}
+	ctx := context.Background()
+	// 10:01: probe-a still holds its claim: the window is postponed.
 	mu.Lock()
-	now = now.Add(time.Minute)
+	now = time.Date(2026, 1, 1, 10, 1, 0, 500e6, time.UTC)
 	mu.Unlock()
+	if s := get(t, c, "/api/v1/partner/customers"); s != 200 || now.Minute() != 1 {
+		t.Fatalf("a request was held in a window the whole-tenant claim had to give up: %d at %s", s, now.Format("15:04:05"))
+	}
+	p.Release(spans)
+	start, err := p.AwaitWindow(ctx, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 1, 1, 10, 2, 0, 0, time.UTC); !start.Equal(want) {
+		t.Fatalf("its window starts %s, want %s (postponed once)", start, want)
+	}
 	done := make(chan int, 1)
 	go func() { done <- get(t, c, "/api/v1/partner/customers") }()
 	if what := heldSoon(t, p); what == "" {
 		t.Fatal("not held")
 	}
-	if s := getCtx(t, WithClaim(context.Background(), whole), c, "/api/v1/partner/customers"); s != 200 {
+	if s := getCtx(t, WithClaim(ctx, whole), c, "/api/v1/partner/customers"); s != 200 {
 		t.Fatalf("the owner's request answered %d", s)
 	}
 	p.Release(whole)

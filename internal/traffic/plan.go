@@ -94,8 +94,6 @@ type Plan struct {
 	claims    map[int]*Claim
 	nextClaim int
 	released  chan struct{} // closed at the next Release
-	// wholeWaiting is a Whole claim waiting for the held ones to end.
-	wholeWaiting *Claim
 }
 
 // New returns a plan on the wall clock; advance is nil for a real clock.
@@ -127,6 +125,7 @@ func (p *Plan) roll() {
 	if w := p.targetNow().Truncate(Window); !w.Equal(p.start) {
 		p.start = w
 		p.newWindow()
+		p.postpone()
 	}
 }
 

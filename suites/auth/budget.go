@@ -113,7 +113,7 @@ func init() {
 			// Its valid calls, and its 429s are its own (a claim with no
 			// route budget: the scheduler starts it when the source IP's
 			// whole window is free).
-			Budget: &check.Budget{Tenant: 10},
+			Budget: &check.Budget{Tenant: 10, Windows: 2},
 			Run: func(t *check.T) {
 				clk := t.Clock()
 				// The whole sequence in one clock minute (a virtual clock
