@@ -179,7 +179,7 @@ func notRun(c *Check, err error) *Result {
 
 // maxClaimWorkers bounds the workers added for claim holders (the
 // tenant's budget bounds how many hold a claim at once anyway).
-const maxClaimWorkers = 12
+const maxClaimWorkers = 4
 
 func (s *Schedule) runOne(ctx context.Context, c *Check, ticket *traffic.Ticket) *Result {
 	s.mu.Lock()
