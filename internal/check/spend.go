@@ -62,7 +62,16 @@ type Estimate struct {
 	Minimum time.Duration
 	Bound   string
 
-	wholeRequests int // of Requests, sent in clock minutes of their own
+	wholeRequests int            // of Requests, sent in clock minutes of their own
+	normalRoutes  map[string]int // route spend of the checks that probe no budget
+}
+
+func addTo(m map[string]int, k string, n int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[k] += n
+	return m
 }
 
 // Plan estimates the traffic of running cs against target.
@@ -89,6 +98,9 @@ func Plan(target *Target, cs []*Check) Estimate {
 		}
 		for r, n := range s.Routes {
 			routes[r] += n
+			if c.Budget == nil {
+				e.normalRoutes = addTo(e.normalRoutes, r, n)
+			}
 		}
 		auth = append(auth, c)
 	}
@@ -141,14 +153,17 @@ func realClockMinimum(e Estimate, cs []*Check) (time.Duration, string) {
 	faWindows := whole + (fa+traffic.FailedAuthBudget-1)/traffic.FailedAuthBudget
 	per := traffic.TenantBudget - 100
 	tenantWindows := (e.Requests - e.wholeRequests + per - 1) / per
+	// A route budget's windows: one per probe that exhausts it, plus what
+	// the other checks send to it at the plan's 590 a window.
 	routeWindows, route := 0, ""
-	for r, n := range probes {
-		if n > routeWindows || (n == routeWindows && r < route) {
-			routeWindows, route = n, r
+	perRoute := traffic.RouteBudget - 10
+	for _, m := range []map[string]int{probes, e.normalRoutes} {
+		for r := range m {
+			n := probes[r] + (e.normalRoutes[r]+perRoute-1)/perRoute
+			if n > routeWindows || (n == routeWindows && r < route) {
+				routeWindows, route = n, r
+			}
 		}
-	}
-	if w := (e.BusiestCount + traffic.RouteBudget - 1) / traffic.RouteBudget; w > routeWindows {
-		routeWindows, route = w, e.Busiest
 	}
 	w, bound := faWindows, fmt.Sprintf("%d failed authentications at %d per minute, %d checks spending a whole window", e.FailedAuth, traffic.FailedAuthBudget, whole)
 	if tenantWindows > w {
