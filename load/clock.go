@@ -59,9 +59,11 @@ type RealClock struct {
 }
 
 // EstimateRealClock reads the server's Date across a second boundary: it
-// polls until Date changes, so the offset is known to a few milliseconds
-// plus the request's half round trip. Bounded to 3 s of polling.
-func EstimateRealClock(ctx context.Context, hc *http.Client, url string) (*RealClock, error) {
+// polls url (with header: a key, so that no poll is a failed
+// authentication) until Date changes, so the offset is known to a few
+// milliseconds plus the request's half round trip. Bounded to 3 s of
+// polling, about 50 requests.
+func EstimateRealClock(ctx context.Context, hc *http.Client, url string, header http.Header) (*RealClock, error) {
 	var last time.Time
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
@@ -70,6 +72,7 @@ func EstimateRealClock(ctx context.Context, hc *http.Client, url string) (*RealC
 		if err != nil {
 			return nil, err
 		}
+		req.Header = header.Clone()
 		resp, err := hc.Do(req)
 		if err != nil {
 			return nil, err

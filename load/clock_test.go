@@ -17,7 +17,7 @@ func TestEstimateRealClock(t *testing.T) {
 		w.Header().Set("Date", time.Now().Add(skew).UTC().Format(http.TimeFormat))
 	}))
 	defer srv.Close()
-	c, err := EstimateRealClock(context.Background(), srv.Client(), srv.URL)
+	c, err := EstimateRealClock(context.Background(), srv.Client(), srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

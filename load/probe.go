@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +37,7 @@ type Options struct {
 
 // DefaultOptions bound each attack to 10,000 requests and 2 minutes.
 func DefaultOptions() Options {
-	return Options{MaxRequests: 10000, MaxDuration: 2 * time.Minute, LatencyRate: 200, LatencyDuration: 2 * time.Second, Workers: 16}
+	return Options{MaxRequests: 10000, MaxDuration: 2 * time.Minute, LatencyRate: 200, LatencyDuration: 10 * time.Second, Workers: 16}
 }
 
 var (
@@ -56,6 +55,7 @@ func Configure(o Options) {
 		o.Workers = 16
 	}
 	opts, summaries = o, map[string]*Summary{}
+	realClocks.Clear()
 }
 
 func options() Options {
@@ -141,6 +141,44 @@ func (p *Probe) keyRole(key string) string {
 	return role
 }
 
+// idSegment is a path segment that names one record: a UUID or a number.
+var idSegment = regexp.MustCompile(`^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9]+)$`)
+
+// routeTemplate is the route template of a request path, in the
+// documents' notation: P/... for V1, V2/... for V2, ids as {id}.
+func routeTemplate(path string) string {
+	for prefix, short := range map[string]string{v1: "P", v2: "V2"} {
+		if i := strings.Index(path, prefix+"/"); i >= 0 {
+			path = short + path[i+len(prefix):]
+			break
+		}
+	}
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if idSegment.MatchString(s) {
+			segs[i] = "{id}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// budget names the rate-limit budget request r spends: method, route
+// template and the profile role of its key (never the key itself).
+func (p *Probe) budget(r *http.Request) string {
+	key := r.Header.Get("X-Api-Key")
+	role, ok := p.roles.Load(key)
+	if !ok {
+		name := p.keyRole(key)
+		if name == "" {
+			name = "no key"
+		} else {
+			name = "keys." + name
+		}
+		role, _ = p.roles.LoadOrStore(key, name)
+	}
+	return r.Method + " " + routeTemplate(r.URL.Path) + " · " + role.(string)
+}
+
 // offending is the first answer that breaks "the first n are admitted, the
 // rest are 429", or the last answer when none does.
 func offending(os []outcome, n int) outcome {
@@ -163,6 +201,7 @@ type Probe struct {
 	sum   *Summary
 	opts  Options
 	base  string
+	roles sync.Map // X-Api-Key value → "keys.<role>" (in memory only)
 }
 
 // start prepares a probe for check t: the clock (virtual through the
@@ -171,18 +210,12 @@ type Probe struct {
 func start(t *check.T, name string, rules []string) *Probe {
 	o := options()
 	tg := t.Target()
-	p := &Probe{T: t, Name: name, opts: o, base: tg.Profile.BaseURL,
-		eng: &Engine{HTTP: underClaim(tg.HTTP, traffic.ClaimOf(t.Context())), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration}}
+	p := &Probe{T: t, Name: name, opts: o, base: tg.Profile.BaseURL}
+	p.eng = &Engine{HTTP: underClaim(tg.HTTP, traffic.ClaimOf(t.Context())), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration, Budget: p.budget}
 	if tg.VirtualClock() {
 		p.Clock = VirtualClock{tg.Control}
 	} else {
-		// The served OpenAPI document: no key, so polling it spends
-		// neither a route budget nor a failed authentication.
-		rc, err := EstimateRealClock(t.Context(), tg.HTTP, p.base+"/openapi/v1.json")
-		if err != nil {
-			t.NoVerdict(err)
-		}
-		p.Clock = rc
+		p.Clock = p.realClock()
 	}
 	var w *os.File
 	if o.OutDir != "" {
@@ -197,7 +230,8 @@ func start(t *check.T, name string, rules []string) *Probe {
 		p.rec = NewRecorder(nil)
 	}
 	p.rec.Offset = p.Clock.Offset()
-	p.sum = &Summary{Probe: name, Check: "load/" + name, Rules: rules, Virtual: p.Clock.Virtual(), Started: time.Now().UTC()}
+	p.sum = &Summary{Probe: name, Check: "load/" + name, Rules: rules, Virtual: p.Clock.Virtual(), ClockOffset: p.Clock.Offset(),
+		Limits: limits[name], Started: time.Now().UTC()}
 	return p
 }
 
@@ -226,12 +260,46 @@ func (ct claimTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return ct.next.RoundTrip(r.WithContext(traffic.WithClaim(r.Context(), ct.claim)))
 }
 
-// finish closes the recorder and files the summary (also on failure).
+// realClocks are the real clocks estimated in this process, by base URL:
+// one estimate (up to 50 requests) serves every probe of a run.
+var realClocks sync.Map
+
+// realClock estimates the target's clock once per process. It polls the
+// served OpenAPI document: outside the API, so a poll spends no route or
+// tenant budget, and, needing no key, no failed authentication either
+// (a keyless poll of the API was one: about 50 of them spent the source
+// IP's budget of 20 a minute; a keyed one would spend a budget another
+// probe may hold a claim on).
+func (p *Probe) realClock() Clock {
+	if c, ok := realClocks.Load(p.base); ok {
+		return c.(*RealClock)
+	}
+	rc, err := EstimateRealClock(p.T.Context(), p.T.Target().HTTP, p.base+"/openapi/v1.json", nil)
+	if err != nil {
+		p.T.NoVerdict(err)
+	}
+	realClocks.Store(p.base, rc)
+	return rc
+}
+
+// finish closes the recorder and files the summary (also on failure):
+// the aggregates, and when the results are on disk, their timeline.
 func (p *Probe) finish() {
 	if err := p.rec.Close(); err != nil {
 		p.T.Logf("load: %v", err)
 	}
-	p.sum.fill(p.rec)
+	if err := p.sum.fill(p.rec); err != nil {
+		p.T.Logf("load: %v", err)
+	}
+	p.sum.Windows = p.rec.Windows()
+	if p.opts.OutDir != "" {
+		src := []binSource{{path: filepath.Join(p.opts.OutDir, p.Name+".bin"), offset: p.Clock.Offset()}}
+		tl, err := p.rec.timeline(p.Clock.Virtual(), src, p.rec.clientBoundaries())
+		if err != nil {
+			p.T.Logf("load: timeline: %v", err)
+		}
+		p.sum.Timeline = tl
+	}
 	p.sum.Duration = time.Since(p.sum.Started)
 	p.sum.Passed = !p.T.Failed()
 	optMu.Lock()
@@ -264,6 +332,10 @@ func Amend(name, status string, failures []string) *Summary {
 // Measure records a measured value beside the documented one.
 func (p *Probe) Measure(what string, documented, measured any) {
 	p.sum.Measures = append(p.sum.Measures, Measure{What: what, Documented: fmt.Sprint(documented), Measured: fmt.Sprint(measured)})
+	if len(p.sum.Rules) == 0 { // a measurement: nothing is documented
+		p.T.Logf("%s: %v, %v", what, documented, measured)
+		return
+	}
 	p.T.Logf("%s: documented %v, measured %v", what, documented, measured)
 }
 
@@ -281,6 +353,20 @@ func (p *Probe) targetKey(key, method, path string) vegeta.Target {
 	return vegeta.Target{Method: method, URL: p.base + path, Header: h}
 }
 
+// standStill files the results that follow at the virtual clock's time,
+// which stands still while the probe sends (the zero time on a real one).
+func (p *Probe) standStill() time.Time {
+	var fixed time.Time
+	if p.Clock.Virtual() {
+		var err error
+		if fixed, err = p.Clock.Now(p.T.Context()); err != nil {
+			p.T.NoVerdict(err)
+		}
+	}
+	p.rec.SetFixed(fixed)
+	return fixed
+}
+
 // burst sends n hits cycling through ts as fast as Workers allow and
 // returns what each answered, in arrival order.
 func (p *Probe) burst(label string, ts []vegeta.Target, n int, fresh func(*vegeta.Target), workers uint64) []outcome {
@@ -292,14 +378,7 @@ func (p *Probe) burst(label string, ts []vegeta.Target, n int, fresh func(*veget
 	}
 	var out []outcome
 	var mu sync.Mutex
-	var fixed time.Time // a virtual clock stands still during a burst
-	if p.Clock.Virtual() {
-		var err error
-		if fixed, err = p.Clock.Now(p.T.Context()); err != nil {
-			p.T.NoVerdict(err)
-		}
-	}
-	p.rec.SetFixed(fixed)
+	fixed := p.standStill()
 	a := Attack{Name: p.Name + ":" + label, Targeter: Targets(ts, fresh), Pacer: Count{N: uint64(n)}, Workers: workers}
 	err := p.eng.Run(p.T.Context(), a, p.rec, func(r *vegeta.Result) {
 		o := outcome{code: r.Code, at: r.Timestamp.Add(r.Latency).Add(p.Clock.Offset()), ex: p.exchange(r, ts)}
@@ -449,5 +528,3 @@ func (p *Probe) noRateLimitHeaders(os []outcome) {
 
 // newIdempotencyKey gives each hit its own key.
 func newIdempotencyKey(t *vegeta.Target) { t.Header.Set("Idempotency-Key", "ts-"+uuid.NewString()) }
-
-func sortSeconds(s []Second) { sort.Slice(s, func(i, j int) bool { return s[i].At.Before(s[j].At) }) }

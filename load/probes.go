@@ -373,30 +373,103 @@ func accessProbe(p *Probe) {
 	p.limitedShape(os, "POST V2/access-requests past its budget")
 }
 
-// latencyProbe sends a steady rate of reads spread over keys and routes so
-// that no budget is reached; it is not a conformance check (no rule fixes
-// latency) and runs only under touchstone load.
+// Documented limits the probes' windows are drawn against (document 2,
+// Limits).
+var (
+	perRouteLimit = Limit{Value: routeBudget, What: "per API key, HTTP method and route template"}
+	tenantLimit   = Limit{Value: tenantBudget, What: "tenant-wide ceiling, every budget of the tenant", TenantWide: true}
+	failedLimit   = Limit{Value: failedAuthBudget, What: "failed authentications (401/403) per source IP"}
+	accessLimit   = Limit{Value: routeBudget, What: "the general per-route budget: access-requests is documented tighter, its number not shown"}
+	latencyLimits = []Limit{perRouteLimit, tenantLimit}
+	limits        = map[string][]Limit{
+		"route-budget": {perRouteLimit}, "template-sharing": {perRouteLimit}, "method-separation": {perRouteLimit},
+		"key-separation": {perRouteLimit}, "window-boundary": {perRouteLimit}, "tenant-ceiling": {perRouteLimit, tenantLimit},
+		"failed-auth": {failedLimit}, "access-requests": {accessLimit}, "latency": latencyLimits,
+	}
+)
+
+// latencyReads are the latency probe's reads, a key role and a path each:
+// budgets (key, method, route template) no other probe spends, so that the
+// probes run before it in the same minute leave them untouched. The
+// tenant-ceiling probe spends every budget of the tenant at once: after
+// it, the probe waits for the next minute (tenantRoom).
+var latencyReads = []struct{ key, path string }{
+	{"tenant", v2 + "/customers?limit=5"},
+	{"read_only", v1 + "/customers?limit=5"}, {"read_only", v2 + "/customers?limit=5"},
+	{"pascal_scopes", v1 + "/customers?limit=5"}, {"pascal_scopes", v2 + "/customers?limit=5"},
+	{"umbrella", v1 + "/customers?limit=5"}, {"umbrella", v2 + "/customers?limit=5"},
+	{"subject", v1 + "/me"}, {"subject", v1 + "/customers?limit=5"}, {"subject", v2 + "/customers?limit=5"},
+}
+
+// tenantSpent counts the requests the probes of this run sent in the
+// server's clock-minute window starting at minute, over every budget.
+func tenantSpent(sums map[string]*Summary, minute time.Time) int {
+	n := 0
+	for _, s := range sums {
+		for _, w := range s.Windows {
+			if w.Start.Equal(minute) {
+				n += w.Total()
+			}
+		}
+	}
+	return n
+}
+
+// tenantRoom makes room for n requests under the tenant-wide ceiling: on a
+// real clock, when the probes run before this one leave too little of it
+// in the current minute (tenant-ceiling leaves none), the probe waits for
+// the next minute. A virtual clock starts every check in a fresh minute.
+func (p *Probe) tenantRoom(n int) {
+	if p.Clock.Virtual() {
+		return
+	}
+	now, err := p.Clock.Now(p.T.Context())
+	if err != nil {
+		p.T.NoVerdict(err)
+	}
+	if spent := tenantSpent(Summaries(), now.Truncate(time.Minute)); spent+n >= tenantBudget {
+		p.T.Logf("the probes before it sent %d requests in this minute: %d more would reach the tenant-wide ceiling (%d); waiting for the next minute", spent, n, tenantBudget)
+		p.to(1, true)
+	}
+}
+
+// latencyProbe sends a steady rate of reads spread over budgets of its own
+// so that no limit is reached; it is not a conformance check (no rule
+// fixes latency) and runs only under touchstone load.
 func latencyProbe(p *Probe) {
 	rate, dur := p.opts.LatencyRate, p.opts.LatencyDuration
 	var ts []vegeta.Target
-	for _, k := range []string{"tenant", "read_only", "pascal_scopes", "umbrella", "subject"} {
-		if p.T.Target().Profile.Key(k) == "" {
+	for _, r := range latencyReads {
+		if p.T.Target().Profile.Key(r.key) == "" {
 			continue
 		}
-		ts = append(ts, p.target(k, http.MethodGet, v1+"/me"), p.target(k, http.MethodGet, v1+"/customers?limit=5"))
+		ts = append(ts, p.target(r.key, http.MethodGet, r.path))
 	}
 	if len(ts) == 0 {
 		p.T.Skipf("profile has no read keys")
 	}
 	n := int(float64(rate) * dur.Seconds())
-	perBudget := n / len(ts)
+	perBudget := (n + len(ts) - 1) / len(ts) // the targets take turns
 	if perBudget >= routeBudget || n >= tenantBudget {
 		p.T.NoVerdict(fmt.Errorf("latency: %d requests over %d key/route budgets would reach a rate limit; lower the rate or duration", n, len(ts)))
 	}
+	p.sum.RequestedRate = float64(rate)
 	p.clear(dur)
+	p.tenantRoom(n)
+	p.standStill()
+	// The probe owns the run's traffic plan while it sends: its requests
+	// are counted, never held for a window (a held request's wait would be
+	// measured as latency), and a 429 is its to count as an error, not
+	// waited out and sent again. Its budgets are its own and the tenant
+	// has room (above), so the plan would hold nothing a conformant target
+	// refuses.
+	release := p.T.Target().Plan().Own()
 	a := Attack{Name: p.Name, Targeter: Targets(ts, nil), Pacer: vegeta.Rate{Freq: rate, Per: time.Second}, Duration: dur, Workers: p.opts.Workers * 4}
-	if err := p.eng.Run(p.T.Context(), a, p.rec, nil); err != nil {
+	err := p.eng.Run(p.T.Context(), a, p.rec, nil)
+	release()
+	if err != nil {
 		p.T.NoVerdict(err)
 	}
-	p.Measure("requests per second (requested)", rate, fmt.Sprintf("%.1f sent", float64(p.rec.Metrics.Requests)/dur.Seconds()))
+	sent := p.rec.Requests()
+	p.Measure("requests per second", fmt.Sprintf("%d requested", rate), fmt.Sprintf("%.1f sent (%d in %s over %d budgets of its own)", float64(sent)/dur.Seconds(), sent, dur, len(ts)))
 }

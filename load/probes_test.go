@@ -2,14 +2,19 @@ package load_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
+	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/load"
 )
 
@@ -93,5 +98,125 @@ func TestProbesCatchRateLimitFaults(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// budgetLog notes, per probe (the case id each request carries in
+// X-Correlation-Id), the rate-limit budgets its requests spend: method,
+// route template and the key's public prefix.
+type budgetLog struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	by   map[string]map[string]bool
+}
+
+var uuidSegment = regexp.MustCompile(`/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+func (b *budgetLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	probe, _, _ := strings.Cut(r.Header.Get("X-Correlation-Id"), "#")
+	if probe, ok := strings.CutPrefix(probe, "load/"); ok && !strings.HasPrefix(r.URL.Path, "/_sandbox") {
+		prefix, _, _ := strings.Cut(r.Header.Get("X-Api-Key"), ".")
+		budget := r.Method + " " + uuidSegment.ReplaceAllString(r.URL.Path, "/{id}") + " " + prefix
+		b.mu.Lock()
+		if b.by[probe] == nil {
+			b.by[probe] = map[string]bool{}
+		}
+		b.by[probe][budget] = true
+		b.mu.Unlock()
+	}
+	return b.next.RoundTrip(r)
+}
+
+// The latency probe spends budgets of its own: no key, method and route
+// template that another probe spends (tenant-ceiling aside: it spends the
+// whole tenant, and the latency probe waits out its minute), so the probes
+// run before it in the same minute leave its budgets untouched and none of
+// its answers is a 429 (on a real clock, window-boundary then latency gave
+// 40 of 400 answers 429 on the budget GET /me of keys.umbrella).
+func TestLatencyProbeHasItsOwnBudgets(t *testing.T) {
+	tgt := startSandbox(t, "")
+	next := tgt.HTTP.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	log := &budgetLog{next: next, by: map[string]map[string]bool{}}
+	tgt.HTTP.Transport = log
+	o := load.DefaultOptions()
+	o.LatencyRate, o.LatencyDuration = 50, time.Second
+	load.Configure(o)
+	checks := []*check.Check{load.Check("latency")}
+	for _, c := range check.All() {
+		if c.Area() == "load" && !c.HasLabel(check.Slow) {
+			checks = append(checks, c)
+		}
+	}
+	for _, c := range checks {
+		if r := check.Run(context.Background(), tgt, c); r.Status != check.Passed {
+			t.Fatalf("%s: %s\n%s", c.ID, r.Status, r.Summary())
+		}
+	}
+	own := log.by["latency"]
+	if len(own) < 10 {
+		t.Fatalf("the latency probe spent %d budgets: %v", len(own), own)
+	}
+	for probe, budgets := range log.by {
+		if probe == "latency" || probe == "tenant-ceiling" {
+			continue
+		}
+		for b := range budgets {
+			if own[b] {
+				t.Errorf("the latency probe shares the budget %q with %s", b, probe)
+			}
+		}
+	}
+	if s := load.Summaries()["latency"]; s == nil || s.Status["429"] != 0 {
+		t.Errorf("the latency probe's answers: %v", s)
+	}
+}
+
+// On a real clock the probes learn the server's clock from Date with
+// requests that carry a key (a keyless poll is a failed authentication: an
+// estimate spent the source IP's 20 a minute, so the next probe's estimate
+// met 429 and waited a window), and once per run, not once per probe.
+func TestRealClockEstimateSpendsNoFailedAuth(t *testing.T) {
+	var mu sync.Mutex
+	keyless, polls := 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if r.Header.Get("X-Api-Key") == "" && strings.HasPrefix(r.URL.Path, "/api/") {
+			keyless++
+		}
+		if strings.HasSuffix(r.URL.Path, "/me") {
+			polls++
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"data":{}}`))
+	}))
+	defer srv.Close()
+	p := &profile.Profile{Name: "real-clock", BaseURL: srv.URL}
+	p.Keys.Tenant, p.Keys.Subject = "ts_test_a.notasecret", "ts_test_b.notasecret"
+	tgt, err := check.NewTarget(context.Background(), p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := load.DefaultOptions()
+	o.LatencyRate, o.LatencyDuration = 20, time.Second
+	load.Configure(o)
+	var first int
+	for i := range 2 {
+		if r := check.Run(context.Background(), tgt, load.Check("latency")); r.Status != check.Passed {
+			t.Fatalf("latency on a real clock: %s\n%s", r.Status, r.Summary())
+		}
+		mu.Lock()
+		if i == 0 {
+			first = polls
+		} else if polls-first > 5 { // the latency probe's own GET P/me of keys.subject: 5 of 20 (4 reads)
+			t.Errorf("the second probe polled /me %d times: the clock was estimated again", polls-first)
+		}
+		mu.Unlock()
+	}
+	if keyless > 0 {
+		t.Errorf("%d API requests without a key: each is a failed authentication", keyless)
 	}
 }

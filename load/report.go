@@ -5,18 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"image/color"
-	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 )
 
 // Gates turn measured numbers into the exit code.
@@ -45,14 +42,19 @@ type Verdict struct {
 func Judge(sums []*Summary, g Gates) []Verdict {
 	var out []Verdict
 	for _, s := range sums {
-		out = append(out, Verdict{Probe: s.Probe, What: "rules " + strings.Join(s.Rules, ", "), Passed: s.Passed,
+		what := "rules " + strings.Join(s.Rules, ", ")
+		if len(s.Rules) == 0 {
+			what = "measurement (no rule fixes latency)"
+		}
+		out = append(out, Verdict{Probe: s.Probe, What: what, Passed: s.Passed,
 			NoVerdict: s.Outcome == "error" || s.Outcome == "skipped", Message: conformance(s)})
 		if s.Probe == "latency" {
 			if g.MaxP99 > 0 {
 				out = append(out, Verdict{Probe: s.Probe, What: "p99", Passed: s.Latency.P99 <= g.MaxP99, Message: fmt.Sprintf("p99 %s, threshold %s", s.Latency.P99.Round(time.Microsecond), g.MaxP99)})
 			}
 			if g.MaxErrorRate >= 0 {
-				out = append(out, Verdict{Probe: s.Probe, What: "error rate", Passed: s.ErrorRate <= g.MaxErrorRate, Message: fmt.Sprintf("error rate %.3f%%, threshold %.3f%%", 100*s.ErrorRate, 100*g.MaxErrorRate)})
+				out = append(out, Verdict{Probe: s.Probe, What: "error rate", Passed: s.ErrorRate <= g.MaxErrorRate,
+					Message: fmt.Sprintf("error rate %.3f%% (%s), threshold %.3f%%", 100*s.ErrorRate, errorsOf(s), 100*g.MaxErrorRate)})
 			}
 		}
 		if b := g.Baseline[s.Probe]; b != nil && b.Latency.P99 > 0 && g.MaxRegression > 0 {
@@ -69,9 +71,39 @@ func Judge(sums []*Summary, g Gates) []Verdict {
 	return out
 }
 
+// errorsOf says which answers count as the probe's errors: "40 × 429 of
+// 400 answers", "none of 400 answers".
+func errorsOf(s *Summary) string {
+	var codes []string
+	for code := range s.Status {
+		c, _ := strconv.Atoi(code)
+		if c >= 200 && c < 400 || (c == http.StatusTooManyRequests && !limitedIsError(s.Probe)) {
+			continue
+		}
+		codes = append(codes, code)
+	}
+	sort.Strings(codes)
+	var parts []string
+	for _, code := range codes {
+		name := code
+		if code == "0" {
+			name = "no answer"
+		}
+		parts = append(parts, fmt.Sprintf("%d × %s", s.Status[code], name))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("none of %d answers", s.Requests)
+	}
+	return fmt.Sprintf("%s of %d answers", strings.Join(parts, ", "), s.Requests)
+}
+
 func conformance(s *Summary) string {
 	var parts []string
 	for _, m := range s.Measures {
+		if len(s.Rules) == 0 {
+			parts = append(parts, fmt.Sprintf("%s: %s, %s", m.What, m.Documented, m.Measured))
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s: documented %s, measured %s", m.What, m.Documented, m.Measured))
 	}
 	if len(s.Failures) > 0 {
@@ -104,11 +136,13 @@ func ReadDir(dir string) ([]*Summary, error) {
 
 // Merge combines the result directories of several shards: per probe, the
 // metrics are recomputed from every shard's <probe>.bin (vegeta's decoder),
-// the verdict is the conjunction, the measures are kept per shard.
+// the windows summed, the verdict is the conjunction, the measures are kept
+// per shard. Shards of one probe on a virtual and on a real clock do not
+// merge: their time axes and windows mean different things (an error).
 func Merge(dirs []string) ([]*Summary, error) {
 	byProbe := map[string][]*Summary{}
 	binFiles := map[string][]string{}
-	var order []string
+	var names []string
 	for _, d := range dirs {
 		sums, err := ReadDir(d)
 		if err != nil {
@@ -116,19 +150,32 @@ func Merge(dirs []string) ([]*Summary, error) {
 		}
 		for _, s := range sums {
 			if _, ok := byProbe[s.Probe]; !ok {
-				order = append(order, s.Probe)
+				names = append(names, s.Probe)
+			} else if first := byProbe[s.Probe][0]; first.Virtual != s.Virtual {
+				return nil, fmt.Errorf("%s: shard %s ran on a %s and shard %s on a %s: they do not merge (their time axes and windows differ); merge shards of one kind",
+					s.Probe, binFiles[s.Probe][0][:len(binFiles[s.Probe][0])-len(s.Probe+".bin")-1], clockName(first.Virtual), d, clockName(s.Virtual))
 			}
 			byProbe[s.Probe] = append(byProbe[s.Probe], s)
 			binFiles[s.Probe] = append(binFiles[s.Probe], filepath.Join(d, s.Probe+".bin"))
 		}
 	}
 	var out []*Summary
-	for _, name := range order {
+	for _, name := range names {
 		shards := byProbe[name]
-		m := &Summary{Probe: name, Check: shards[0].Check, Rules: shards[0].Rules, Passed: true, Virtual: shards[0].Virtual, Started: shards[0].Started}
+		m := &Summary{Probe: name, Check: shards[0].Check, Rules: shards[0].Rules, Passed: true, Virtual: shards[0].Virtual, Started: shards[0].Started,
+			Limits: shards[0].Limits, RequestedRate: shards[0].RequestedRate, ClockOffset: shards[0].ClockOffset, Outcome: shards[0].Outcome}
+		if len(shards) > 1 {
+			m.Shards = len(shards)
+		}
 		rec := NewRecorder(nil)
+		var srcs []binSource
+		var bounds []Boundary
+		windows := map[windowKey]*Window{}
 		for i, s := range shards {
 			m.Passed = m.Passed && s.Passed
+			if outcomeRank[s.Outcome] > outcomeRank[m.Outcome] {
+				m.Outcome = s.Outcome // the worst shard's
+			}
 			m.Failures = append(m.Failures, s.Failures...)
 			m.Duration = max(m.Duration, s.Duration)
 			m.Boundaries = append(m.Boundaries, s.Boundaries...)
@@ -142,45 +189,56 @@ func Merge(dirs []string) ([]*Summary, error) {
 			if s.Started.Before(m.Started) {
 				m.Started = s.Started
 			}
-			if err := decodeInto(binFiles[name][i], rec); err != nil {
+			for _, w := range s.Windows {
+				k := windowKey{w.Start.Unix(), w.Budget}
+				if windows[k] == nil {
+					windows[k] = &Window{Start: w.Start, Budget: w.Budget}
+				}
+				windows[k].merge(w.Answers)
+			}
+			if s.Timeline != nil && s.Virtual {
+				bounds = append(bounds, s.Timeline.Boundaries...)
+			}
+			// Each shard's send times go on the axis with its own offset.
+			rec.Offset = s.ClockOffset
+			if err := eachResult(binFiles[name][i], func(r *vegeta.Result) { _ = rec.Add(r) }); err != nil {
 				return nil, err
 			}
+			srcs = append(srcs, binSource{path: binFiles[name][i], offset: s.ClockOffset})
 		}
 		rec.Close()
-		m.fill(rec)
+		if err := m.fill(rec); err != nil {
+			return nil, err
+		}
+		for _, w := range windows {
+			m.Windows = append(m.Windows, *w)
+		}
+		sortWindows(m.Windows)
+		tl, err := rec.timeline(m.Virtual, srcs, bounds)
+		if err != nil {
+			return nil, err
+		}
+		m.Timeline = tl
 		out = append(out, m)
 	}
+	sort.SliceStable(out, func(i, j int) bool { return order(out[i].Probe) < order(out[j].Probe) })
 	return out, nil
 }
 
-func decodeInto(path string, rec *Recorder) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
+// outcomeRank orders outcomes from best to worst.
+var outcomeRank = map[string]int{"passed": 1, "skipped": 2, "failed": 3, "error": 4}
+
+func clockName(virtual bool) string {
+	if virtual {
+		return "virtual clock"
 	}
-	defer f.Close()
-	dec := vegeta.DecoderFor(f)
-	if dec == nil {
-		return fmt.Errorf("%s: not vegeta results", path)
-	}
-	for {
-		var r vegeta.Result
-		if err := dec.Decode(&r); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return fmt.Errorf("%s: %v", path, err)
-		}
-		if err := rec.Add(&r); err != nil {
-			return err
-		}
-	}
+	return "real clock"
 }
 
 // WriteReport writes summary.json (every probe and verdict) and load.html,
 // one self-contained page: inline SVG charts drawn with gonum/plot, no
-// script, no network.
-func WriteReport(dir string, sums []*Summary, verdicts []Verdict) error {
+// script, no network. The gates' thresholds are drawn where they apply.
+func WriteReport(dir string, sums []*Summary, verdicts []Verdict, g Gates) error {
 	sort.SliceStable(sums, func(i, j int) bool { return order(sums[i].Probe) < order(sums[j].Probe) })
 	b, err := json.MarshalIndent(map[string]any{"probes": sums, "verdicts": verdicts}, "", "  ")
 	if err != nil {
@@ -190,21 +248,36 @@ func WriteReport(dir string, sums []*Summary, verdicts []Verdict) error {
 		return err
 	}
 	type section struct {
-		S                           *Summary
-		Seconds, Histogram, Latency template.HTML
+		S      *Summary
+		Clock  string
+		Charts []template.HTML
 	}
 	var secs []section
 	for _, s := range sums {
-		sec := section{S: s}
-		var err error
-		if sec.Seconds, err = secondsChart(s); err != nil {
-			return err
+		sec := section{S: s, Clock: "virtual clock (time on the charts: this machine's send time)"}
+		if !s.Virtual {
+			sec.Clock = fmt.Sprintf("real clock (time on the charts: the server's, estimated from Date; offset %s to this machine)", s.ClockOffset.Round(time.Microsecond))
+			if s.Shards > 1 {
+				sec.Clock = fmt.Sprintf("real clock (time on the charts: the server's, estimated from Date by each of %d shards)", s.Shards)
+			}
 		}
-		if sec.Histogram, err = histogramChart(s); err != nil {
-			return err
+		var gate time.Duration
+		if s.Probe == "latency" {
+			gate = g.MaxP99
 		}
-		if sec.Latency, err = latencyChart(s); err != nil {
-			return err
+		for _, draw := range []func() (template.HTML, error){
+			func() (template.HTML, error) { return answersChart(s) },
+			func() (template.HTML, error) { return windowsChart(s) },
+			func() (template.HTML, error) { return latencyChart(s, gate) },
+			func() (template.HTML, error) { return tailChart(s, gate) },
+		} {
+			c, err := draw()
+			if err != nil {
+				return fmt.Errorf("%s: chart: %v", s.Probe, err)
+			}
+			if c != "" {
+				sec.Charts = append(sec.Charts, c)
+			}
 		}
 		secs = append(secs, sec)
 	}
@@ -224,196 +297,50 @@ func order(name string) int {
 	return len(Probes)
 }
 
-// svgFormat is the charts' format (a test renders PNG to look at them).
-var svgFormat = "svg"
-
-func svg(p *plot.Plot, w, h vg.Length) (template.HTML, error) {
-	wt, err := p.WriterTo(w, h, svgFormat)
-	if err != nil {
-		return "", err
-	}
-	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
-		return "", err
-	}
-	s := b.String()
-	if i := strings.Index(s, "<svg"); i > 0 {
-		s = s[i:] // drop the XML prolog: the SVG is inline
-	}
-	return template.HTML(s), nil
-}
-
-// secondsChart is admitted vs 429 per second of server time, with the
-// minute boundaries drawn as vertical lines.
-func secondsChart(s *Summary) (template.HTML, error) {
-	p := plot.New()
-	p.Title.Text = s.Probe + ": answers per second (server clock)"
-	p.X.Label.Text = "seconds since " + firstSecond(s).Format("15:04:05")
-	p.Y.Label.Text = "answers"
-	t0 := firstSecond(s)
-	var adm, lim, oth plotter.XYs
-	// Seconds with no answer are drawn as zeros (bounded: 15 minutes).
-	var prev time.Time
-	for _, x := range s.Seconds {
-		for gap := prev.Add(time.Second); !prev.IsZero() && gap.Before(x.At) && gap.Sub(t0) < 15*time.Minute; gap = gap.Add(time.Second) {
-			at := gap.Sub(t0).Seconds()
-			adm = append(adm, plotter.XY{X: at})
-			lim = append(lim, plotter.XY{X: at})
-			oth = append(oth, plotter.XY{X: at})
-		}
-		prev = x.At
-		at := x.At.Sub(t0).Seconds()
-		adm = append(adm, plotter.XY{X: at, Y: float64(x.Admitted)})
-		lim = append(lim, plotter.XY{X: at, Y: float64(x.Limited)})
-		oth = append(oth, plotter.XY{X: at, Y: float64(x.Other)})
-	}
-	top := 1.0
-	for _, x := range s.Seconds {
-		top = max(top, float64(max(x.Admitted, x.Limited, x.Other)))
-	}
-	add := func(xys plotter.XYs, c color.Color, name string) error {
-		if len(xys) == 0 {
-			return nil
-		}
-		l, sc, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return err
-		}
-		l.Color, sc.Color = c, c
-		p.Add(l, sc)
-		p.Legend.Add(name, l)
-		return nil
-	}
-	if err := add(adm, color.RGBA{G: 140, A: 255}, "admitted (2xx/3xx)"); err != nil {
-		return "", err
-	}
-	if err := add(lim, color.RGBA{R: 200, A: 255}, "429"); err != nil {
-		return "", err
-	}
-	if err := add(oth, color.RGBA{B: 200, A: 255}, "other"); err != nil {
-		return "", err
-	}
-	for _, b := range s.Boundaries {
-		x := b.Sub(t0).Seconds()
-		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top}})
-		if err != nil {
-			return "", err
-		}
-		l.Color, l.Dashes = color.Gray{Y: 90}, []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(l)
-	}
-	if len(s.Boundaries) > 0 {
-		p.Legend.Add("minute boundary (dashed)")
-	}
-	p.Legend.Top = true
-	p.Y.Max = top * 1.4 // room for the legend
-	return svg(p, 7*vg.Inch, 3*vg.Inch)
-}
-
-func firstSecond(s *Summary) time.Time {
-	var t0 time.Time
-	for _, x := range s.Seconds {
-		if t0.IsZero() || x.At.Before(t0) {
-			t0 = x.At
-		}
-	}
-	for _, b := range s.Boundaries {
-		if t0.IsZero() || b.Before(t0) {
-			t0 = b
-		}
-	}
-	return t0
-}
-
-// histogramChart is the latency histogram (vegeta's Histogram buckets).
-func histogramChart(s *Summary) (template.HTML, error) {
-	p := plot.New()
-	p.Title.Text = s.Probe + ": latency histogram"
-	p.Y.Label.Text = "answers"
-	vals := make(plotter.Values, len(s.Histogram))
-	names := make([]string, len(s.Histogram))
-	for i, b := range s.Histogram {
-		vals[i] = float64(b.Count)
-		if b.Upper == 0 {
-			names[i] = "≥" + b.Lower.String()
-		} else {
-			names[i] = "<" + b.Upper.String()
-		}
-	}
-	if len(vals) == 0 {
-		return "", nil
-	}
-	bc, err := plotter.NewBarChart(vals, vg.Points(22))
-	if err != nil {
-		return "", err
-	}
-	bc.Color = color.RGBA{R: 60, G: 90, B: 180, A: 255}
-	p.Add(bc)
-	p.NominalX(names...)
-	return svg(p, 7*vg.Inch, 3*vg.Inch)
-}
-
-// latencyChart is mean and max latency per second over the probe.
-func latencyChart(s *Summary) (template.HTML, error) {
-	p := plot.New()
-	p.Title.Text = s.Probe + ": latency over time"
-	p.X.Label.Text = "seconds since " + firstSecond(s).Format("15:04:05")
-	p.Y.Label.Text = "ms"
-	t0 := firstSecond(s)
-	var mean, mx plotter.XYs
-	for _, x := range s.Seconds {
-		at := x.At.Sub(t0).Seconds()
-		mean = append(mean, plotter.XY{X: at, Y: ms(x.MeanLat)})
-		mx = append(mx, plotter.XY{X: at, Y: ms(x.MaxLat)})
-	}
-	if len(mean) == 0 {
-		return "", nil
-	}
-	for _, c := range []struct {
-		xys  plotter.XYs
-		col  color.Color
-		name string
-	}{{mean, color.RGBA{B: 180, A: 255}, "mean"}, {mx, color.RGBA{R: 200, G: 120, A: 255}, "max"}} {
-		l, sc, err := plotter.NewLinePoints(c.xys)
-		if err != nil {
-			return "", err
-		}
-		l.Color, sc.Color = c.col, c.col
-		p.Add(l, sc)
-		p.Legend.Add(c.name, l)
-	}
-	p.Legend.Top = true
-	return svg(p, 7*vg.Inch, 3*vg.Inch)
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 var page = template.Must(template.New("load").Funcs(template.FuncMap{
 	"d":   func(d time.Duration) string { return d.Round(time.Microsecond).String() },
 	"pct": func(f float64) string { return fmt.Sprintf("%.3f%%", 100*f) },
 	"f1":  func(f float64) string { return fmt.Sprintf("%.1f", f) },
+	"codes": func(m map[string]int) string {
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		var parts []string
+		for _, k := range ks {
+			parts = append(parts, fmt.Sprintf("%s: %d", k, m[k]))
+		}
+		return strings.Join(parts, ", ")
+	},
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Touchstone load report</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <style>
-body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
+body{font-family:system-ui,sans-serif;margin:1.5em 2em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
-.pass{color:#070;font-weight:bold}.fail{color:#b00;font-weight:bold}section{margin-top:2.5em}svg{display:block;margin:.5em 0}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.pass{color:#070;font-weight:bold}.fail{color:#b00;font-weight:bold}.nv{color:#a60;font-weight:bold}
+section{margin-top:2.5em;border-top:1px solid #ddd}.meta{color:#555}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(620px,1fr));gap:.5em 1.5em;align-items:start}
+.charts svg{display:block;max-width:100%;height:auto}
 </style></head><body>
 <h1>Touchstone load report</h1>
-<p>Generated {{.Generated}}. Raw results: <code>&lt;probe&gt;.bin</code> beside this page (<code>vegeta report</code>, <code>vegeta plot</code>); numbers: <code>summary.json</code>.</p>
+<p>Generated {{.Generated}}. Raw results: <code>&lt;probe&gt;.bin</code> beside this page (<code>go tool vegeta report &lt; latency.bin</code>, <code>go tool vegeta plot *.bin</code>); numbers: <code>summary.json</code>. Percentiles come from an HDR histogram per probe (exact to 0.1 %; <code>vegeta report</code> estimates them with a t-digest).</p>
 <h2>Verdicts</h2>
 <table><tr><th>probe</th><th>gate</th><th>verdict</th><th>measured</th></tr>
-{{range .Verdicts}}<tr><td>{{.Probe}}</td><td>{{.What}}</td><td>{{if .Passed}}<span class="pass">pass</span>{{else if .NoVerdict}}no verdict{{else}}<span class="fail">FAIL</span>{{end}}</td><td>{{.Message}}</td></tr>
+{{range .Verdicts}}<tr><td>{{.Probe}}</td><td>{{.What}}</td><td>{{if .Passed}}<span class="pass">pass</span>{{else if .NoVerdict}}<span class="nv">no verdict</span>{{else}}<span class="fail">FAIL</span>{{end}}</td><td>{{.Message}}</td></tr>
 {{end}}</table>
 <h2>Latency</h2>
-<table><tr><th>probe</th><th>requests</th><th>rate/s</th><th>throughput/s</th><th>errors</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>max</th><th>status codes</th></tr>
-{{range .Sections}}{{with .S}}<tr><td>{{.Probe}}</td><td>{{.Requests}}</td><td>{{f1 .Rate}}</td><td>{{f1 .Throughput}}</td><td>{{pct .ErrorRate}}</td><td>{{d .Latency.P50}}</td><td>{{d .Latency.P90}}</td><td>{{d .Latency.P95}}</td><td>{{d .Latency.P99}}</td><td>{{d .Latency.Max}}</td><td>{{range $k, $v := .Status}}{{$k}}: {{$v}} {{end}}</td></tr>{{end}}
+<table><tr><th>probe</th><th>requests</th><th>rate/s</th><th>throughput/s</th><th>429</th><th>errors¹</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>status codes</th></tr>
+{{range .Sections}}{{with .S}}<tr><td>{{.Probe}}</td><td class="n">{{.Requests}}</td><td class="n">{{f1 .Rate}}</td><td class="n">{{f1 .Throughput}}</td><td class="n">{{.Limited}}</td><td class="n">{{pct .ErrorRate}}</td><td class="n">{{d .Latency.P50}}</td><td class="n">{{d .Latency.P90}}</td><td class="n">{{d .Latency.P99}}</td><td class="n">{{d .Latency.P999}}</td><td class="n">{{d .Latency.Max}}</td><td>{{codes .Status}}</td></tr>{{end}}
 {{end}}</table>
-{{range .Sections}}<section><h2>{{.S.Probe}} {{if .S.Passed}}<span class="pass">pass</span>{{else}}<span class="fail">FAIL</span>{{end}}</h2>
-<p>{{.S.Check}} · rules {{range .S.Rules}}{{.}} {{end}}· {{if .S.Virtual}}virtual clock{{else}}real clock{{end}} · {{d .S.Duration}}</p>
-{{if .S.Measures}}<table><tr><th>measure</th><th>documented</th><th>measured</th></tr>{{range .S.Measures}}<tr><td>{{.What}}</td><td>{{.Documented}}</td><td>{{.Measured}}</td></tr>{{end}}</table>{{end}}
+<p class="meta">¹ answers neither 2xx/3xx nor 429, and for the latency probe 429 too: its budgets are its own and kept under every limit, so a 429 there is an error. Rate and throughput as <code>vegeta report</code> computes them (a rate-limit probe's include its waits).</p>
+{{range .Sections}}<section id="probe-{{.S.Probe}}"><h2>{{.S.Probe}} {{if .S.Passed}}<span class="pass">pass</span>{{else if eq .S.Outcome "error" "skipped"}}<span class="nv">no verdict</span>{{else}}<span class="fail">FAIL</span>{{end}}</h2>
+<p class="meta">{{.S.Check}}{{if .S.Rules}} · rules {{range .S.Rules}}{{.}} {{end}}{{end}} · {{.Clock}} · {{d .S.Duration}}</p>
+{{if .S.Measures}}<table><tr><th>measure</th><th>{{if .S.Rules}}documented{{else}}asked{{end}}</th><th>measured</th></tr>{{range .S.Measures}}<tr><td>{{.What}}</td><td>{{.Documented}}</td><td>{{.Measured}}</td></tr>{{end}}</table>{{end}}
 {{range .S.Failures}}<p class="fail">{{.}}</p>{{end}}
-{{.Seconds}}{{.Histogram}}{{.Latency}}
+<div class="charts">{{range .Charts}}{{.}}{{end}}</div>
 </section>
 {{end}}</body></html>
 `))

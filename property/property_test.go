@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
 	_ "github.com/touchstone-harness/touchstone/property"
 )
 

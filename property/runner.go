@@ -65,8 +65,26 @@ func cases(t *check.T, id string) (n int, why string) {
 	if d := caseShare[id]; d > 1 {
 		n = max(2, n/d)
 	}
+	if o.PropertyChecks == 0 {
+		// A distant target: a property's cases are one request after
+		// another, so its default is sized to a time allowance from the
+		// target's round trip and the property's declared traffic.
+		rtt := t.Target().Plan().RoundTrip()
+		declared := check.Spends()[id].Requests
+		if full := DefaultChecks * max(1, caseBoost[id]) / max(1, caseShare[id]); rtt > 0 && declared > 0 && full > 0 {
+			perCase := time.Duration(declared/full+1) * rtt
+			if fit := int(caseAllowance / perCase); fit < n {
+				n = max(2, fit)
+				why = fmt.Sprintf("sized to the target's round trip (%s): about %s", rtt.Round(time.Millisecond), caseAllowance)
+			}
+		}
+	}
 	return n, why
 }
+
+// caseAllowance is about how long a property's default cases may take
+// against a distant target (a deep run sets its own count).
+const caseAllowance = 5 * time.Second
 
 // rapidOnce sets rapid's own flags, which it reads as process-wide
 // globals, once for the process (before any property runs, so that
@@ -194,7 +212,16 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		budget = 0
 	}
 	var shrinkUntil time.Time
+	// A signal of the check's own (no verdict: the target stopped
+	// answering, the check's deadline; a skip) is no failure of the
+	// property: rapid would take the panic for one and shrink it. It is
+	// kept aside, every later case returns at once, and it reaches the
+	// check once rapid is done.
+	var signal any
 	bounded := func(rt *rapid.T) {
+		if signal != nil {
+			return
+		}
 		switch {
 		case !failing:
 			if drawn >= limit {
@@ -209,6 +236,10 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		}
 		defer func() {
 			if r := recover(); r != nil {
+				if check.IsSignal(r) {
+					signal = r
+					return
+				}
 				failing = true
 				panic(r)
 			}
@@ -228,6 +259,9 @@ func run(t *check.T, id string, rules []string, prop func(*rapid.T)) {
 		}()
 		rapid.Check(rec, bounded)
 	}()
+	if signal != nil {
+		panic(signal) // the check's own stop, skip or no verdict
+	}
 	if len(rec.msgs) == 0 {
 		return
 	}

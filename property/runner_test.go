@@ -1,8 +1,17 @@
 package property
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/profile"
 )
 
 // TestStableBlanksWhatDiffersBetweenRuns: two runs of one case differ only
@@ -19,5 +28,23 @@ func TestStableBlanksWhatDiffersBetweenRuns(t *testing.T) {
 		if !strings.Contains(a, keep) {
 			t.Errorf("stable dropped %q: %s", keep, a)
 		}
+	}
+}
+
+// A check's own signal inside a property (no verdict: its deadline, a
+// target that stopped answering) reaches the check as such, not as a
+// property failure rapid shrinks.
+func TestNoVerdictInsideAPropertyIsNoFailure(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }))
+	defer srv.Close()
+	tgt := &check.Target{Profile: &profile.Profile{BaseURL: srv.URL}, HTTP: srv.Client()}
+	c := &check.Check{ID: "property/demo-no-verdict", Title: "t", Rules: []string{"X-001"}, Run: func(t *check.T) {
+		run(t, "property/demo-no-verdict", []string{"X-001"}, func(rt *rapid.T) {
+			t.NoVerdict(errors.New("the target stopped answering"))
+		})
+	}}
+	res := check.Run(context.Background(), tgt, c)
+	if res.Status != check.Error || len(res.Failures) != 0 {
+		t.Fatalf("status %s, failures %v: a no-verdict inside a property must stay a no-verdict", res.Status, res.Failures)
 	}
 }

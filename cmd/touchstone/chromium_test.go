@@ -125,3 +125,52 @@ func recordingProxy(t *testing.T) *proxyRecorder {
 	}()
 	return p
 }
+
+// TestLoadReportRendersInChromium opens load.html of a virtual-clock run in
+// headless Chromium behind the recording proxy: the page renders with its
+// four charts per probe (answers per second, windows vs the documented
+// limits, percentiles over time, the HDR tail), says which clock its time
+// axis is, and requests nothing from the network.
+func TestLoadReportRendersInChromium(t *testing.T) {
+	browser := chromium(t)
+	out := t.TempDir()
+	if o, e, code := touchstone(t, "load", "--probe", "route-budget,latency", "--latency-rate", "50", "--latency-duration", "1s", "--max-p99", "250ms", "--out", out); code != exitOK {
+		t.Fatalf("load: exit %d\n%s\n%s", code, o, e)
+	}
+	page, _ := filepath.Abs(filepath.Join(out, "load.html"))
+	proxy := recordingProxy(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	shot := filepath.Join(t.TempDir(), "load.png")
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
+		"--user-data-dir=" + t.TempDir(), "--proxy-server=http://" + proxy.addr, "--proxy-bypass-list=<-loopback>", "--virtual-time-budget=5000"}
+	cmd := exec.CommandContext(ctx, browser, append(args, "--dump-dom", "file://"+page)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	s := string(dom)
+	if n := strings.Count(s, "<svg"); n != 8 {
+		t.Errorf("the rendered page has %d charts, want 8 (four per probe)", n)
+	}
+	for _, want := range []string{"route-budget: answers per second", "route-budget: answers per clock-minute window and budget vs the documented limits",
+		"latency: latency over time", "latency: tail latency by percentile (HDR histogram)", "this machine's send time", "documented: 600 per API key", "--max-p99 250ms"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
+	}
+	// And it paints: a screenshot is written.
+	cmd = exec.CommandContext(ctx, browser, append(args, "--screenshot="+shot, "--window-size=1400,3000", "file://"+page)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium screenshot: %v", err)
+	}
+	if fi, err := os.Stat(shot); err != nil || fi.Size() < 50<<10 {
+		t.Errorf("screenshot of load.html: %v, %v bytes: nothing painted?", err, fi)
+	}
+	if got := proxy.pageRequests(); len(got) > 0 {
+		t.Errorf("load.html requested %d resource(s) from the network: %q", len(got), got)
+	}
+}

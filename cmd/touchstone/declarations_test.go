@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/internal/launch"
 	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
@@ -30,6 +30,9 @@ var updateDeclarations = flag.Bool("update-declarations", false, "rewrite intern
 //     (internal/check/spend.json, from which a real-clock run's opening
 //     line plans the run): -update-declarations rewrites the file.
 func TestDeclarations(t *testing.T) {
+	if raceDetector {
+		t.Skip("measured without -race (.ci/run runs it so): every request costs several times more under the race detector")
+	}
 	ctx := context.Background()
 	l, err := launch.Start(ctx, launch.Options{Seed: 1})
 	if err != nil {

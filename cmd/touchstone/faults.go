@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/faultproof"
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
-	"github.com/touchstone-harness/touchstone/internal/faultproof"
 )
 
 func init() {

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
 	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/load"
 )
@@ -167,7 +168,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 
 func finishLoad(console, stderr io.Writer, out string, sums []*load.Summary, gates load.Gates, noVerdict bool, took time.Duration) int {
 	verdicts := load.Judge(sums, gates)
-	if err := load.WriteReport(out, sums, verdicts); err != nil {
+	if err := load.WriteReport(out, sums, verdicts, gates); err != nil {
 		fmt.Fprintf(stderr, "touchstone load: write report: %v\n", err)
 		return exitNoVerdict
 	}
@@ -182,7 +183,7 @@ func finishLoad(console, stderr io.Writer, out string, sums []*load.Summary, gat
 			fmt.Fprintf(console, "FAIL %s %s: %s\n", v.Probe, v.What, v.Message)
 		}
 	}
-	fmt.Fprintf(console, "\n%d probes, %d failed verdicts, %s; report %s/load.html\n", len(sums), failed, took.Round(time.Millisecond), out)
+	fmt.Fprintf(console, "\n%d probes, %d failed verdicts, %s; report %s\n", len(sums), failed, took.Round(time.Millisecond), filepath.Join(out, "load.html"))
 	switch {
 	case failed > 0:
 		return exitFailed
@@ -245,7 +246,11 @@ func runLoadReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone load report: --out: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "merged %d shard directories\n", len(dirs))
+	if len(dirs) == 1 {
+		fmt.Fprintf(stdout, "re-rendered %s\n", dirs[0])
+	} else {
+		fmt.Fprintf(stdout, "merged %d shard directories\n", len(dirs))
+	}
 	return finishLoad(stdout, stderr, *out, sums, gates, false, 0)
 }
 

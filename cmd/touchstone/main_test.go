@@ -223,6 +223,39 @@ func TestTwoRunsAgainstOneSandbox(t *testing.T) {
 	}
 }
 
+// TestSandboxAsARemoteTarget: --latency delays each answer (a lower bound,
+// which a sleep guarantees) and --no-control serves no control API and
+// writes no control_url, as an integrator's sandbox.
+func TestSandboxAsARemoteTarget(t *testing.T) {
+	p, _, _ := serveSandbox(t, "--latency", "30ms", "--jitter", "5ms", "--no-control")
+	if p.ControlURL != "" {
+		t.Errorf("profile control_url %q with --no-control, want none", p.ControlURL)
+	}
+	for _, c := range []struct {
+		path, key string
+		want      int
+	}{{"/api/v1/partner/me", p.Keys.Tenant, 200}, {"/openapi/v1.json", "", 200}, {"/_sandbox/clock", "", 404}} {
+		req, _ := http.NewRequest("GET", p.BaseURL+c.path, nil)
+		if c.key != "" {
+			req.Header.Set("X-Api-Key", c.key)
+		}
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", c.path, err)
+		}
+		resp.Body.Close()
+		if took := time.Since(start); took < 25*time.Millisecond {
+			t.Errorf("GET %s answered in %s, want at least 30ms - 5ms", c.path, took)
+		}
+		if resp.StatusCode != c.want {
+			t.Errorf("GET %s: %d, want %d", c.path, resp.StatusCode, c.want)
+		}
+	}
+	oneLineError(t, exitUsage, "sandbox", "--no-control", "--clock", "virtual")
+	oneLineError(t, exitUsage, "sandbox", "--latency", "-1ms")
+}
+
 func TestSandboxServesWritesProfileAndStopsOnSignal(t *testing.T) {
 	p, cmd, out := serveSandbox(t, "--clock", "virtual", "--seed", "7")
 	req, _ := http.NewRequest("GET", p.BaseURL+"/api/v1/partner/me", nil)

@@ -33,6 +33,7 @@ type progress struct {
 
 	mu                         sync.Mutex
 	total, done, failed, nover int
+	finished                   int // checks the pool has finished, in any order
 	area                       string
 	shown                      bool              // terminal: a progress line is on screen
 	causeShown                 map[string]string // rule+reason -> first check that showed it
@@ -122,7 +123,13 @@ func (p *progress) waiting() (string, time.Duration) {
 // counts is the progress line without the wait: area, done / total,
 // failures so far.
 func (p *progress) counts() string {
-	s := fmt.Sprintf("%d/%d checks done, %d failed", p.done, p.total, p.failed)
+	s := fmt.Sprintf("%d/%d checks done, %d failed", max(p.done, p.finished), p.total, p.failed)
+	if p.finished > p.done {
+		// Results are reported in check-id order: some finished checks
+		// wait for an earlier one (a failed-auth check waiting for its
+		// window) before they are reported.
+		s += fmt.Sprintf(" (%d reported in order)", p.done)
+	}
 	if p.nover > 0 {
 		s += fmt.Sprintf(", %d no verdict", p.nover)
 	}
@@ -202,6 +209,14 @@ func (p *progress) seenCause(r *check.Result) string {
 		}
 	}
 	return first
+}
+
+// finish counts a check the pool finished (before its turn to be
+// reported comes).
+func (p *progress) finish1() {
+	p.mu.Lock()
+	p.finished++
+	p.mu.Unlock()
 }
 
 func (p *progress) result(r *check.Result, replay string) {

@@ -30,7 +30,9 @@ import (
 // must exit 0; the next command waits for it to be ready (the file
 // `--profile-out` names, or the `--addr` it listens on). A line whose
 // comment says "real time" waits on real clock minutes and runs only with
-// TOUCHSTONE_SLOW=1. Every other command must exit 0.
+// TOUCHSTONE_SLOW=1. `go tool` may read `< FILE` and write `> FILE` of the
+// block's directory, and its file arguments (globs included) are found
+// there. Every other command must exit 0.
 
 // readmeBlock is one block of commands and the README line it starts on.
 type readmeBlock struct {
@@ -176,6 +178,7 @@ func (sh *readmeShell) statement(where string, st *syntax.Stmt) {
 			sh.env[a.Name.Value] = v
 		}
 	case *syntax.CallExpr:
+		cfg.ReadDir2 = os.ReadDir // globs match in the block's directory ($PWD)
 		callEnv := map[string]string{}
 		for _, a := range c.Assigns {
 			v, err := expand.Literal(cfg, a.Value)
@@ -192,10 +195,25 @@ func (sh *readmeShell) statement(where string, st *syntax.Stmt) {
 			sh.echo(where, cfg, args[1:], st.Redirs)
 			return
 		}
-		if len(st.Redirs) > 0 {
-			t.Fatalf("%s: teach readme_test.go redirections of %q", where, strings.Join(args, " "))
+		var rio readmeIO
+		for _, r := range st.Redirs {
+			name, err := expand.Literal(cfg, r.Word)
+			if err != nil {
+				t.Fatalf("%s: %v", where, err)
+			}
+			switch {
+			case r.Op == syntax.RdrIn && rio.stdin == "" && r.N == nil:
+				rio.stdin = name
+			case r.Op == syntax.RdrOut && rio.stdout == "" && r.N == nil:
+				rio.stdout = name
+			default:
+				t.Fatalf("%s: teach readme_test.go the redirection %s of %q", where, r.Op, strings.Join(args, " "))
+			}
 		}
-		sh.call(where, st.Background, callEnv, args)
+		if (rio.stdin != "" || rio.stdout != "") && !(len(args) >= 2 && args[0] == "go" && args[1] == "tool") {
+			t.Fatalf("%s: redirections are taught for `go tool` only, not %q", where, strings.Join(args, " "))
+		}
+		sh.call(where, st.Background, callEnv, args, rio)
 	default:
 		t.Fatalf("%s: %T: teach readme_test.go this kind of statement", where, st.Cmd)
 	}
@@ -216,9 +234,15 @@ func (sh *readmeShell) echo(where string, cfg *expand.Config, words []string, re
 	}
 }
 
+// readmeIO are a command's `< FILE` and `> FILE`, relative to the block's
+// directory.
+type readmeIO struct{ stdin, stdout string }
+
 // call runs one command; servers and commands ending in & run in the
-// background until the block ends.
-func (sh *readmeShell) call(where string, background bool, callEnv map[string]string, args []string) {
+// background until the block ends. `go tool` runs in the module root (its
+// tools are declared in go.mod): its arguments naming files of the block's
+// directory, and its redirections, are resolved there.
+func (sh *readmeShell) call(where string, background bool, callEnv map[string]string, args []string, rio readmeIO) {
 	t := sh.t
 	var cmd *exec.Cmd
 	switch {
@@ -230,7 +254,15 @@ func (sh *readmeShell) call(where string, background bool, callEnv map[string]st
 		t.Logf("%s: `go test ./...` is this run", where)
 		return
 	case len(args) >= 2 && args[0] == "go" && (args[1] == "test" || args[1] == "tool"):
-		cmd = exec.Command("go", args[1:]...)
+		goArgs := append([]string(nil), args[1:]...)
+		if args[1] == "tool" {
+			for i, a := range goArgs {
+				if p := filepath.Join(sh.dir, a); !filepath.IsAbs(a) && !strings.HasPrefix(a, "-") && fileExists(p) {
+					goArgs[i] = p
+				}
+			}
+		}
+		cmd = exec.Command("go", goArgs...)
 		cmd.Dir = sh.root
 	default:
 		t.Fatalf("%s: %q: teach readme_test.go how to run this command", where, strings.Join(args, " "))
@@ -250,6 +282,12 @@ func (sh *readmeShell) call(where string, background bool, callEnv map[string]st
 	}
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	if rio.stdin != "" {
+		cmd.Stdin = sh.redirect(where, "<", rio.stdin, os.Open)
+	}
+	if rio.stdout != "" {
+		cmd.Stdout = sh.redirect(where, ">", rio.stdout, os.Create)
+	}
 	if background || isServer(args) {
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("%s: %v", where, err)
@@ -307,6 +345,22 @@ func (sh *readmeShell) touchstone(args []string) *exec.Cmd {
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = sh.dir
 	return cmd
+}
+
+// redirect opens the file a redirection op names in the block's
+// directory, for as long as the test runs.
+func (sh *readmeShell) redirect(where, op, name string, open func(string) (*os.File, error)) *os.File {
+	f, err := open(filepath.Join(sh.dir, name))
+	if err != nil {
+		sh.t.Fatalf("%s: %s %s: %v", where, op, name, err)
+	}
+	sh.t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func freeLoopbackAddr(t *testing.T) string {

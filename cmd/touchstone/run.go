@@ -21,9 +21,9 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
 	"github.com/touchstone-harness/touchstone/reports"
 	"github.com/touchstone-harness/touchstone/suites"
 )
@@ -242,6 +242,7 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 		}
 		prog.result(r, replay)
 	}
+	sched.OnFinish = func(*check.Result) { prog.finish1() }
 	collect := func(r *check.Result) {
 		mu.Lock()
 		results = append(results, r)

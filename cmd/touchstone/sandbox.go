@@ -16,16 +16,29 @@ func init() {
 }
 
 func runSandbox(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("sandbox", "[--addr HOST:PORT] [--profile-out FILE] [--clock real|virtual] [--seed N] [--fault NAME]", stdout)
+	fs := newFlags("sandbox", "[--addr HOST:PORT] [--profile-out FILE] [--clock real|virtual] [--seed N] [--fault NAME] [--latency D [--jitter D]] [--no-control] [--access-log FILE]", stdout)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (port 0 picks a free port)")
 	profileOut := fs.String("profile-out", "touchstone-profile.json", "where to write the target profile")
 	clockKind := fs.String("clock", "real", "real, or virtual (moves only through the control API)")
 	seed := fs.Int64("seed", 1, "seed for deterministic ids, keys and fixtures")
 	fault := fs.String("fault", "", "run with one documented rule broken (see 'touchstone faults')")
+	latency := fs.Duration("latency", 0, "delay every answer by this much, as a remote target's network would (e.g. 30ms)")
+	jitter := fs.Duration("jitter", 0, "spread each delay over latency ± jitter (deterministic for a --seed)")
+	noControl := fs.Bool("no-control", false, "serve as an integrator's sandbox is: no control API (/_sandbox answers 404), no control_url in the profile; needs --clock real")
+	accessLog := fs.String("access-log", "", "append one line per request (time, method, URI, status, bytes, duration, X-Touchstone-Case) to FILE")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
-	cfg := sandbox.Config{Seed: *seed, Fault: *fault}
+	if *latency < 0 || *jitter < 0 {
+		fmt.Fprintln(stderr, "touchstone sandbox: --latency and --jitter must not be negative")
+		return exitUsage
+	}
+	if *noControl && *clockKind == "virtual" {
+		fmt.Fprintln(stderr, "touchstone sandbox: --no-control needs --clock real (nothing could move a virtual clock)")
+		return exitUsage
+	}
+	cfg := sandbox.Config{Seed: *seed, Fault: *fault, NoControl: *noControl}
+	serving := sandbox.Serving{Latency: *latency, Jitter: *jitter}
 	switch *clockKind {
 	case "real":
 		cfg.Clock = clock.Real{}
@@ -41,7 +54,16 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	run, err := sandbox.Start(cfg, *addr)
+	if *accessLog != "" {
+		f, err := os.OpenFile(*accessLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "touchstone sandbox: access log: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		serving.AccessLog = f
+	}
+	run, err := sandbox.StartServing(cfg, *addr, serving)
 	if err != nil {
 		fmt.Fprintf(stderr, "touchstone sandbox: cannot listen on %s: %v\n", *addr, err)
 		return exitUsage
@@ -55,7 +77,16 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 	if *fault != "" {
 		fmt.Fprintf(stdout, ", fault %s", *fault)
 	}
-	fmt.Fprintf(stdout, ")\nprofile written to %s\ncontrol API at %s\npress Ctrl-C to stop\n", *profileOut, run.Profile.ControlURL)
+	if *latency > 0 || *jitter > 0 {
+		fmt.Fprintf(stdout, ", latency %s ± %s", *latency, *jitter)
+	}
+	fmt.Fprintf(stdout, ")\nprofile written to %s\n", *profileOut)
+	if run.Profile.ControlURL != "" {
+		fmt.Fprintf(stdout, "control API at %s\n", run.Profile.ControlURL)
+	} else {
+		fmt.Fprintln(stdout, "no control API (checks that need it will skip)")
+	}
+	fmt.Fprintln(stdout, "press Ctrl-C to stop")
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig

@@ -165,13 +165,11 @@ func (c *Clock) Fresh() {
 	c.t.Logf("the clock minute from %s is this probe's own", start.Format("15:04:05"))
 }
 
+// sleep waits d, counted as a wait (not the check's own time: see
+// traffic.WaitFor).
 func (c *Clock) sleep(d time.Duration) {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-	case <-c.t.Context().Done():
-		c.t.NoVerdict(c.t.Context().Err())
+	if err := traffic.WaitFor(c.t.Context(), d); err != nil {
+		c.t.NoVerdict(err)
 	}
 }
 

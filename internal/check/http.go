@@ -1,16 +1,23 @@
 package check
 
 import (
-	"net/http"
 	"time"
-
-	"github.com/touchstone-harness/touchstone/internal/client"
 )
 
-// RequestTimeout bounds every request a check sends, body included
-// (TOUCHSTONE_REQUEST_TIMEOUT overrides it, e.g. "2s" in tests).
-var RequestTimeout = envDuration("TOUCHSTONE_REQUEST_TIMEOUT", 30*time.Second)
+// Bounds are the run's limits on what one request, one check and one
+// response body may take; the runner sets them (its flags and
+// environment), checks read them from the target.
+type Bounds struct {
+	// Request bounds each attempt of a request (send, answer, body).
+	Request time.Duration
+	// Check bounds one check, SlowCheck one labelled slow; a check past
+	// its deadline ends without a verdict.
+	Check, SlowCheck time.Duration
+	// MaxBody bounds every response body the harness reads, in bytes.
+	MaxBody int64
+}
 
-func httpClient(caBundle string) (*http.Client, error) {
-	return client.Transport(caBundle, RequestTimeout)
+// DefaultBounds are the bounds of a run that sets none.
+func DefaultBounds() Bounds {
+	return Bounds{Request: 30 * time.Second, Check: 3 * time.Minute, SlowCheck: 15 * time.Minute, MaxBody: 16 << 20}
 }

@@ -1,10 +1,10 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -125,8 +125,27 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 		res.Status, res.Error, res.NotRun = Error, "not run: "+err.Error(), true
 		return res
 	}
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout(c))
-	defer cancel()
+	// The check's deadline counts its own time, not its waits for the
+	// traffic plan (a fresh failed-auth window on a real clock).
+	waits := &traffic.Waits{}
+	ctx, cancel := context.WithCancelCause(traffic.WithWaits(ctx, waits))
+	defer cancel(nil)
+	limit, begun := checkTimeout(target, c), time.Now()
+	watch := time.NewTicker(100 * time.Millisecond)
+	defer watch.Stop()
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-watch.C:
+				if now.Sub(begun)-waits.Total(now) > limit {
+					cancel(context.DeadlineExceeded)
+					return
+				}
+			}
+		}
+	}()
 	t.ctx = ctx
 
 	if ticket == nil {
@@ -206,8 +225,8 @@ func execute(t *T, c *Check) (status Status, errText string, transport bool) {
 				default:
 					status, errText = Error, v.err.Error()
 					transport = errors.As(v.err, &te)
-					if transport && t.ctx.Err() == context.DeadlineExceeded {
-						errText = fmt.Sprintf("check exceeded its deadline (%s): %s", checkTimeout(c), errText)
+					if transport && context.Cause(t.ctx) == context.DeadlineExceeded {
+						errText = fmt.Sprintf("check exceeded its deadline (%s): %s", checkTimeout(t.target, c), errText)
 					}
 				}
 			default:
@@ -232,28 +251,12 @@ func (t *T) answered() bool {
 	return false
 }
 
-// CheckTimeout bounds one check, SlowCheckTimeout one labelled slow
-// (TOUCHSTONE_CHECK_TIMEOUT overrides both). A check past its deadline ends
-// without a verdict.
-var (
-	CheckTimeout     = envDuration("TOUCHSTONE_CHECK_TIMEOUT", 3*time.Minute)
-	SlowCheckTimeout = envDuration("TOUCHSTONE_CHECK_TIMEOUT", 15*time.Minute)
-)
-
-func checkTimeout(c *Check) time.Duration {
+func checkTimeout(target *Target, c *Check) time.Duration {
+	b, def := target.Bounds, DefaultBounds()
 	if c.HasLabel(Slow) {
-		return SlowCheckTimeout
+		return cmp.Or(b.SlowCheck, def.SlowCheck)
 	}
-	return CheckTimeout
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	if v := os.Getenv(name); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			return d
-		}
-	}
-	return def
+	return cmp.Or(b.Check, def.Check)
 }
 
 // StallLimit is how many checks in a row may end on a transport failure
@@ -269,12 +272,7 @@ type stall struct {
 	stopped     string
 }
 
-var stalls sync.Map // *Target -> *stall
-
-func stallOf(t *Target) *stall {
-	v, _ := stalls.LoadOrStore(t, &stall{})
-	return v.(*stall)
-}
+func stallOf(t *Target) *stall { return &t.stall }
 
 func (s *stall) observe(transport, answered bool, errText string) {
 	s.mu.Lock()

@@ -56,8 +56,10 @@ type Schedule struct {
 	parallel int
 	checks   []*Check
 	// OnResult, when set before Start, hears each result in the checks'
-	// order, as soon as every check before it has finished.
+	// order, as soon as every check before it has finished; OnFinish
+	// hears each as it finishes, in any order.
 	OnResult func(*Result)
+	OnFinish func(*Result)
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -153,7 +155,11 @@ func (s *Schedule) run(ctx context.Context) {
 				if c == nil {
 					return
 				}
-				s.finish(c, s.runOne(ctx, c, ticket), true)
+				res := s.runOne(ctx, c, ticket)
+				if s.OnFinish != nil {
+					s.OnFinish(res)
+				}
+				s.finish(c, res, true)
 			}
 		}()
 	}

@@ -56,6 +56,17 @@ type stopSignal struct{}
 type skipSignal struct{}
 type noVerdict struct{ err error }
 
+// IsSignal tells whether a recovered panic value is one of T's own
+// (a stop, a skip, no verdict): code that recovers panics for its own
+// reasons (a property engine) must let these through to the check.
+func IsSignal(v any) bool {
+	switch v.(type) {
+	case stopSignal, skipSignal, noVerdict:
+		return true
+	}
+	return false
+}
+
 // Context is cancelled when the run is.
 func (t *T) Context() context.Context { return t.ctx }
 

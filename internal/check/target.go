@@ -36,12 +36,14 @@ type Target struct {
 	// --receiver-addr); the webhook checks listen there.
 	ReceiverAddr string
 	// Options are the run's choices the checks read (as values: no check
-	// reads the environment or a package global).
+	// reads the environment or a package global); Bounds its limits.
 	Options Options
+	Bounds  Bounds
 
 	virtual   bool
 	rolesOnce sync.Once
 	roles     client.KeyRoles
+	stall     stall // the run's count of checks ending on transport failures
 	planOnce  sync.Once
 	idsOnce   sync.Once
 	ids       []string
@@ -61,11 +63,19 @@ type Options struct {
 // NewTarget prepares a target from a profile: HTTP client, control client,
 // OpenAPI documents.
 func NewTarget(ctx context.Context, p *profile.Profile, allowLive bool) (*Target, error) {
-	hc, err := clientFor(p)
+	return NewTargetWith(ctx, p, allowLive, DefaultBounds())
+}
+
+// NewTargetWith is NewTarget with the run's bounds.
+func NewTargetWith(ctx context.Context, p *profile.Profile, allowLive bool, b Bounds) (*Target, error) {
+	if b.MaxBody > 0 {
+		client.MaxBody = b.MaxBody // one bound for the process, set by its runner
+	}
+	hc, err := client.Transport(p.CABundle, b.Request)
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{Profile: p, HTTP: hc, AllowLive: allowLive, Redactor: redact.New(p.Secrets()...)}
+	t := &Target{Profile: p, HTTP: hc, AllowLive: allowLive, Redactor: redact.New(p.Secrets()...), Bounds: b}
 	if p.ControlURL != "" {
 		t.Control = &control.Client{URL: p.ControlURL, HTTP: hc}
 		clk, err := t.Control.Clock(ctx)
@@ -87,10 +97,6 @@ func NewTarget(ctx context.Context, p *profile.Profile, allowLive bool) (*Target
 	client.Plan(hc, t.plan)
 	t.Schemas, t.SchemaError = openapicheck.Load(ctx, hc, p.BaseURL)
 	return t, nil
-}
-
-func clientFor(p *profile.Profile) (*http.Client, error) {
-	return httpClient(p.CABundle)
 }
 
 // Reachable sends one unauthenticated GET to the base URL and reports a

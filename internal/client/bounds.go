@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -15,18 +13,11 @@ import (
 
 // MaxBody bounds every response body the harness reads (client, OpenAPI
 // documents, control API): an endless or huge body is refused with
-// ErrBodyTooLarge instead of exhausting memory.
-var MaxBody = maxBodyFromEnv()
+// ErrBodyTooLarge instead of exhausting memory. The runner sets it from
+// the run's bounds (check.Bounds.MaxBody).
+var MaxBody int64 = 16 << 20
 
-func maxBodyFromEnv() int64 {
-	if n, err := strconv.ParseInt(os.Getenv("TOUCHSTONE_MAX_BODY"), 10, 64); err == nil && n > 0 {
-		return n
-	}
-	return 16 << 20
-}
-
-// ErrBodyTooLarge is returned when a body exceeds MaxBody
-// (TOUCHSTONE_MAX_BODY, in bytes, overrides it; tests use a small bound).
+// ErrBodyTooLarge is returned when a body exceeds MaxBody.
 var ErrBodyTooLarge = errors.New("response body too large")
 
 // ReadBody reads at most MaxBody bytes; a longer body returns the first

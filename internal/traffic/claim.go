@@ -146,7 +146,11 @@ func (p *Plan) AwaitWindow(ctx context.Context, c *Claim) (time.Time, error) {
 		p.waitWhat, p.waitUntil = "the clock minute "+c.Who+" owns", p.Now().Add(p.start.Add(Window).Sub(p.targetNow()))
 		d := p.start.Add(Window).Sub(p.targetNow()) + 50*time.Millisecond
 		p.mu.Unlock()
-		if err := p.Sleep(ctx, d); err != nil {
+		w := waitsOf(ctx)
+		w.begin(p.Now())
+		err := p.Sleep(ctx, d)
+		w.end(p.Now())
+		if err != nil {
 			return time.Time{}, err
 		}
 	}

@@ -134,7 +134,7 @@ func (t *Ticket) reserve(n int) (bool, error) {
 	if need <= 0 {
 		return true, nil
 	}
-	if p.used+p.held+need > FailedAuthBudget || p.ending() {
+	if p.used+p.held+p.resending+need > FailedAuthBudget || p.ending() {
 		return false, nil
 	}
 	p.held += need
@@ -189,5 +189,5 @@ func (p *Plan) Available() int {
 	if p.ending() {
 		return 0
 	}
-	return max(0, FailedAuthBudget-p.used-p.held)
+	return max(0, FailedAuthBudget-p.used-p.held-p.resending)
 }

@@ -74,9 +74,12 @@ type Plan struct {
 	advancing bool          // a virtual clock is being moved
 
 	// failed authentications
-	used  int // seen in the window
-	held  int // reserved, not yet seen, by open tickets
-	total int // seen in the run
+	used int // seen in the window
+	held int // reserved, not yet seen, by open tickets
+	// resending counts resends of refused failed authentications waiting
+	// for room; reservations leave it to them first.
+	resending int
+	total     int // seen in the run
 
 	// route and tenant budgets
 	routes     map[Bucket]int // requests sent in the window per bucket
@@ -89,6 +92,8 @@ type Plan struct {
 	waited     time.Duration // wall time anyone slept for a fresh window
 	sleepers   int
 	sleepSince time.Time
+	rtts       []time.Duration // recent round trips
+	rttNext    int
 
 	// claims (claim.go)
 	claims    map[int]*Claim
@@ -245,7 +250,10 @@ func (p *Plan) sleepLocked(ctx context.Context, d time.Duration) error {
 	}
 	p.sleepers++
 	p.mu.Unlock()
+	w := waitsOf(ctx)
+	w.begin(p.Now())
 	err := p.Sleep(ctx, d)
+	w.end(p.Now())
 	p.mu.Lock()
 	if p.sleepers--; p.sleepers == 0 {
 		p.waited += p.Now().Sub(p.sleepSince)

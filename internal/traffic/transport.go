@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return resp, err
 		}
+		p.observeRTT(p.Now().Sub(sent))
 		p.observeDate(resp.Header.Get("Date"), sent, p.Now())
 		if resp.StatusCode != http.StatusTooManyRequests || p.owned() || ClaimOf(req.Context()) != nil || resend >= maxResends ||
 			(req.Body != nil && req.GetBody == nil) || !strings.HasPrefix(b.Template, "/api/") {
@@ -207,8 +209,13 @@ func (p *Plan) observeDate(date string, sent, received time.Time) {
 // takeFailedAuth counts one failed authentication about to be caused
 // outside any ticket (a resend), waiting for a window with room. The
 // check's ticket counts its answer again: the plan errs on the safe side.
+// A resend is first in line: while it waits, new reservations leave it
+// room (resending), so that checks starting meanwhile cannot keep it out
+// of window after window.
 func (p *Plan) takeFailedAuth(ctx context.Context) error {
 	p.mu.Lock()
+	p.resending++
+	defer func() { p.mu.Lock(); p.resending--; p.mu.Unlock() }()
 	for {
 		p.roll()
 		if p.used+p.held < FailedAuthBudget && !p.ending() {
@@ -251,4 +258,32 @@ func (c *cancelOnClose) Close() error {
 	err := c.ReadCloser.Close()
 	c.cancel()
 	return err
+}
+
+// observeRTT keeps the last round trips (answer headers received), for
+// RoundTrip.
+func (p *Plan) observeRTT(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.rtts) < rttSamples {
+		p.rtts = append(p.rtts, d)
+	} else {
+		p.rtts[p.rttNext] = d
+	}
+	p.rttNext = (p.rttNext + 1) % rttSamples
+}
+
+const rttSamples = 64
+
+// RoundTrip is the median of the target's recent round trips (0 before
+// any): what one request in a sequence costs.
+func (p *Plan) RoundTrip() time.Duration {
+	p.mu.Lock()
+	s := append([]time.Duration(nil), p.rtts...)
+	p.mu.Unlock()
+	if len(s) == 0 {
+		return 0
+	}
+	slices.Sort(s)
+	return s[len(s)/2]
 }

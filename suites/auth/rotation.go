@@ -8,10 +8,14 @@ package auth
 //
 // The profile names the two keys of one rotation: keys.rotated_old (still
 // within its overlap) and keys.rotated_new (its successor); they are never
-// used up. The end of the window is observed on a rotation of the check's
-// own, made through the sandbox control API (the dashboard's part), with a
-// virtual clock. Secrets are never printed: keys are compared through their
-// public prefixes (GET /me api_key_prefix) and through answers.
+// used up. Time uses them up, though: the overlap is at most 720 hours, and
+// a virtual clock moves days in every run, so against a target with the
+// control API (the dashboard's part) the checks make a pair of their own
+// like the profile's, with the longest overlap, and one long-lived sandbox
+// serves any number of runs. The end of the window is observed on a
+// rotation of the check's own with a virtual clock. Secrets are never
+// printed: keys are compared through their public prefixes (GET /me
+// api_key_prefix) and through answers.
 
 import (
 	"fmt"
@@ -26,12 +30,25 @@ import (
 	"github.com/touchstone-harness/touchstone/suites/shape"
 )
 
-// defaultOverlap is the rotation overlap window when none is chosen (Limits).
-const defaultOverlap = 24 * time.Hour
+// defaultOverlap is the rotation overlap window when none is chosen, and
+// maxOverlap the longest one (Limits).
+const (
+	defaultOverlap = 24 * time.Hour
+	maxOverlap     = 720 * time.Hour
+)
 
-// rotatedPair returns clients for keys.rotated_old and keys.rotated_new.
-func rotatedPair(t *check.T) (old, succ *client.Client) {
-	return t.Client("rotated_old"), t.Client("rotated_new")
+// rotatedPair returns clients for the two keys of a rotation still within
+// its overlap, and the two keys: the profile's keys.rotated_old and
+// keys.rotated_new, or with the control API a pair made now like them.
+func rotatedPair(t *check.T) (old, succ *client.Client, oldKey, newKey string) {
+	if ctl := t.Target().Control; ctl != nil {
+		oldKey, newKey, err := ctl.RotationPair(t.Context(), publicPrefix(t.Profile().Key("rotated_old")), maxOverlap)
+		if err != nil {
+			t.NoVerdict(err)
+		}
+		return withKey(t, "control_rotated_old", oldKey), withKey(t, "control_rotated_new", newKey), oldKey, newKey
+	}
+	return t.Client("rotated_old"), t.Client("rotated_new"), t.Profile().Key("rotated_old"), t.Profile().Key("rotated_new")
 }
 
 // meOK reads GET /me with a key that must authenticate and returns data.
@@ -97,28 +114,28 @@ func init() {
 			Rules: []string{"AUTH-032", "ME-004", "AUTH-020"},
 			Needs: []string{"keys.rotated_old", "keys.rotated_new"},
 			Run: func(t *check.T) {
-				old, succ := rotatedPair(t)
+				old, succ, oldKey, newKey := rotatedPair(t)
 				t.SpendAuthFailures(2) // should either be refused
-				oldPrefix := prefixOf(t, meOK(t, "AUTH-032", old, "the old key of a rotation, within its overlap"), "rotated_old")
-				newPrefix := prefixOf(t, meOK(t, "AUTH-032", succ, "the key the rotation minted"), "rotated_new")
+				oldPrefix := prefixOf(t, meOK(t, "AUTH-032", old, "the old key of a rotation, within its overlap"), old.KeyName)
+				newPrefix := prefixOf(t, meOK(t, "AUTH-032", succ, "the key the rotation minted"), succ.KeyName)
 				if oldPrefix == newPrefix {
-					t.Errorf("AUTH-032", "keys.rotated_old and keys.rotated_new report the same api_key_prefix %q; rotation mints a new prefix", oldPrefix)
+					t.Errorf("AUTH-032", "keys.%s and keys.%s report the same api_key_prefix %q; rotation mints a new prefix", old.KeyName, succ.KeyName, oldPrefix)
 				}
-				for _, x := range []struct{ name, got string }{{"rotated_old", oldPrefix}, {"rotated_new", newPrefix}} {
-					if want := publicPrefix(t.Profile().Key(x.name)); x.got != want {
+				for _, x := range []struct{ name, key, got string }{{old.KeyName, oldKey, oldPrefix}, {succ.KeyName, newKey, newPrefix}} {
+					if want := publicPrefix(x.key); x.got != want {
 						t.Errorf("ME-004", "GET /me with keys.%s: api_key_prefix is %q, want the key's public prefix %q", x.name, x.got, want)
 					}
 				}
 				// A new secret: each prefix with the other key's secret is a
 				// wrong secret (it would authenticate were the secrets equal).
-				po, okO := splitKey(t.Profile().Key("rotated_old"))
-				pn, okN := splitKey(t.Profile().Key("rotated_new"))
+				po, okO := splitKey(oldKey)
+				pn, okN := splitKey(newKey)
 				if !okO || !okN {
 					t.Skipf("keys.rotated_old or keys.rotated_new does not follow <marker>_<environment>_<16 hex>.<secret>")
 				}
 				crossed := []struct{ name, key, what string }{
-					{"rotated_old", po.prefix() + "." + pn.secret, "the old prefix with the new key's secret"},
-					{"rotated_new", pn.prefix() + "." + po.secret, "the new prefix with the old key's secret"},
+					{old.KeyName, po.prefix() + "." + pn.secret, "the old prefix with the new key's secret"},
+					{succ.KeyName, pn.prefix() + "." + po.secret, "the new prefix with the old key's secret"},
 				}
 				t.SpendAuthFailures(len(crossed))
 				for _, x := range crossed {
@@ -137,7 +154,7 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.rotated_old", "keys.rotated_new", "customers.parent"},
 			Run: func(t *check.T) {
-				old, succ := rotatedPair(t)
+				old, succ, _, _ := rotatedPair(t)
 				parent := t.Customer("parent")
 				t.SpendAuthFailures(2)
 				// Allowlist: both keys authenticate from this address (the old

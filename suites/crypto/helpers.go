@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -130,14 +131,16 @@ func listedEntry(t *check.T, rule, customerID, id string) map[string]any {
 	return nil
 }
 
-// listedWithdrawal finds crypto withdrawal id in the customer's list
-// (first page of 500, newest first), or nil.
+// cryptoWithdrawals is the customer's crypto withdrawal list (tenant key).
+func cryptoWithdrawals(t *check.T, customerID string) shape.Seek {
+	return shape.Seek{Client: t.Client("tenant"), Path: path(customerID, "/withdrawals"), Items: "withdrawals"}
+}
+
+// listedWithdrawal finds crypto withdrawal id, made by the check, near the
+// front of the customer's list (newest first), or nil.
 func listedWithdrawal(t *check.T, rule, customerID, id string) map[string]any {
-	d := shape.Envelope(t, rule, get(t, path(customerID, "/withdrawals?limit=500")), http.StatusOK)
-	for _, it := range shape.Items(t, rule, d, "withdrawals", false) {
-		if it.ID == id {
-			return it.Raw
-		}
+	if row, ok := cryptoWithdrawals(t, customerID).Find(t, rule, id); ok {
+		return row.Raw
 	}
 	return nil
 }
@@ -250,21 +253,26 @@ func policy(t *check.T, customerID string, on ...string) (restore func()) {
 // row of the customer's crypto withdrawal list carries b's description
 // (unique per request), so that other runs sharing the target do not
 // disturb the count.
-func refusedNoRow(t *check.T, rule string, r *client.Response, customerID string, b map[string]any) {
+func refusedNoRow(t *check.T, rule string, r *client.Response, customerID string, mark time.Time, b map[string]any) {
 	if r.Status < 400 || r.Status >= 500 {
 		t.FatalAt(r, rule, "the withdrawal was answered %d; it must be refused", r.Status)
 	}
-	if n := withDescription(t, rule, customerID, b["description"]); n != 0 {
+	if n := withDescription(t, rule, customerID, mark, b["description"]); n != 0 {
 		t.Fatalf(rule, "the crypto withdrawal list holds %d rows with the refused request's description %v: a refused request must create no row", n, b["description"])
 	}
 }
 
-// withDescription counts the rows of the customer's crypto withdrawal list
-// (first page of 500, newest first) whose description is d.
-func withDescription(t *check.T, rule, customerID string, d any) int {
-	page := shape.Envelope(t, rule, get(t, path(customerID, "/withdrawals?limit=500")), http.StatusOK)
+// withdrawalsMark is the newest crypto withdrawal's created_at before a
+// check sends any (shape.Seek.Mark).
+func withdrawalsMark(t *check.T, customerID string) time.Time {
+	return cryptoWithdrawals(t, customerID).Mark(t, "CWD-020")
+}
+
+// withDescription counts the customer's crypto withdrawals made since mark
+// (the front of the list, newest first) whose description is d.
+func withDescription(t *check.T, rule, customerID string, mark time.Time, d any) int {
 	n := 0
-	for _, it := range shape.Items(t, rule, page, "withdrawals", false) {
+	for _, it := range cryptoWithdrawals(t, customerID).Newer(t, rule, mark) {
 		if it.Raw["description"] == d {
 			n++
 		}

@@ -44,13 +44,14 @@ func init() {
 		Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
 		Run: func(t *check.T) {
 			cust := t.Crypto("customer")
+			mark := withdrawalsMark(t, cust)
 			b := wbody("BTC", "", "0.00000001", t.Crypto("whitelist_btc"))
 			req := client.Request{Method: http.MethodPost, Path: path(cust, "/withdrawals"), JSON: b, IdempotencyKey: t.NewKey()}
 			first := t.Do(t.Client("tenant"), req)
 			shape.Envelope(t, "CWD-021", first, http.StatusOK)
 			again := t.Do(t.Client("tenant"), req)
 			shape.SameResponse(t, "IDEM-008", first, again, "a crypto withdrawal and its retry")
-			if n := withDescription(t, "IDEM-008", cust, b["description"]); n != 1 {
+			if n := withDescription(t, "IDEM-008", cust, mark, b["description"]); n != 1 {
 				t.Fatalf("IDEM-008", "%d crypto withdrawals carry the retried request's description %v, want 1", n, b["description"])
 			}
 		},

@@ -59,14 +59,8 @@ func init() {
 				t.FatalAt(r, rule, "0.000000015 BTC is reported as amount %s, want 2 (atomic units, rounded away from zero at scale 8)", amt)
 			}
 			id := shape.String(t, "CWD-021", w, "id")
-			d := shape.Envelope(t, "CWD-020", get(t, path(cust, "/withdrawals?limit=500")), http.StatusOK)
-			shape.Pagination(t, "PAGE-022", d)
-			var row map[string]any
-			for _, it := range shape.Items(t, "CWD-020", d, "withdrawals", false) {
-				if it.ID == id {
-					row = it.Raw
-				}
-			}
+			shape.Pagination(t, "PAGE-022", shape.Envelope(t, "CWD-020", get(t, path(cust, "/withdrawals?limit=1")), http.StatusOK))
+			row := listedWithdrawal(t, "CWD-020", cust, id)
 			if row == nil {
 				t.Fatalf("CWD-020", "the new crypto withdrawal %s is not in the list", id)
 			}
@@ -94,10 +88,11 @@ func init() {
 		Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
 		Run: func(t *check.T) {
 			cust, entry := t.Crypto("customer"), t.Crypto("whitelist_btc")
+			mark := withdrawalsMark(t, cust)
 			noID := wbody("BTC", "", "0.00000001", "")
 			r := withdraw(t, cust, noID)
 			shape.Refusal(t, "CWD-023", r, http.StatusUnprocessableEntity, "whitelisted_address_required")
-			refusedNoRow(t, "CWD-023", r, cust, noID)
+			refusedNoRow(t, "CWD-023", r, cust, mark, noID)
 			shape.Refusal(t, "ERR-110", r, http.StatusUnprocessableEntity, "whitelisted_address_required")
 			raw := wbody("BTC", "", "0.00000001", "")
 			raw["destination_address"] = sampleAddress("BITCOIN")
@@ -114,7 +109,7 @@ func init() {
 			r = withdraw(t, cust, tron)
 			shape.Refusal(t, "CWD-025", r, http.StatusConflict, "crypto_withdrawal_failed")
 			shape.Refusal(t, "ERR-118", r, http.StatusConflict, "crypto_withdrawal_failed")
-			refusedNoRow(t, "CWD-025", r, cust, tron)
+			refusedNoRow(t, "CWD-025", r, cust, mark, tron)
 		},
 	})
 	check.Register(check.Check{
@@ -125,10 +120,11 @@ func init() {
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			cust, entry := readyCustomer(t, "CWD-003", "USDT", "ETHEREUM", "5000000")
+			mark := withdrawalsMark(t, cust)
 			b := wbody("USDT", "", "1", entry)
 			r := withdraw(t, cust, b)
 			shape.Envelope(t, "CWD-003", r, http.StatusUnprocessableEntity)
-			refusedNoRow(t, "CWD-004", r, cust, b)
+			refusedNoRow(t, "CWD-004", r, cust, mark, b)
 			r = withdraw(t, cust, wbody("USDT", "ETHEREUM", "1", entry))
 			shape.Envelope(t, "CWD-003", r, http.StatusOK)
 		},

@@ -6,7 +6,6 @@ package fresh
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/google/uuid"
 
@@ -150,29 +149,17 @@ func Staff(t *check.T, id, status string) {
 	}
 }
 
-// ListStatus finds a customer in GET P/customers (tenant key, pages of 500,
-// newest first) and returns its status as listed. The list never refreshes
-// verification state, so this is the stored status. It fails under rule
-// when the customer is not listed.
+// ListStatus finds a customer the check created in GET P/customers (tenant
+// key) and returns its status as listed. The list is newest first, so the
+// customer is on the first small page however long the tenant's list has
+// grown (shape.Seek). The list never refreshes verification state, so this
+// is the stored status. It fails under rule when the customer is not listed.
 func ListStatus(t *check.T, rule, id string) string {
-	c := t.Client("tenant")
-	for page := 1; page <= 50; page++ {
-		r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: map[string][]string{"limit": {"500"}, "page": {strconv.Itoa(page)}}})
-		data := shape.Envelope(t, rule, r, http.StatusOK)
-		items := shape.Array(t, rule, data, "customers")
-		for _, it := range items {
-			m, _ := it.(map[string]any)
-			if m != nil && m["id"] == id {
-				return shape.String(t, rule, m, "status")
-			}
-		}
-		last := shape.Int(t, rule, data, "pagination.last_page")
-		if page >= last || len(items) == 0 {
-			break
-		}
+	row, ok := shape.Seek{Client: t.Client("tenant"), Path: api.P + "/customers", Items: "customers"}.Find(t, rule, id)
+	if !ok {
+		t.Fatalf(rule, "customer %s is not in GET /customers", id)
 	}
-	t.Fatalf(rule, "customer %s is not in GET /customers", id)
-	return ""
+	return shape.String(t, rule, row.Raw, "status")
 }
 
 // Hold holds (or releases) a customer's verification for manual review

@@ -27,6 +27,7 @@ func init() {
 			Rules:  []string{"IDEM-012", "IDEM-022", "ERR-025", "IDEM-019"},
 			Labels: ctl, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
+				mark := customersMark(t) // every customer made from here on is newer
 				c := t.Client("tenant")
 				defer slowCreates(t)()
 				email := freshEmail()
@@ -38,7 +39,7 @@ func init() {
 					t.Fatalf("IDEM-012", "two identical concurrent requests gave %d 2xx and %d 409 in_progress (statuses %s), want one of each", len(ok), len(busy), statuses(rs))
 				}
 				same(t, ok[0], t.Do(c, req), "retry after the in-progress answer")
-				if n := countByReference(t, email); n != 1 {
+				if n := countByReference(t, mark, email); n != 1 {
 					t.Fatalf("IDEM-012", "%d customers have the email, want 1", n)
 				}
 			},
@@ -49,6 +50,7 @@ func init() {
 			Rules:  []string{"IDEM-020", "IDEM-022", "ERR-024"},
 			Labels: ctl, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
+				mark := customersMark(t) // every customer made from here on is newer
 				c := t.Client("tenant")
 				defer slowCreates(t)()
 				key := t.NewKey()
@@ -66,7 +68,7 @@ func init() {
 					if r.Status == http.StatusConflict {
 						want = 0
 					}
-					if n := countByReference(t, emails[i]); n != want {
+					if n := countByReference(t, mark, emails[i]); n != want {
 						t.Fatalf("IDEM-020", "request %d answered %d but %d customers have its email, want %d", i+1, r.Status, n, want)
 					}
 				}
@@ -78,6 +80,7 @@ func init() {
 			Rules:  []string{"IDEM-012", "IDEM-008", "ERR-025"},
 			Labels: ctl, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
+				mark := customersMark(t) // every customer made from here on is newer
 				c := t.Client("tenant")
 				defer slowCreates(t)()
 				email := freshEmail()
@@ -89,7 +92,7 @@ func init() {
 					t.Fatalf("IDEM-012", "ten identical concurrent requests gave %d 2xx and %d 409 in_progress (statuses %s), want 1 and 9", len(ok), len(busy), statuses(rs))
 				}
 				same(t, ok[0], t.Do(c, req), "retry after the concurrent burst")
-				if n := countByReference(t, email); n != 1 {
+				if n := countByReference(t, mark, email); n != 1 {
 					t.Fatalf("IDEM-008", "%d customers have the email, want 1", n)
 				}
 			},

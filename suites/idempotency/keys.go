@@ -21,17 +21,18 @@ func init() {
 			Rules:  []string{"IDEM-001", "IDEM-006", "ERR-019", "SVC-005"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
+				mark := customersMark(t) // every customer made from here on is newer
 				c := t.Client("tenant")
 				email := freshEmail()
 				r := t.Do(c, client.Request{Method: http.MethodPost, Path: customers, JSON: map[string]any{"email": email, "jurisdiction": "GB"}})
 				invalidKey(t, "IDEM-001", r, "POST /customers without Idempotency-Key")
-				if n := countByReference(t, email); n != 0 {
+				if n := countByReference(t, mark, email); n != 0 {
 					t.Fatalf("IDEM-001", "POST /customers without Idempotency-Key was refused but created %d customer(s) with %s", n, email)
 				}
 				r = t.Do(c, client.Request{Method: http.MethodPost, Path: customers, JSON: map[string]any{"email": email, "jurisdiction": "GB"},
 					Header: http.Header{"Idempotency-Key": {""}}})
 				invalidKey(t, "IDEM-006", r, "POST /customers with an empty Idempotency-Key")
-				if n := countByReference(t, email); n != 0 {
+				if n := countByReference(t, mark, email); n != 0 {
 					t.Fatalf("IDEM-006", "POST /customers with an empty Idempotency-Key was refused but created %d customer(s)", n)
 				}
 				id := createCustomer(t)

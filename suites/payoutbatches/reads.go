@@ -34,12 +34,14 @@ func init() {
 					b, _ := shape.Envelope(t, "PB-042", r, http.StatusOK)["payout_batch"].(map[string]any)
 					made = append(made, shape.String(t, "PB-042", b, "id"))
 				}
-				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path + "?limit=500"})
+				// Newest first: the three lead the list, however many batches
+				// earlier runs left; the front page is what the rules need.
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path + "?limit=20"})
 				data := shape.Envelope(t, "PB-042", r, http.StatusOK)
 				pg := shape.Pagination(t, "PB-042", data)
 				key := shape.ListKey(t, "PB-042", data, "")
 				rows := shape.Items(t, "PB-042", data, key, true)
-				if pg.Total < 3 || pg.PerPage != 500 || (pg.Total <= 500 && len(rows) != pg.Total) {
+				if pg.Total < 3 || pg.PerPage != 20 || len(rows) != min(pg.Total, 20) {
 					t.FatalAt(r, "PB-042", "pagination %+v with %d rows after creating 3 batches", pg, len(rows))
 				}
 				for i, row := range rows {
@@ -72,7 +74,7 @@ func init() {
 				if srows := shape.Items(t, "PB-042", sd, key, true); len(srows) != 1 || srows[0].ID != rows[1].ID {
 					t.ErrorAt(small, "PB-042", "page 2 of size 1 is not the second row of the full list")
 				}
-				filtered := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path + "?limit=500&status=Completed&from=2099-01-01"})
+				filtered := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path + "?limit=1&status=Completed&from=2099-01-01"})
 				fd := shape.Envelope(t, "PB-043", filtered, http.StatusOK)
 				if fp := shape.Pagination(t, "PB-043", fd); fp.Total < pg.Total {
 					t.ErrorAt(filtered, "PB-043", "status/date query parameters narrowed the list to %d of %d", fp.Total, pg.Total)

@@ -29,14 +29,16 @@ func submitted(t *check.T, rule, customerID string, b map[string]any) map[string
 	return w
 }
 
-// listed finds withdrawal id in the customer's list (limit 500, first
-// page: newest first) and returns the row, or nil.
+// withdrawals is a customer's fiat withdrawal list, read with the tenant key.
+func withdrawals(t *check.T, customerID string) shape.Seek {
+	return shape.Seek{Client: t.Client("tenant"), Path: api.Customer(customerID) + "/banking/withdrawals", Items: "withdrawals"}
+}
+
+// listed finds withdrawal id, made by the check, near the front of the
+// customer's list (newest first) and returns the row, or nil.
 func listed(t *check.T, rule, customerID, id string) map[string]any {
-	d := shape.Envelope(t, rule, list(t, customerID, "?limit=500"), http.StatusOK)
-	for _, it := range shape.Items(t, rule, d, "withdrawals", false) {
-		if it.ID == id {
-			return it.Raw
-		}
+	if row, ok := withdrawals(t, customerID).Find(t, rule, id); ok {
+		return row.Raw
 	}
 	return nil
 }
@@ -86,14 +88,17 @@ func init() {
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
 		Run: func(t *check.T) {
-			child := t.Customer("child")
+			child, parent := t.Customer("child"), withdrawals(t, t.Customer("parent"))
+			mark := parent.Mark(t, "FWD-017") // the child's withdrawal, if listed there, is newer
 			w := submitted(t, "FWD-008", child, body(t.Beneficiary("child_gbp"), "GBP", 102))
 			id := shape.String(t, "FWD-006", w, "id")
 			if listed(t, "FWD-017", child, id) == nil {
 				t.Fatalf("FWD-017", "the child's withdrawal %s is not in the child's list", id)
 			}
-			if listed(t, "FWD-017", t.Customer("parent"), id) != nil {
-				t.Fatalf("FWD-017", "the child's withdrawal %s is in the parent's list", id)
+			for _, it := range parent.Newer(t, "FWD-017", mark) {
+				if it.ID == id {
+					t.Fatalf("FWD-017", "the child's withdrawal %s is in the parent's list", id)
+				}
 			}
 		},
 	})
@@ -105,6 +110,7 @@ func init() {
 		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
 		Run: func(t *check.T) {
 			cust := t.Customer("active_personal")
+			mark := withdrawals(t, cust).Mark(t, "FWD-016")
 			b := body(t.Beneficiary("gbp"), "GBP", 103)
 			req := client.Request{Method: http.MethodPost, Path: api.Customer(cust) + "/banking/withdrawals", JSON: b, IdempotencyKey: t.NewKey()}
 			first := t.Do(t.Client("tenant"), req)
@@ -112,8 +118,7 @@ func init() {
 			again := t.Do(t.Client("tenant"), req)
 			shape.SameResponse(t, "FWD-019", first, again, "the original withdrawal answer and its retry")
 			n := 0
-			page := shape.Envelope(t, "FWD-016", list(t, cust, "?limit=500"), http.StatusOK)
-			for _, it := range shape.Items(t, "FWD-016", page, "withdrawals", false) {
+			for _, it := range withdrawals(t, cust).Newer(t, "FWD-016", mark) {
 				if it.Raw["description"] == b["description"] {
 					n++
 				}

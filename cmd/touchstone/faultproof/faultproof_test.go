@@ -6,10 +6,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/faultproof"
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/faultproof"
 	_ "github.com/touchstone-harness/touchstone/suites" // registers every check
 )
 

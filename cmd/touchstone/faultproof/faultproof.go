@@ -10,9 +10,9 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
 	"github.com/touchstone-harness/touchstone/property"
 )
 

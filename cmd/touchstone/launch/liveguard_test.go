@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/launch"
 	"github.com/touchstone-harness/touchstone/internal/profile"
 	_ "github.com/touchstone-harness/touchstone/suites" // register every check
 )
@@ -70,12 +70,10 @@ func TestNoWriteLeavesOnALiveKey(t *testing.T) {
 	raw, _ := json.Marshal(p)
 	os.WriteFile(path, raw, 0o600)
 
-	saved, savedSlow := check.CheckTimeout, check.SlowCheckTimeout
-	check.CheckTimeout, check.SlowCheckTimeout = 10*time.Second, 10*time.Second
-	defer func() { check.CheckTimeout, check.SlowCheckTimeout = saved, savedSlow }()
-
+	b := check.DefaultBounds()
+	b.Check, b.SlowCheck = 10*time.Second, 10*time.Second
 	ctx := context.Background()
-	l, err := launch.Start(ctx, launch.Options{ProfilePath: path})
+	l, err := launch.Start(ctx, launch.Options{ProfilePath: path, Bounds: b})
 	if err != nil {
 		t.Fatal(err)
 	}

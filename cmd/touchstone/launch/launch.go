@@ -1,4 +1,5 @@
-// Package launch resolves what a run targets: a profile file the user
+// Package launch is where the harness meets the embedded sandbox: it
+// resolves what a run targets: a profile file the user
 // names, or the embedded sandbox started on loopback. It is the only
 // harness package that starts the sandbox; checks reach it over HTTP.
 package launch
@@ -7,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"time"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -29,6 +32,29 @@ type Options struct {
 	// ReceiverAddr is where the profile's webhook_url is forwarded (other
 	// targets): the webhook checks receive deliveries there.
 	ReceiverAddr string
+	// Bounds are the run's limits (zero: check.DefaultBounds, with the
+	// environment's overrides: BoundsFromEnv).
+	Bounds check.Bounds
+}
+
+// BoundsFromEnv is check.DefaultBounds with the environment's overrides:
+// TOUCHSTONE_REQUEST_TIMEOUT and TOUCHSTONE_CHECK_TIMEOUT (durations, the
+// latter for slow checks too) and TOUCHSTONE_MAX_BODY (bytes). The runner
+// reads them here, once; the packages below get the values.
+func BoundsFromEnv() check.Bounds {
+	b := check.DefaultBounds()
+	dur := func(name string, d *time.Duration) {
+		if v, err := time.ParseDuration(os.Getenv(name)); err == nil && v > 0 {
+			*d = v
+		}
+	}
+	dur("TOUCHSTONE_REQUEST_TIMEOUT", &b.Request)
+	dur("TOUCHSTONE_CHECK_TIMEOUT", &b.Check)
+	dur("TOUCHSTONE_CHECK_TIMEOUT", &b.SlowCheck)
+	if n, err := strconv.ParseInt(os.Getenv("TOUCHSTONE_MAX_BODY"), 10, 64); err == nil && n > 0 {
+		b.MaxBody = n
+	}
+	return b
 }
 
 // Launched is a ready target and how to stop what was started for it.
@@ -75,7 +101,10 @@ func Start(ctx context.Context, o Options) (*Launched, error) {
 		}
 		l.Embedded, p = run, run.Profile
 	}
-	t, err := check.NewTarget(ctx, p, o.AllowLive)
+	if o.Bounds == (check.Bounds{}) {
+		o.Bounds = BoundsFromEnv()
+	}
+	t, err := check.NewTargetWith(ctx, p, o.AllowLive, o.Bounds)
 	if err != nil {
 		l.Close()
 		return nil, &UnreachableError{err}

@@ -1,0 +1,83 @@
+package traffic
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Waits is how long one check has waited for the plan (fresh windows,
+// 429s waited out): its deadline counts only the rest, so that a check
+// waiting its turn in the budgets on a real clock is not cut off as if the
+// target had stalled.
+type Waits struct {
+	mu    sync.Mutex
+	total time.Duration
+	n     int       // sleeps under way
+	since time.Time // start of the current sleeps
+}
+
+type waitsKey struct{}
+
+// WithWaits returns ctx carrying w: the plan adds to w the waits of every
+// request sent with ctx (and of the tickets reserving in it).
+func WithWaits(ctx context.Context, w *Waits) context.Context {
+	return context.WithValue(ctx, waitsKey{}, w)
+}
+
+func waitsOf(ctx context.Context) *Waits {
+	w, _ := ctx.Value(waitsKey{}).(*Waits)
+	return w
+}
+
+func (w *Waits) begin(now time.Time) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	if w.n == 0 {
+		w.since = now
+	}
+	w.n++
+	w.mu.Unlock()
+}
+
+func (w *Waits) end(now time.Time) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	if w.n--; w.n == 0 {
+		w.total += now.Sub(w.since)
+	}
+	w.mu.Unlock()
+}
+
+// Total is how long the check has waited so far, a wait under way
+// included.
+func (w *Waits) Total(now time.Time) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t := w.total
+	if w.n > 0 {
+		t += now.Sub(w.since)
+	}
+	return t
+}
+
+// WaitFor sleeps d (or until ctx ends) and counts it in ctx's Waits: a
+// probe waiting for its second of the clock minute, or for the window its
+// claim owns, waits its turn like a request the plan holds.
+func WaitFor(ctx context.Context, d time.Duration) error {
+	w := waitsOf(ctx)
+	w.begin(time.Now())
+	defer func() { w.end(time.Now()) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
