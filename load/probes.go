@@ -73,7 +73,7 @@ var specs = []spec{
 		rules: []string{"RATE-010"}, labels: []string{Disruptive}, needs: []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject"}, run: tenantProbe,
 		budget: &check.Budget{WholeTenant: true, Tenant: tenantBudget + 1}},
 	{name: "failed-auth", title: "vegeta: 20 failed authentications per 60 s per source IP, then 429 instead of 401; 30 successes in between consume nothing",
-		rules: []string{"RATE-012", "RATE-013"}, labels: []string{Disruptive}, needs: []string{"keys.tenant"}, run: failedAuthProbe,
+		rules: []string{"RATE-012", "RATE-013"}, labels: []string{Disruptive}, needs: []string{"keys.tenant", "customers.active_personal"}, run: failedAuthProbe,
 		// The source IP's whole failed-auth window; its 30 successes go to
 		// a route budget no other probe exhausts.
 		budget: &check.Budget{Tenant: 30}, failedAuth: failedAuthBudget},
@@ -318,10 +318,11 @@ func failedAuthProbe(p *Probe) {
 	// The whole sequence in one clock minute, then the whole failed-auth
 	// budget reserved in it (the scheduler started the probe when it was
 	// free; the runner's ledger moves to a fresh window otherwise). The
-	// successes go to GET V2/customers, a route budget no probe exhausts.
+	// successes go to GET /customers/{id}/onboarding/status, a route budget
+	// no other probe spends.
 	p.clear(5 * time.Second)
 	p.T.SpendAuthFailures(failedAuthBudget)
-	good := p.target("tenant", http.MethodGet, v2+"/customers?limit=1")
+	good := p.target("tenant", http.MethodGet, v1+"/customers/"+p.T.Customer("active_personal")+"/onboarding/status")
 	prefix, _, _ := strings.Cut(good.Header.Get("X-Api-Key"), ".")
 	bad := p.targetKey(prefix+".ts"+strings.ReplaceAll(uuid.NewString(), "-", ""), http.MethodGet, v1+"/me")
 	first := p.burst("10 wrong secrets", []vegeta.Target{bad}, failedAuthBudget/2, nil, 1)
@@ -332,7 +333,7 @@ func failedAuthProbe(p *Probe) {
 		p.T.NoVerdict(fmt.Errorf("the failed-auth sequence straddled a minute boundary"))
 	}
 	if ad, _, _ := count(okays); ad != 30 {
-		p.T.NoVerdict(fmt.Errorf("30 GET V2/customers with keys.tenant: %d admitted", ad))
+		p.T.NoVerdict(fmt.Errorf("30 GET /customers/{id}/onboarding/status with keys.tenant: %d admitted", ad))
 	}
 	refused := 0
 	for _, o := range all {

@@ -137,7 +137,7 @@ func (c *Clock) Left() time.Duration {
 // clock stands still.
 func (c *Clock) Clear(need time.Duration) {
 	if !c.virtual && c.Left() < need+2*time.Second {
-		c.To(1, true)
+		c.To(c.Boundary(), true)
 	}
 }
 
@@ -207,11 +207,12 @@ func (c *Clock) Same(rs ...*client.Response) bool {
 }
 
 // Boundary is the second of the next minute a probe goes to when it wants
-// the first moment of a fresh window: :00 on a virtual clock, :01 on a real
-// one (whose instant is known to some milliseconds).
+// the first moment of a fresh window: :00 on a virtual clock, :02 on a real
+// one (whose instant is known to a round trip, long on a loaded machine;
+// the traffic plan waits the same margin).
 func (c *Clock) Boundary() float64 {
 	if c.virtual {
 		return 0
 	}
-	return 1
+	return 2
 }

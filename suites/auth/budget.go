@@ -122,7 +122,7 @@ func init() {
 				t.SpendAuthFailures(failedAuthBudget)
 				spendBudget(t)
 				overBudget(t)
-				clk.To(1, true)
+				clk.To(max(1, clk.Boundary()), true)
 				t.SpendAuthFailures(1)
 				afterWindow(t)
 			},
