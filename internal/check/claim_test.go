@@ -18,31 +18,9 @@ func TestClaimHoldersShareTheWindowOnARealClock(t *testing.T) {
 	together := map[[2]string]bool{}
 	allIn := make(chan struct{})
 	var once sync.Once
-	probe := func(id, route string) *Check {
-		return &Check{ID: id, Title: "t", Rules: []string{"RATE-004"}, Labels: []string{Alone},
-			Budget: &Budget{Routes: []string{route}, Tenant: 600},
-			Run: func(t *T) {
-				mu.Lock()
-				for o := range running {
-					together[[2]string{o, t.check.ID}], together[[2]string{t.check.ID, o}] = true, true
-				}
-				running[t.check.ID] = true
-				n := len(running)
-				mu.Unlock()
-				if n == 3 {
-					once.Do(func() { close(allIn) })
-				}
-				// Wait (bounded) until three checks run at once, or let go.
-				select {
-				case <-allIn:
-				case <-time.After(2 * time.Second):
-				}
-				mu.Lock()
-				delete(running, t.check.ID)
-				mu.Unlock()
-			}}
-	}
-	normal := &Check{ID: "demo/normal", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+	// meet records which checks run at once, and waits (bounded) until
+	// three run at once, or lets go.
+	meet := func(t *T) {
 		mu.Lock()
 		for o := range running {
 			together[[2]string{o, t.check.ID}], together[[2]string{t.check.ID, o}] = true, true
@@ -60,7 +38,13 @@ func TestClaimHoldersShareTheWindowOnARealClock(t *testing.T) {
 		mu.Lock()
 		delete(running, t.check.ID)
 		mu.Unlock()
-	}}
+	}
+	probe := func(id, route string) *Check {
+		return &Check{ID: id, Title: "t", Rules: []string{"RATE-004"}, Labels: []string{Alone},
+			Budget: &Budget{Routes: []string{route}, Tenant: 600},
+			Run:    meet}
+	}
+	normal := &Check{ID: "demo/normal", Title: "t", Rules: []string{"X-001"}, Run: meet}
 	a := probe("demo/probe-a", "tenant GET /api/v1/partner/me")
 	b := probe("demo/probe-b", "tenant GET /api/v1/partner/customers")
 	c := probe("demo/probe-c", "tenant GET /api/v1/partner/me")

@@ -72,12 +72,5 @@ func WaitFor(ctx context.Context, d time.Duration) error {
 	w := waitsOf(ctx)
 	w.begin(time.Now())
 	defer func() { w.end(time.Now()) }()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return sleep(ctx, d)
 }

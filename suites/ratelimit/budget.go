@@ -55,12 +55,8 @@ func init() {
 			Run: func(t *check.T) {
 				clk := t.Clock()
 				c := t.Client("tenant")
-				rs := exhaust(t, clk, c, get(me), "RATE-004")
-				r1 := t.Do(c, get(me))
-				r2 := t.Do(c, get(me))
-				sameMinute(t, clk, "600 GET /me and the 601st", rs[0], r1)
-				limited(t, "RATE-004", r1, "601st GET /me")
-				limited(t, "RATE-004", r2, "602nd GET /me")
+				overBudget(t, clk, c, get(me))
+				limited(t, "RATE-004", t.Do(c, get(me)), "602nd GET /me")
 			},
 		},
 		check.Check{
@@ -72,10 +68,7 @@ func init() {
 			Run: func(t *check.T) {
 				clk := t.Clock()
 				c := t.Client("subject")
-				rs := exhaust(t, clk, c, get(me), "RATE-004")
-				r := t.Do(c, get(me))
-				sameMinute(t, clk, "600 GET /me and the 601st", rs[0], r)
-				ra := limited(t, "RATE-004", r, "601st GET /me")
+				_, r, ra := overBudget(t, clk, c, get(me))
 				retryAfterIs(t, clk, ra, clk.At(r), "601st GET /me")
 				for _, sec := range []float64{30, lastSecond(clk)} {
 					if now := clk.Now(); now.Sub(now.Truncate(time.Minute)) > time.Duration(sec*float64(time.Second))-time.Second {
@@ -97,10 +90,7 @@ func init() {
 			Run: func(t *check.T) {
 				clk := t.Clock()
 				c := t.Client("read_only")
-				rs := exhaust(t, clk, c, get(me), "RATE-004")
-				r := t.Do(c, get(me))
-				sameMinute(t, clk, "600 GET /me and the 601st", rs[0], r)
-				limited(t, "RATE-004", r, "601st GET /me")
+				rs, r, _ := overBudget(t, clk, c, get(me))
 				noRateLimitHeaders(t, append(rs, r))
 			},
 		},
@@ -188,10 +178,7 @@ func init() {
 				clk := t.Clock()
 				c := t.Client("read_only")
 				r := list(customers)
-				rs := exhaust(t, clk, c, r, "RATE-004")
-				lim := t.Do(c, r)
-				sameMinute(t, clk, "600 GET /customers and the 601st", rs[0], lim)
-				limited(t, "RATE-004", lim, "601st GET /customers")
+				rs, _, _ := overBudget(t, clk, c, r)
 				at := clk.To(lastSecond(clk)-0.5, false)
 				late := t.Do(c, r)
 				sameMinute(t, clk, "the exhausted minute", rs[0], late)

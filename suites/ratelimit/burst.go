@@ -83,6 +83,16 @@ func exhaust(t *check.T, clk *check.Clock, c *client.Client, r client.Request, r
 	return rs
 }
 
+// overBudget exhausts r's route budget in one clock minute, sends the
+// 601st in the same minute and asserts it is the documented 429 (under
+// RATE-004); it returns the 600, the 429 and its Retry-After.
+func overBudget(t *check.T, clk *check.Clock, c *client.Client, r client.Request) ([]*client.Response, *client.Response, int) {
+	rs := exhaust(t, clk, c, r, "RATE-004")
+	lim := t.Do(c, r)
+	sameMinute(t, clk, r.Method+" "+r.Path+" x600 and the 601st", rs[0], lim)
+	return rs, lim, limited(t, "RATE-004", lim, "601st "+r.Method+" "+r.Path)
+}
+
 // burstNeed is how long a burst of a route budget may take; on a real clock
 // a burst starts only with this much (and 2 s) left in the clock minute.
 const burstNeed = 10 * time.Second
