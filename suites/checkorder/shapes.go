@@ -65,8 +65,7 @@ func init() {
 				// window on a real clock.
 				c := t.Client("umbrella")
 				list := client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: url.Values{"limit": {"1"}}}
-				exhaust(t, func() *client.Response { return t.Do(c, list) })
-				r := t.Do(c, list)
+				r := exhaust(t, func() *client.Response { return t.Do(c, list) })
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "RATE-004", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-009", MediaRule: "ERR-014", What: "601st GET /customers of one key in a window"})
 				if r.Header.Get("Retry-After") == "" {
 					t.Errorf("ERR-009", "429 without Retry-After")
