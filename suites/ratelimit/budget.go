@@ -116,10 +116,10 @@ func init() {
 			},
 		},
 		check.Check{
-			ID:     "ratelimit/methods-separate",
-			Title:  "GET and PATCH on /customers/{id}, GET and POST on /customers keep separate budgets",
-			Rules:  []string{"RATE-006", "RATE-004"},
-			Needs:  []string{"keys.tenant", "customers.active_personal"},
+			ID:    "ratelimit/methods-separate",
+			Title: "GET and PATCH on /customers/{id}, GET and POST on /customers keep separate budgets",
+			Rules: []string{"RATE-006", "RATE-004"},
+			Needs: []string{"keys.tenant", "customers.active_personal"},
 			// The PATCH and the POST it sends after each 600 need their
 			// budgets unspent: it holds them too (other probes exhaust them).
 			Budget: &check.Budget{Routes: []string{route("tenant", "GET", customerID), route("tenant", "GET", customers),
