@@ -140,6 +140,9 @@ func (p *Plan) AwaitWindow(ctx context.Context, c *Claim) (time.Time, error) {
 		p.roll()
 		if p.Advance != nil || !c.Whole || c.epoch <= p.epoch {
 			start := p.start
+			if p.waitWhat == "the clock minute "+c.Who+" owns" {
+				p.waitWhat = ""
+			}
 			p.mu.Unlock()
 			return start, nil
 		}
