@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/control"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // Clock is the server's clock as a probe sees it: a virtual sandbox clock it
@@ -104,10 +105,10 @@ func (r *RealClock) To(ctx context.Context, sec float64, next bool) (time.Time, 
 		want = want.Add(time.Minute)
 	}
 	if d := want.Sub(now); d > 0 {
-		select {
-		case <-time.After(d):
-		case <-ctx.Done():
-			return now, ctx.Err()
+		// A wait for the clock, not the probe's own time: it does not
+		// count against the check's deadline.
+		if err := traffic.WaitFor(ctx, d); err != nil {
+			return now, err
 		}
 	}
 	return time.Now().Add(r.off), nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // Options configure the probes for one process (touchstone load sets them;
@@ -210,7 +211,7 @@ func start(t *check.T, name string, rules []string) *Probe {
 	o := options()
 	tg := t.Target()
 	p := &Probe{T: t, Name: name, opts: o, base: tg.Profile.BaseURL}
-	p.eng = &Engine{HTTP: tg.HTTP, MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration, Budget: p.budget}
+	p.eng = &Engine{HTTP: underClaim(tg.HTTP, traffic.ClaimOf(t.Context())), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration, Budget: p.budget}
 	if tg.VirtualClock() {
 		p.Clock = VirtualClock{tg.Control}
 	} else {
@@ -234,31 +235,46 @@ func start(t *check.T, name string, rules []string) *Probe {
 	return p
 }
 
+// underClaim is hc sending every request under the probe's claim (vegeta
+// builds its requests without the check's context): the run's traffic
+// plan neither holds them nor waits out their 429s.
+func underClaim(hc *http.Client, c *traffic.Claim) *http.Client {
+	if c == nil {
+		return hc
+	}
+	cp := *hc
+	next := cp.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	cp.Transport = claimTransport{next: next, claim: c}
+	return &cp
+}
+
+type claimTransport struct {
+	next  http.RoundTripper
+	claim *traffic.Claim
+}
+
+func (ct claimTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return ct.next.RoundTrip(r.WithContext(traffic.WithClaim(r.Context(), ct.claim)))
+}
+
 // realClocks are the real clocks estimated in this process, by base URL:
 // one estimate (up to 50 requests) serves every probe of a run.
 var realClocks sync.Map
 
-// realClock estimates the target's clock once per process. It polls with
-// a key on a budget of the latency probe's (GET P/me of keys.subject when
-// the profile has it): a poll without a key is a failed authentication,
-// and about 50 of them spent the source IP's budget (20 a minute) for
-// every caller behind it; the rate-limit probes' budgets stay untouched.
+// realClock estimates the target's clock once per process. It polls the
+// served OpenAPI document: outside the API, so a poll spends no route or
+// tenant budget, and, needing no key, no failed authentication either
+// (a keyless poll of the API was one: about 50 of them spent the source
+// IP's budget of 20 a minute; a keyed one would spend a budget another
+// probe may hold a claim on).
 func (p *Probe) realClock() Clock {
 	if c, ok := realClocks.Load(p.base); ok {
 		return c.(*RealClock)
 	}
-	var h http.Header
-	path := v1 + "/me"
-	for _, r := range latencyReads {
-		if key := p.T.Target().Profile.Key(r.key); key != "" && (h == nil || r.path == v1+"/me") {
-			h, path = http.Header{"X-Api-Key": {key}, "Accept": {"application/json"}, "X-Correlation-Id": {p.T.CaseID()}}, r.path
-		}
-	}
-	// Any answer carries Date: the polls own the traffic plan, so that a
-	// 429 comes back at once instead of being waited out for a window.
-	release := p.T.Target().Plan().Own()
-	rc, err := EstimateRealClock(p.T.Context(), p.T.Target().HTTP, p.base+path, h)
-	release()
+	rc, err := EstimateRealClock(p.T.Context(), p.T.Target().HTTP, p.base+"/openapi/v1.json", nil)
 	if err != nil {
 		p.T.NoVerdict(err)
 	}

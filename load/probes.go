@@ -35,68 +35,71 @@ var Warnings = map[string]string{
 	"failed-auth":    "exhausts the failed-authentication budget of this machine's source IP (20/60 s): every caller behind that IP with a wrong or missing key gets 429 for up to 60 s",
 }
 
-// A Probe's spec: name, title, rules, labels, needs and body.
+// A Probe's spec: name, title, rules, labels, needs, the budgets it spends
+// on purpose (check.Budget: on a real clock the run grants it a claim on
+// them and it shares the clock minute with other probes) and body.
 type spec struct {
 	name, title string
 	rules       []string
 	labels      []string
 	needs       []string
+	budget      *check.Budget
+	failedAuth  int
 	run         func(p *Probe)
-	realTime    bool // also registered as <name>-real-time (slow), same code
 }
+
+func route(role, method, tmpl string) string { return role + " " + method + " " + tmpl }
 
 // Probes lists the probe names in run order.
 var Probes []string
 
 var specs = []spec{
 	{name: "route-budget", title: "vegeta: one key, method and template: exactly 600 admitted in a clock minute, the rest 429 problem+json rate_limited with Retry-After to the next boundary (±1 s), no X-RateLimit-*; the first request after the boundary admitted",
-		rules: []string{"RATE-004", "RATE-001", "RATE-002", "RATE-003", "RATE-016", "RATE-017"}, needs: []string{"keys.tenant"}, run: routeBudgetProbe, realTime: true},
+		rules: []string{"RATE-004", "RATE-001", "RATE-002", "RATE-003", "RATE-016", "RATE-017"}, needs: []string{"keys.tenant"}, run: routeBudgetProbe,
+		budget: &check.Budget{Routes: []string{route("tenant", "GET", v1+"/me")}, Tenant: 2 * (routeBudget + 6), Windows: 2}},
 	{name: "template-sharing", title: "vegeta: GET /customers/{a} and /customers/{b} share one budget (300 + 300, then {c} is 429)",
-		rules: []string{"RATE-005"}, needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business", "customers.draft"}, run: templateProbe},
+		rules: []string{"RATE-005"}, needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business", "customers.draft"}, run: templateProbe,
+		budget: &check.Budget{Routes: []string{route("tenant", "GET", v1+"/customers/{id}")}, Tenant: 2 * (routeBudget + 1)}},
 	{name: "method-separation", title: "vegeta: GET and POST on /customers keep separate budgets (POST after 600 GETs is not 429)",
-		rules: []string{"RATE-006"}, needs: []string{"keys.tenant"}, run: methodProbe},
+		rules: []string{"RATE-006"}, needs: []string{"keys.tenant"}, run: methodProbe,
+		// The POST it sends after the 600 needs its budget unspent: it holds
+		// it too (another probe exhausts it).
+		budget: &check.Budget{Routes: []string{route("tenant", "GET", v1+"/customers"), route("tenant", "POST", v1+"/customers")}, Tenant: 2*(routeBudget+1) + 1}},
 	{name: "key-separation", title: "vegeta: a second key of the tenant has its own 600 on a route the first key exhausted",
-		rules: []string{"RATE-007"}, needs: []string{"keys.read_only", "keys.pascal_scopes"}, run: keyProbe},
+		rules: []string{"RATE-007"}, needs: []string{"keys.read_only", "keys.pascal_scopes"}, run: keyProbe,
+		budget: &check.Budget{Routes: []string{route("read_only", "GET", v1+"/me"), route("pascal_scopes", "GET", v1+"/me")}, Tenant: 3*routeBudget + 2}},
 	{name: "window-boundary", title: "vegeta: 600 admitted just before a minute boundary and 600 just after (1,200 across one boundary): fixed windows, not sliding",
-		rules: []string{"RATE-008"}, needs: []string{"keys.umbrella"}, run: boundaryProbe},
+		rules: []string{"RATE-008"}, needs: []string{"keys.umbrella"}, run: boundaryProbe,
+		budget: &check.Budget{Routes: []string{route("umbrella", "GET", v1+"/me")}, Tenant: 3*routeBudget + 1, Windows: 2}},
 	{name: "tenant-ceiling", title: "vegeta: 6,000 admitted across five keys and both prefixes, each route under its budget; the 6,001st (V2, untouched route) is 429",
-		rules: []string{"RATE-010"}, labels: []string{Disruptive}, needs: []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject"}, run: tenantProbe},
+		rules: []string{"RATE-010"}, labels: []string{Disruptive}, needs: []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject"}, run: tenantProbe,
+		budget: &check.Budget{WholeTenant: true, Tenant: tenantBudget + 1}},
 	{name: "failed-auth", title: "vegeta: 20 failed authentications per 60 s per source IP, then 429 instead of 401; 30 successes in between consume nothing",
-		rules: []string{"RATE-012", "RATE-013"}, labels: []string{Disruptive}, needs: []string{"keys.tenant"}, run: failedAuthProbe},
+		rules: []string{"RATE-012", "RATE-013"}, labels: []string{Disruptive}, needs: []string{"keys.tenant", "customers.active_personal"}, run: failedAuthProbe,
+		// The source IP's whole failed-auth window; its 30 successes go to
+		// a route budget no other probe exhausts.
+		budget: &check.Budget{Tenant: 30}, failedAuth: failedAuthBudget},
 	{name: "access-requests", title: "vegeta: POST V2/access-requests has its own budget, tighter than 600: measured",
-		rules: []string{"RATE-014"}, labels: []string{check.Mutating}, needs: []string{"keys.tenant"}, run: accessProbe},
+		rules: []string{"RATE-014"}, labels: []string{check.Mutating}, needs: []string{"keys.tenant"}, run: accessProbe,
+		budget: &check.Budget{Routes: []string{route("tenant", "POST", v2+"/access-requests")}, Tenant: 2 * (routeBudget + 1)}},
 }
 
 func init() {
 	for _, s := range specs {
 		Probes = append(Probes, s.name)
-		register(s, false)
-		if s.realTime {
-			register(s, true)
-		}
+		register(s)
 	}
 	Probes = append(Probes, "latency")
 }
 
-func register(s spec, realTime bool) {
-	id, title := "load/"+s.name, s.title
+// register makes probe s a check: one code path on both clocks (a virtual
+// clock is moved, a real one waited on; see Clock).
+func register(s spec) {
 	labels := append([]string{"load", "ratelimit"}, s.labels...)
-	if realTime {
-		id, title = id+"-real-time", title+" (real clock)"
-		labels = append(labels, check.Slow)
-	} else {
-		labels = append(labels, check.NeedsControl)
-	}
 	name, run := s.name, s.run
-	check.Register(check.Check{ID: id, Title: title, Rules: s.rules, Labels: labels, Needs: s.needs,
-		Run: func(t *check.T) {
-			if !realTime {
-				t.NeedVirtualClock()
-			} else if t.Target().VirtualClock() {
-				t.Skipf("target clock is virtual; load/%s is the fast form", name)
-			}
-			RunProbe(t, name, s.rules, run)
-		}})
+	check.Register(check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: labels, Needs: s.needs,
+		Budget: s.budget, FailedAuth: s.failedAuth,
+		Run: func(t *check.T) { RunProbe(t, name, s.rules, run) }})
 }
 
 // RunProbe runs one probe body as check t, filing its summary.
@@ -121,6 +124,7 @@ func Check(name string) *check.Check {
 			// A rate-limit probe spends a budget on purpose: it runs alone
 			// and owns the run's traffic plan (check.Alone).
 			return &check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: append(append([]string(nil), s.labels...), check.Alone), Needs: s.needs,
+				Budget: s.budget, FailedAuth: s.failedAuth,
 				Run: func(t *check.T) { RunProbe(t, s.name, s.rules, s.run) }}
 		}
 	}
@@ -130,16 +134,6 @@ func Check(name string) *check.Check {
 // IsDisruptive tells whether probe name exhausts a budget shared beyond
 // the harness.
 func IsDisruptive(name string) bool { _, ok := Warnings[name]; return ok }
-
-// freshWindowAt puts the probe at second sec of a minute whose budgets it
-// may assume untouched: the runner starts a virtual clock at :01 of a new
-// minute; on a real clock the probe waits for the next minute.
-func (p *Probe) freshWindowAt(sec float64) time.Time {
-	if p.Clock.Virtual() {
-		return p.to(sec, false)
-	}
-	return p.to(sec, true)
-}
 
 // budgetBurst sends n hits on ts in one window; on a real clock a burst
 // that straddles a boundary is redone once in the next window.
@@ -266,10 +260,9 @@ func tenantProbe(p *Probe) {
 		// Two routes per key, one per prefix: ten budgets of 600 = 6,000.
 		ts = append(ts, p.target(k, http.MethodGet, v1+"/me"), p.target(k, http.MethodGet, v1+"/customers?limit=1"))
 	}
-	p.freshWindowAt(1)
-	if !p.Clock.Virtual() {
-		p.clear(30 * time.Second)
-	}
+	// The clock minute the probe's claim owns (a real clock), or :01 of a
+	// fresh one (a virtual clock: the runner moved there).
+	p.T.Clock().Fresh()
 	os := p.budgetBurst("10 budgets x 600", ts, tenantBudget, nil)
 	ad, lim, other := count(os)
 	if ad != tenantBudget {
@@ -324,17 +317,16 @@ func boundaryProbe(p *Probe) {
 }
 
 func failedAuthProbe(p *Probe) {
-	// Reserve the whole failed-auth budget: the runner's ledger moves to a
-	// fresh window when earlier checks spent some.
-	if !p.Clock.Virtual() {
-		// The successes need a route budget no earlier probe touched.
-		p.to(1, true)
-	}
+	// The whole sequence in one clock minute, then the whole failed-auth
+	// budget reserved in it (the scheduler started the probe when it was
+	// free; the runner's ledger moves to a fresh window otherwise). The
+	// successes go to GET /customers/{id}/onboarding/status, a route budget
+	// no other probe spends.
+	p.clear(5 * time.Second)
 	p.T.SpendAuthFailures(failedAuthBudget)
-	good := p.target("tenant", http.MethodGet, v1+"/me")
+	good := p.target("tenant", http.MethodGet, v1+"/customers/"+p.T.Customer("active_personal")+"/onboarding/status")
 	prefix, _, _ := strings.Cut(good.Header.Get("X-Api-Key"), ".")
 	bad := p.targetKey(prefix+".ts"+strings.ReplaceAll(uuid.NewString(), "-", ""), http.MethodGet, v1+"/me")
-	p.clear(5 * time.Second)
 	first := p.burst("10 wrong secrets", []vegeta.Target{bad}, failedAuthBudget/2, nil, 1)
 	okays := p.burst("30 successes", []vegeta.Target{good}, 30, nil, 4)
 	second := p.burst("11 wrong secrets", []vegeta.Target{bad}, failedAuthBudget/2+1, nil, 1)
@@ -343,7 +335,7 @@ func failedAuthProbe(p *Probe) {
 		p.T.NoVerdict(fmt.Errorf("the failed-auth sequence straddled a minute boundary"))
 	}
 	if ad, _, _ := count(okays); ad != 30 {
-		p.T.NoVerdict(fmt.Errorf("30 GET /me with keys.tenant: %d admitted", ad))
+		p.T.NoVerdict(fmt.Errorf("30 GET /customers/{id}/onboarding/status with keys.tenant: %d admitted", ad))
 	}
 	refused := 0
 	for _, o := range all {
@@ -369,7 +361,8 @@ func accessProbe(p *Probe) {
 		newIdempotencyKey(t)
 		t.Body = []byte(fmt.Sprintf(`{"email":"ts-%s@example.com","companyName":"Touchstone Harness Ltd","name":"Touchstone Harness"}`, uuid.NewString()))
 	}
-	p.freshWindowAt(1)
+	// Untouched in this minute: the runner moved a virtual clock to a
+	// fresh one; on a real clock the probe's claim was granted only so.
 	os := p.budgetBurst("POST V2/access-requests x601", []vegeta.Target{t}, routeBudget+1, fresh)
 	ad, lim, other := count(os)
 	p.sum.AccessRequestsBudget = ad

@@ -45,7 +45,7 @@ func TestProbesRealTime(t *testing.T) {
 		}
 	}
 	// The registered slow form runs the same code.
-	if r := check.Run(context.Background(), tgt, check.Get("load/route-budget-real-time")); r.Status != check.Passed {
-		t.Errorf("load/route-budget-real-time: %s\n%s", r.Status, r.Summary())
+	if r := check.Run(context.Background(), tgt, check.Get("load/route-budget")); r.Status != check.Passed {
+		t.Errorf("load/route-budget: %s\n%s", r.Status, r.Summary())
 	}
 }

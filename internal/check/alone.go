@@ -36,8 +36,6 @@ var aloneTable = map[string]bool{
 	// the count.
 	"webhooks/enabled-limit":         true,
 	"property/webhook-subscriptions": true,
-	// Spends the failed-auth window on purpose, on a real clock.
-	"auth/failed-auth-budget-real-time": true,
 	// Measured:
 	"auth/failed-auth-budget":                               true,
 	"auth/rotation-past-overlap-old-refused":                true,

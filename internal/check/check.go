@@ -45,7 +45,10 @@ type Check struct {
 	// more in case the target refuses more (t.SpendAuthFailures); default
 	// FailedAuth.
 	FailedAuthHold int
-	Run            func(t *T)
+	// Budget declares the rate-limit budgets a check that probes them on
+	// purpose spends (see Budget); nil for every other check.
+	Budget *Budget
+	Run    func(t *T)
 	// File and Line are where Register was called (set by Register; for
 	// checks built from a table, the Register call inside the loop), so
 	// `touchstone rules --rule ID` can point at the code.

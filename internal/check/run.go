@@ -151,7 +151,9 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	if ticket == nil {
 		ticket = target.Plan().Ticket(c.ID)
 	}
-	if c.probesBudget() {
+	// A probe holding a claim (a real clock: see Schedule) shares the
+	// plan; otherwise (a virtual clock, the serial path) it owns it.
+	if c.probesBudget() && traffic.ClaimOf(ctx) == nil {
 		release := target.Plan().Own()
 		defer release()
 	}

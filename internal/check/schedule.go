@@ -65,6 +65,11 @@ type Schedule struct {
 	cond    *sync.Cond
 	pending []*Check
 	running int
+	// normal counts the running checks that hold no claim: at most
+	// parallel; claim holders (real clock) run beside them, on their own
+	// workers, since they mostly wait for their second of the minute.
+	normal  int
+	claims  map[string]*traffic.Claim
 	alone   bool
 	groups  map[string]bool
 	done    map[string]chan *Result
@@ -78,7 +83,8 @@ type Schedule struct {
 // of parallel workers (at least 1).
 func NewSchedule(target *Target, cs []*Check, parallel int) *Schedule {
 	s := &Schedule{target: target, parallel: max(1, parallel), checks: cs, pending: append([]*Check(nil), cs...),
-		groups: map[string]bool{}, done: map[string]chan *Result{}, results: map[string]*Result{}, ended: make(chan struct{})}
+		groups: map[string]bool{}, done: map[string]chan *Result{}, results: map[string]*Result{}, ended: make(chan struct{}),
+		claims: map[string]*traffic.Claim{}}
 	s.cond = sync.NewCond(&s.mu)
 	for _, c := range cs {
 		s.done[c.ID] = make(chan *Result, 1)
@@ -133,7 +139,14 @@ func (s *Schedule) run(ctx context.Context) {
 		}
 	}()
 	var wg sync.WaitGroup
-	for i := 0; i < s.parallel; i++ {
+	workers := s.parallel
+	for _, c := range s.checks {
+		if c.claimsOnRealClock(s.target) {
+			workers++
+		}
+	}
+	workers = min(workers, s.parallel+maxClaimWorkers)
+	for i := 0; i < workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -170,10 +183,67 @@ func notRun(c *Check, err error) *Result {
 	return &Result{ID: c.ID, Area: c.Area(), Title: c.Title, Rules: c.Rules, Labels: c.Labels, Status: Error, Error: msg, NotRun: true, Started: time.Now().UTC()}
 }
 
+// maxClaimWorkers bounds the workers added for claim holders (the
+// tenant's budget bounds how many hold a claim at once anyway).
+const maxClaimWorkers = 4
+
 func (s *Schedule) runOne(ctx context.Context, c *Check, ticket *traffic.Ticket) *Result {
+	s.mu.Lock()
+	cl := s.claims[c.ID]
+	s.mu.Unlock()
+	if cl != nil {
+		// Its requests are sent under the claim: never held, their 429s
+		// its own; the claim ends with the check.
+		defer s.target.Plan().Release(cl)
+		ctx = traffic.WithClaim(ctx, cl)
+	}
 	// An alone check starts in a fresh window on a virtual clock (what
 	// others spent is not for it); the others share the window.
 	return run(ctx, s.target, c, ticket, c.HasLabel(Alone))
+}
+
+// isAlone tells whether c runs by itself: labelled Alone, unless it probes
+// a budget on a real clock, where it takes a claim instead.
+func (s *Schedule) isAlone(c *Check) bool {
+	return c.HasLabel(Alone) && !c.claimsOnRealClock(s.target)
+}
+
+// claim is c's claim on the plan (one per check, so that a booking made
+// by an earlier try is the one granted later).
+func (s *Schedule) claim(c *Check) *traffic.Claim {
+	cl := s.claims[c.ID]
+	if cl == nil {
+		cl = claimFor(s.target, c)
+		s.claims[c.ID] = cl
+	}
+	return cl
+}
+
+// order is the pending checks in the order pick tries them: on a real
+// clock the claim holders first (they wait for their windows, so the
+// sooner they are granted the shorter the run), those of the tenant's
+// whole budget only once no other is pending (nothing else runs in their
+// minutes: the others pack the earlier ones), then the rest.
+func (s *Schedule) order() []int {
+	idx := make([]int, 0, len(s.pending))
+	partial := false
+	for i, c := range s.pending {
+		if c.claimsOnRealClock(s.target) && !c.Budget.WholeTenant {
+			idx = append(idx, i)
+			partial = true
+		}
+	}
+	for i, c := range s.pending {
+		if c.claimsOnRealClock(s.target) && c.Budget.WholeTenant && !partial {
+			idx = append(idx, i)
+		}
+	}
+	for i, c := range s.pending {
+		if !c.claimsOnRealClock(s.target) {
+			idx = append(idx, i)
+		}
+	}
+	return idx
 }
 
 // pick waits for the next check that can start, marks it running and
@@ -187,26 +257,50 @@ func (s *Schedule) pick(ctx context.Context) (*Check, *traffic.Ticket) {
 		}
 		if !s.alone {
 			onlyAuth := true
-			for i, c := range s.pending {
+			for _, i := range s.order() {
+				c := s.pending[i]
 				g := serialGroup(c)
+				claims := c.claimsOnRealClock(s.target)
 				switch {
-				case c.HasLabel(Alone) && s.running > 0:
+				case s.isAlone(c) && s.running > 0:
 					onlyAuth = false
 					continue
 				case g != "" && s.groups[g]:
 					onlyAuth = false
 					continue
+				case !claims && s.normal >= s.parallel:
+					onlyAuth = false
+					continue
 				}
 				var ticket *traffic.Ticket
-				if need := c.failedAuth(); need > 0 && need <= authBudget {
+				need := c.failedAuth()
+				if c.Budget != nil {
+					// A probe that spends the whole failed-auth window
+					// starts when the whole window is free.
+					need = min(need, authBudget)
+				}
+				if need > 0 && need <= authBudget {
 					ticket = s.target.Plan().Ticket(c.ID)
 					if !ticket.TryReserve(need) {
 						continue
 					}
 				}
+				// A claim not granted yet (its budgets were touched this
+				// minute, or the tenant has no room) waits, like a check
+				// whose failed authentications do not fit, for a later
+				// window.
+				if claims && preflight(s.target, c) == "" && !s.target.Plan().TryClaim(s.claim(c)) {
+					if ticket != nil {
+						ticket.Close()
+					}
+					continue
+				}
 				s.pending = append(s.pending[:i:i], s.pending[i+1:]...)
 				s.running++
-				if c.HasLabel(Alone) {
+				if !claims {
+					s.normal++
+				}
+				if s.isAlone(c) {
 					s.alone = true
 				}
 				if g != "" {
@@ -237,8 +331,11 @@ func (s *Schedule) finish(c *Check, res *Result, started bool) {
 	defer s.mu.Unlock()
 	if started {
 		s.running--
+		if !c.claimsOnRealClock(s.target) {
+			s.normal--
+		}
 	}
-	if c.HasLabel(Alone) {
+	if s.isAlone(c) {
 		s.alone = false
 	}
 	if g := serialGroup(c); g != "" {

@@ -55,26 +55,52 @@ type Estimate struct {
 	// Busiest is the route budget the most requests go to.
 	Busiest      string
 	BusiestCount int
-	// Minimum is the largest of the failed-auth, tenant and busiest-route
-	// windows the traffic needs (0 on a virtual clock); Bound names it.
+	// Minimum is the least wall time the traffic needs on a real clock
+	// (0 on a virtual clock): the clock minutes of the failed-auth, tenant
+	// or busiest-route windows, whichever is most, plus those the
+	// tenant-wide probes take to themselves; Bound names it.
 	Minimum time.Duration
 	Bound   string
+
+	wholeRequests int            // of Requests, sent in clock minutes of their own
+	normalRoutes  map[string]int // route spend of the checks that probe no budget
+}
+
+func addTo(m map[string]int, k string, n int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[k] += n
+	return m
 }
 
 // Plan estimates the traffic of running cs against target.
 func Plan(target *Target, cs []*Check) Estimate {
 	var e Estimate
 	routes := map[string]int{}
-	var auth []*Check
+	var auth, chosen []*Check
 	for _, c := range cs {
 		if preflight(target, c) != "" {
 			continue
 		}
 		e.Checks++
+		chosen = append(chosen, c)
 		s := Spends()[c.ID]
+		if b := c.Budget; b != nil && b.Tenant > s.Requests {
+			s.Requests = b.Tenant
+		}
 		e.Requests += s.Requests
+		if c.Budget != nil && c.Budget.WholeTenant {
+			// In a clock minute of its own: it spends no other window's
+			// tenant or route budgets.
+			e.wholeRequests += s.Requests
+			continue
+		}
 		for r, n := range s.Routes {
 			routes[r] += n
+			if c.Budget == nil {
+				e.normalRoutes = addTo(e.normalRoutes, r, n)
+			}
 		}
 		auth = append(auth, c)
 	}
@@ -92,12 +118,66 @@ func Plan(target *Target, cs []*Check) Estimate {
 	if target.VirtualClock() {
 		return e
 	}
-	e.Minimum, e.Bound = traffic.Minimum(e.FailedAuth), fmt.Sprintf("%d failed authentications at %d per minute", e.FailedAuth, traffic.FailedAuthBudget)
-	if m := traffic.WindowsFor(e.Requests, traffic.TenantBudget); m > e.Minimum {
-		e.Minimum, e.Bound = m, fmt.Sprintf("%d requests at %d per minute per tenant", e.Requests, traffic.TenantBudget)
-	}
-	if m := traffic.WindowsFor(e.BusiestCount, traffic.RouteBudget); m > e.Minimum {
-		e.Minimum, e.Bound = m, fmt.Sprintf("%d requests to %s at %d per minute", e.BusiestCount, e.Busiest, traffic.RouteBudget)
-	}
+	e.Minimum, e.Bound = realClockMinimum(e, chosen)
 	return e
+}
+
+// realClockMinimum is the least wall time the run's traffic needs on a
+// real clock, in whole clock minutes (the first one free: the run starts
+// inside it), and what bounds it: the failed-authentication windows (a
+// check that spends the whole window of 20 takes one to itself, the
+// others pack 20 a window), the tenant's windows (6,000 less the plan's
+// headroom each, the probes' bursts included), the busiest route budget
+// (600 a window, or one window per probe that exhausts it), each plus the
+// clock minutes that probes of the tenant's whole budget take to
+// themselves (nothing else runs in them).
+func realClockMinimum(e Estimate, cs []*Check) (time.Duration, string) {
+	whole, fa, tenantWhole := 0, 0, 0
+	probes := map[string]int{}
+	for _, c := range cs {
+		n := c.failedAuthCause()
+		if n >= traffic.FailedAuthBudget {
+			whole++
+			n -= traffic.FailedAuthBudget
+		}
+		fa += n
+		if b := c.Budget; b != nil {
+			if b.WholeTenant {
+				tenantWhole++
+			}
+			for _, r := range b.Routes {
+				probes[r] += b.windows()
+			}
+		}
+	}
+	faWindows := whole + (fa+traffic.FailedAuthBudget-1)/traffic.FailedAuthBudget
+	per := traffic.TenantBudget - 100
+	tenantWindows := (e.Requests - e.wholeRequests + per - 1) / per
+	// A route budget's windows: one per probe that exhausts it, plus what
+	// the other checks send to it at the plan's 590 a window.
+	routeWindows, route := 0, ""
+	perRoute := traffic.RouteBudget - 10
+	for _, m := range []map[string]int{probes, e.normalRoutes} {
+		for r := range m {
+			n := probes[r] + (e.normalRoutes[r]+perRoute-1)/perRoute
+			if n > routeWindows || (n == routeWindows && r < route) {
+				routeWindows, route = n, r
+			}
+		}
+	}
+	w, bound := faWindows, fmt.Sprintf("%d failed authentications at %d per minute, %d checks spending a whole window", e.FailedAuth, traffic.FailedAuthBudget, whole)
+	if tenantWindows > w {
+		w, bound = tenantWindows, fmt.Sprintf("%d requests at %d per minute per tenant", e.Requests-e.wholeRequests, traffic.TenantBudget)
+	}
+	if routeWindows > w {
+		w, bound = routeWindows, fmt.Sprintf("%d windows of %s", routeWindows, route)
+	}
+	if tenantWhole > 0 {
+		w += tenantWhole
+		bound += fmt.Sprintf(", plus %d minutes of the tenant's whole budget", tenantWhole)
+	}
+	if w <= 1 {
+		return 0, bound
+	}
+	return time.Duration(w-1) * traffic.Window, fmt.Sprintf("%d clock minutes: %s", w, bound)
 }

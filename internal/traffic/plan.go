@@ -94,6 +94,11 @@ type Plan struct {
 	sleepSince time.Time
 	rtts       []time.Duration // recent round trips
 	rttNext    int
+
+	// claims (claim.go)
+	claims    map[int]*Claim
+	nextClaim int
+	released  chan struct{} // closed at the next Release
 }
 
 // New returns a plan on the wall clock; advance is nil for a real clock.
@@ -125,6 +130,7 @@ func (p *Plan) roll() {
 	if w := p.targetNow().Truncate(Window); !w.Equal(p.start) {
 		p.start = w
 		p.newWindow()
+		p.postpone()
 	}
 }
 

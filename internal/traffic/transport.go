@@ -40,7 +40,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	budgeted := strings.HasPrefix(b.Template, "/api/") && b.Key != "-"
 	for resend := 0; ; resend++ {
 		if budgeted {
-			if err := p.admit(req.Context(), b); err != nil {
+			if err := p.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
 				return nil, err
 			}
 			if p.OnSend != nil {
@@ -54,7 +54,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		p.observeRTT(p.Now().Sub(sent))
 		p.observeDate(resp.Header.Get("Date"), sent, p.Now())
-		if resp.StatusCode != http.StatusTooManyRequests || p.owned() || resend >= maxResends ||
+		if resp.StatusCode != http.StatusTooManyRequests || p.owned() || ClaimOf(req.Context()) != nil || resend >= maxResends ||
 			(req.Body != nil && req.GetBody == nil) || !strings.HasPrefix(b.Template, "/api/") {
 			return resp, nil
 		}
@@ -102,12 +102,30 @@ func isRateLimited(body []byte) bool {
 }
 
 // admit counts one request into its bucket and the tenant's, waiting for
-// the next window while either is spent.
-func (p *Plan) admit(ctx context.Context, b Bucket) error {
+// the next window while either is spent. A request sent under a claim (c)
+// is never held; any other waits while a claim owns its bucket or the
+// tenant's window.
+func (p *Plan) admit(ctx context.Context, b Bucket, c *Claim) error {
 	p.mu.Lock()
 	for {
 		p.roll()
-		if p.owners > 0 || p.fits(b) {
+		if c == nil && p.owners == 0 {
+			if who := p.heldOff(b); who != "" {
+				ch := p.releasedChan()
+				p.waitWhat, p.waitUntil = "the end of "+who, p.Now()
+				p.mu.Unlock()
+				if err := p.waitRelease(ctx, ch); err != nil {
+					return err
+				}
+				p.mu.Lock()
+				p.waitWhat = ""
+				continue
+			}
+		}
+		if c != nil || p.owners > 0 || p.fits(b) {
+			if c != nil {
+				c.sent++
+			}
 			if p.routes == nil {
 				p.routes, p.busiest = map[Bucket]int{}, mapOr(p.busiest)
 			}
@@ -135,9 +153,20 @@ func mapOr(m map[Bucket]int) map[Bucket]int {
 }
 
 // fits tells whether one more request to b stays inside the budgets (less
-// the headroom). Callers hold mu.
+// the headroom and what held claims may still send). Callers hold mu.
 func (p *Plan) fits(b Bucket) bool {
-	return !p.full[b] && p.routes[b] < RouteBudget-routeHeadroom && p.tenant < TenantBudget-tenantHeadroom
+	return !p.full[b] && p.routes[b] < RouteBudget-routeHeadroom && p.tenant+p.reservedLeft(nil) < TenantBudget-tenantHeadroom
+}
+
+// waitRelease waits for ch (closed at a claim's release: only a release
+// lets a held request through).
+func (p *Plan) waitRelease(ctx context.Context, ch chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // waitOut handles a 429 the plan did not expect: the budget it names is

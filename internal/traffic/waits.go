@@ -64,3 +64,13 @@ func (w *Waits) Total(now time.Time) time.Duration {
 	}
 	return t
 }
+
+// WaitFor sleeps d (or until ctx ends) and counts it in ctx's Waits: a
+// probe waiting for its second of the clock minute, or for the window its
+// claim owns, waits its turn like a request the plan holds.
+func WaitFor(ctx context.Context, d time.Duration) error {
+	w := waitsOf(ctx)
+	w.begin(time.Now())
+	defer func() { w.end(time.Now()) }()
+	return sleep(ctx, d)
+}

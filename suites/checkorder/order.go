@@ -60,17 +60,16 @@ func init() {
 			ID:     "checkorder/key-before-rate-limit",
 			Title:  "with a route budget spent, a wrong key secret is 401, not 429",
 			Rules:  []string{"ORDER-007", "ORDER-006"},
-			Labels: []string{check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			Needs:  []string{"keys.read_only"},
+			Budget: &check.Budget{Routes: []string{"read_only GET " + api.P + "/me"}, Tenant: 602},
 			Run: func(t *check.T) {
-				c := t.Client("tenant")
+				c := t.Client("read_only")
 				me := client.Request{Method: http.MethodGet, Path: api.P + "/me"}
-				exhaust(t, func() *client.Response { return t.Do(c, me) })
-				if r := t.Do(c, me); r.Status != http.StatusTooManyRequests {
+				if r := exhaust(t, func() *client.Response { return t.Do(c, me) }); r.Status != http.StatusTooManyRequests {
 					t.Fatalf("RATE-004", "request 601 of GET /me in one window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				t.SpendAuthFailures(1)
-				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), me)
+				r := t.Do(t.Anonymous().With("read_only", wrongSecretOf(t, "read_only")), me)
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-007", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "wrong key secret while GET /me's budget is spent", Why: "the key step comes before rate limits"})
 			},
 		},
@@ -97,8 +96,8 @@ func init() {
 			ID:     "checkorder/rate-limit-before-idempotency-key",
 			Title:  "with a route budget spent, a write without Idempotency-Key is 429 rate_limited, not 400",
 			Rules:  []string{"ORDER-010", "ORDER-009", "ERR-009"},
-			Labels: []string{check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
+			Budget: &check.Budget{Routes: []string{"tenant PATCH " + api.P + "/customers/{id}"}, Tenant: 602},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				// PATCH of a nonexistent customer: passes steps 1-7 and is
@@ -106,8 +105,7 @@ func init() {
 				patch := func(idem string) client.Request {
 					return client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: idem}
 				}
-				exhaust(t, func() *client.Response { return t.Do(c, patch(t.NewKey())) })
-				if r := t.Do(c, patch(t.NewKey())); r.Status != http.StatusTooManyRequests {
+				if r := exhaust(t, func() *client.Response { return t.Do(c, patch(t.NewKey())) }); r.Status != http.StatusTooManyRequests {
 					t.Fatalf("RATE-004", "request 601 of PATCH /customers/{id} in one window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
 				}
 				r := t.Do(c, patch(""))

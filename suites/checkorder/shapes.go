@@ -10,7 +10,6 @@ package checkorder
 import (
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -58,19 +57,16 @@ func init() {
 			ID:     "checkorder/shape-429-problem-json",
 			Title:  "a 429 is application/problem+json with code rate_limited and Retry-After",
 			Rules:  []string{"ERR-009", "ERR-014", "ERR-026"},
-			Labels: []string{check.NeedsControl},
+			Needs:  []string{"keys.umbrella"},
+			Budget: &check.Budget{Routes: []string{"umbrella GET " + api.P + "/customers"}, Tenant: 601},
 			Run: func(t *check.T) {
-				// The cheapest 429: the source IP's failed-auth budget (20 per
-				// clock minute), from the start of a fresh window.
-				t.NeedVirtualClock()
-				if _, err := t.Control().NextMinute(t.Context(), time.Second); err != nil {
-					t.NoVerdict(err)
-				}
-				var r *client.Response
-				for i := 0; i < 21; i++ {
-					r = t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-				}
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "RATE-012", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-009", MediaRule: "ERR-014", What: "21st failed authentication in a window"})
+				// A route budget's 429 (one no other check spends): the
+				// failed-auth budget's would take the source IP's whole
+				// window on a real clock.
+				c := t.Client("umbrella")
+				list := client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: url.Values{"limit": {"1"}}}
+				r := exhaust(t, func() *client.Response { return t.Do(c, list) })
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "RATE-004", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-009", MediaRule: "ERR-014", What: "601st GET /customers of one key in a window"})
 				if r.Header.Get("Retry-After") == "" {
 					t.Errorf("ERR-009", "429 without Retry-After")
 				}

@@ -175,33 +175,14 @@ func init() {
 			ID:     "otherpaths/v2-access-requests-tighter-budget",
 			Title:  "POST V2/access-requests is refused with 429 rate_limited and Retry-After before 600 requests of one key pass: a tighter policy than the general per-route budget",
 			Rules:  []string{"RATE-014", "RATE-015", "V2-002", "RATE-001", "RATE-003", "RATE-017"},
-			Labels: []string{check.Mutating, check.NeedsControl}, Needs: []string{"keys.tenant"},
+			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},
+			// The route's own budget, which this check spends: no other
+			// check's request reaches it until the check ends (then the
+			// traffic plan waits out what is left of the window).
+			Budget: &check.Budget{Routes: []string{"tenant POST " + api.V2 + "/access-requests"}, Tenant: generalRouteBudget},
 			Run: func(t *check.T) {
-				// The runner starts each check in a fresh clock-minute
-				// window, so the budget spent here does not reach other checks.
-				t.NeedVirtualClock()
+				t.Clock().Clear(20 * time.Second)
 				tighterBudget(t)
-			},
-		},
-		check.Check{
-			ID:     "otherpaths/v2-access-requests-tighter-budget-real-time",
-			Title:  "real clock: POST V2/access-requests is 429 before 600 requests of one key pass; the check then waits out Retry-After (up to two minutes) so later checks find the budget back",
-			Rules:  []string{"RATE-014", "RATE-015", "V2-002", "RATE-001", "RATE-003", "RATE-017"},
-			Labels: []string{check.Mutating, check.Slow}, Needs: []string{"keys.tenant"},
-			Run: func(t *check.T) {
-				if t.Target().VirtualClock() {
-					t.Skipf("target clock is virtual; the fast form of this check covers it")
-				}
-				ra := tighterBudget(t)
-				wait := time.Duration(ra)*time.Second + time.Second
-				if wait > 2*time.Minute {
-					t.Logf("Retry-After is %d s; waiting two minutes only: later access-request checks may meet a 429", ra)
-					wait = 2 * time.Minute
-				}
-				select {
-				case <-time.After(wait):
-				case <-t.Context().Done():
-				}
 			},
 		},
 	)

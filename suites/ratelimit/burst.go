@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -76,12 +75,63 @@ func allPass(t *check.T, rule string, rs []*client.Response, what string) {
 	}
 }
 
-// exhaust sends exactly the route budget of one request, requires every
-// one to pass, and returns the responses.
-func exhaust(t *check.T, c *client.Client, r client.Request, rule string) []*client.Response {
-	rs := fire(t, repeat(c, r, routeBudget))
+// exhaust sends exactly the route budget of one request in one clock
+// minute, requires every one to pass, and returns the responses.
+func exhaust(t *check.T, clk *check.Clock, c *client.Client, r client.Request, rule string) []*client.Response {
+	rs := inOneMinute(t, clk, repeat(c, r, routeBudget))
 	allPass(t, rule, rs, r.Method+" "+r.Path+" x"+strconv.Itoa(routeBudget))
 	return rs
+}
+
+// overBudget exhausts r's route budget in one clock minute, sends the
+// 601st in the same minute and asserts it is the documented 429 (under
+// RATE-004); it returns the 600, the 429 and its Retry-After.
+func overBudget(t *check.T, clk *check.Clock, c *client.Client, r client.Request) ([]*client.Response, *client.Response, int) {
+	rs := exhaust(t, clk, c, r, "RATE-004")
+	lim := t.Do(c, r)
+	sameMinute(t, clk, r.Method+" "+r.Path+" x600 and the 601st", rs[0], lim)
+	return rs, lim, limited(t, "RATE-004", lim, "601st "+r.Method+" "+r.Path)
+}
+
+// burstNeed is how long a burst of a route budget may take; on a real clock
+// a burst starts only with this much (and 2 s) left in the clock minute.
+const burstNeed = 10 * time.Second
+
+// inOneMinute fires shots within one clock minute: on a real clock it
+// starts with burstNeed left in the minute and, should the burst still
+// straddle a boundary, sends it again once from :01 of the next minute
+// (the probe's claim keeps its budgets untouched meanwhile); a virtual
+// clock stands still.
+func inOneMinute(t *check.T, clk *check.Clock, shots []shot) []*client.Response {
+	for attempt := 0; ; attempt++ {
+		clk.Clear(burstNeed)
+		rs := fire(t, shots)
+		if clk.Same(rs...) {
+			return rs
+		}
+		if attempt == 1 {
+			t.NoVerdict(fmt.Errorf("a burst of %d requests straddled a clock-minute boundary twice", len(shots)))
+		}
+		t.Logf("the burst straddled a clock-minute boundary; sent again in the next minute")
+		clk.To(1, true)
+	}
+}
+
+// sameMinute ends the check without a verdict when what it relates
+// happened across a boundary (a real clock that turned mid-sequence).
+func sameMinute(t *check.T, clk *check.Clock, what string, rs ...*client.Response) {
+	if !clk.Same(rs...) {
+		t.NoVerdict(fmt.Errorf("%s straddled a clock-minute boundary", what))
+	}
+}
+
+// retryAfterIs asserts Retry-After ra of a 429 answered at at points at
+// the end of its clock minute (RATE-016), to the clock's tolerance.
+func retryAfterIs(t *check.T, clk *check.Clock, ra int, at time.Time, what string) {
+	want, tol := check.SecondsLeft(at), clk.Tolerance()
+	if ra < want-tol || ra > want+tol {
+		t.Fatalf("RATE-016", "%s at %s: Retry-After is %d, want %d (seconds left in the clock minute, rounded up; ±%d)", what, at.Format("15:04:05.000"), ra, want, tol)
+	}
 }
 
 var wholeSeconds = regexp.MustCompile(`^[0-9]+$`)
@@ -114,39 +164,4 @@ func noRateLimitHeaders(t *check.T, rs []*client.Response) {
 			}
 		}
 	}
-}
-
-// now reads the virtual clock.
-func now(t *check.T) time.Time {
-	c, err := t.Control().Clock(t.Context())
-	if err != nil {
-		t.NoVerdict(err)
-	}
-	return c.Now
-}
-
-// secondsLeft is the whole seconds, rounded up and at least 1, until the
-// clock minute of at ends (RATE-016).
-func secondsLeft(at time.Time) int {
-	left := at.Truncate(time.Minute).Add(time.Minute).Sub(at)
-	return max(1, int(math.Ceil(left.Seconds())))
-}
-
-// advanceTo moves the virtual clock forward to second sec (with fraction)
-// of the current minute, or of the next one when nextMinute is set.
-func advanceTo(t *check.T, sec float64, nextMinute bool) time.Time {
-	cur := now(t)
-	target := cur.Truncate(time.Minute).Add(time.Duration(sec * float64(time.Second)))
-	if nextMinute {
-		target = target.Add(time.Minute)
-	}
-	d := target.Sub(cur)
-	if d <= 0 {
-		t.NoVerdict(fmt.Errorf("cannot move the clock back from %s to %s", cur, target))
-	}
-	c, err := t.Control().Advance(t.Context(), d)
-	if err != nil {
-		t.NoVerdict(err)
-	}
-	return c.Now
 }

@@ -30,21 +30,30 @@ type early struct {
 	code   string
 }
 
+// earlyWrongSecret is how many wrong-secret refusals the early-refusals
+// check sends (failed authentications it causes).
+const earlyWrongSecret = 10
+
 func init() {
 	check.Register(
 		check.Check{
-			ID:     "ratelimit/early-refusals-consume-nothing",
-			Title:  "requests refused at check-order steps 1-3 (bad X-Correlation-Id, X-Tenant-Id, wrong secret) consume no budget: 600 valid ones on the same key, method and template then pass, the 601st is 429",
-			Rules:  []string{"RATE-009", "RATE-004"},
-			Labels: fast, Needs: []string{"keys.tenant"},
+			ID:         "ratelimit/early-refusals-consume-nothing",
+			Title:      "requests refused at check-order steps 1-3 (bad X-Correlation-Id, X-Tenant-Id, wrong secret) consume no budget: 600 valid ones on the same key, method and template then pass, the 601st is 429",
+			Rules:      []string{"RATE-009", "RATE-004"},
+			Needs:      []string{"keys.tenant"},
+			FailedAuth: earlyWrongSecret,
+			Budget:     &check.Budget{Routes: []string{route("tenant", "GET", me)}, Tenant: 711},
 			Run: func(t *check.T) {
-				t.NeedVirtualClock()
-				const wrongSecret = 10
+				clk := t.Clock()
+				const wrongSecret = earlyWrongSecret
+				// The refusals and the 600 in one clock minute: on a real
+				// clock, start with room for both.
+				clk.Clear(2 * burstNeed)
 				// Reserve the failed-auth budget first: reserving later could
 				// move the virtual clock into a new window mid-check.
 				t.SpendAuthFailures(wrongSecret)
 				c := t.Client("tenant")
-				me := get(api.P + "/me")
+				me := get(me)
 				var refusals []early
 				for i := 0; i < 50; i++ {
 					r := me
@@ -66,7 +75,8 @@ func init() {
 				for i, e := range refusals {
 					shots[i] = shot{e.c, e.r}
 				}
-				for i, r := range fire(t, shots) {
+				early := fire(t, shots)
+				for i, r := range early {
 					e := refusals[i]
 					if r.Status != e.status {
 						t.NoVerdict(fmt.Errorf("%s answered %d, want %d: the refusal this check relies on did not happen; body: %s", e.what, r.Status, e.status, shape.Clip(r.Body)))
@@ -74,50 +84,60 @@ func init() {
 					shape.ProblemJSON(t, "RATE-009", r, e.status, e.code)
 				}
 				rs := fire(t, repeat(c, me, routeBudget))
+				last := t.Do(c, me)
+				sameMinute(t, clk, "the refusals and the 600 valid requests", early[0], last)
 				allPass(t, "RATE-009", rs, "600 valid GET /me after 110 refused at steps 1-3 on the same key, method and template")
-				limited(t, "RATE-004", t.Do(c, me), "601st valid GET /me")
+				limited(t, "RATE-004", last, "601st valid GET /me")
 			},
 		},
 		check.Check{
 			ID:     "ratelimit/later-refusals-consume-budget",
 			Title:  "requests refused after the rate limits (400 idempotency_key_invalid at step 5, flat 404 at step 8) consume the per-route budget: the 601st is 429",
 			Rules:  []string{"RATE-009", "RATE-004"},
-			Labels: fast, Needs: []string{"keys.tenant", "customers.active_personal"},
+			Needs:  []string{"keys.umbrella", "keys.tenant", "customers.active_personal"},
+			Budget: &check.Budget{Routes: []string{route("umbrella", "GET", customerID), route("tenant", "POST", customers)}, Tenant: 1202},
 			Run: func(t *check.T) {
-				t.NeedVirtualClock()
-				c := t.Client("tenant")
+				clk := t.Clock()
+				u := t.Client("umbrella")
 				// Step 8: unknown customers share the GET /customers/{id} budget.
 				shots := make([]shot, routeBudget)
 				for i := range shots {
-					shots[i] = shot{c, get(api.P + "/customers/" + uuid.NewString())}
+					shots[i] = shot{u, get(api.P + "/customers/" + uuid.NewString())}
 				}
-				for i, r := range fire(t, shots) {
+				rs := inOneMinute(t, clk, shots)
+				known := t.Do(u, get(api.P+"/customers/"+t.Customer("active_personal")))
+				sameMinute(t, clk, "600 GET /customers/{unknown} and then {known}", rs[0], known)
+				for i, r := range rs {
 					if r.Status != http.StatusNotFound {
 						t.Fatalf("RATE-004", "GET /customers/{unknown} #%d: status %d, want the flat 404 within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
 					}
 				}
-				limited(t, "RATE-009", t.Do(c, get(api.P+"/customers/"+t.Customer("active_personal"))),
-					"GET /customers/{known} after 600 GET /customers/{unknown} answered 404")
+				limited(t, "RATE-009", known, "GET /customers/{known} after 600 GET /customers/{unknown} answered 404")
 				// Step 5: POST /customers without an Idempotency-Key.
-				noKey := client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}}
-				for i, r := range fire(t, repeat(c, noKey, routeBudget)) {
+				c := t.Client("tenant")
+				noKey := client.Request{Method: http.MethodPost, Path: customers, JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}}
+				rs = inOneMinute(t, clk, repeat(c, noKey, routeBudget))
+				last := t.Do(c, noKey)
+				sameMinute(t, clk, "600 POST /customers and the 601st", rs[0], last)
+				for i, r := range rs {
 					if r.Status != http.StatusBadRequest {
 						t.Fatalf("RATE-004", "POST /customers without Idempotency-Key #%d: status %d, want 400 idempotency_key_invalid within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
 					}
 				}
-				limited(t, "RATE-009", t.Do(c, noKey), "601st POST /customers after 600 refused with 400 idempotency_key_invalid")
+				limited(t, "RATE-009", last, "601st POST /customers after 600 refused with 400 idempotency_key_invalid")
 			},
 		},
 		check.Check{
 			ID:     "ratelimit/route-refusals-not-counted-by-tenant",
 			Title:  "700 requests on one budget (600 pass, 100 refused) then 5,400 on nine others all pass; the tenant's next request is 429, in every second of the minute, and the next minute opens a fresh aggregate",
 			Rules:  []string{"RATE-011", "RATE-010"},
-			Labels: fast,
 			Needs:  []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject", "customers.active_personal"},
+			Budget: &check.Budget{WholeTenant: true, Tenant: tenantBudget + 103},
 			Run: func(t *check.T) {
-				t.NeedVirtualClock()
+				clk := t.Clock()
+				clk.Fresh()
 				tenant := t.Client("tenant")
-				me := get(api.P + "/me")
+				me := get(me)
 				rs := fire(t, repeat(tenant, me, routeBudget+100))
 				passed := 0
 				for _, r := range rs {
@@ -132,8 +152,7 @@ func init() {
 				if passed != routeBudget {
 					t.Fatalf("RATE-004", "700 GET /me of one key in one window: %d passed, want 600", passed)
 				}
-				list := get(api.P + "/customers")
-				list.Query = map[string][]string{"limit": {"1"}}
+				list := list(customers)
 				shots := repeat(tenant, list, routeBudget)
 				for _, k := range []string{"read_only", "pascal_scopes", "umbrella", "subject"} {
 					c := t.Client(k)
@@ -143,14 +162,19 @@ func init() {
 				if len(shots) != tenantBudget-routeBudget {
 					t.NoVerdict(fmt.Errorf("built %d requests, want %d", len(shots), tenantBudget-routeBudget))
 				}
-				allPass(t, "RATE-011", fire(t, shots), "5,400 requests on nine untouched budgets after 600 passed and 100 were refused by the per-route budget (the refused 100 must not count toward the tenant's 6,000)")
+				more := fire(t, shots)
 				one := get(api.P + "/customers/" + t.Customer("active_personal"))
-				limited(t, "RATE-010", t.Do(tenant, one), "the tenant's 6,001st passed request (GET /customers/{id}, an untouched route budget)")
-				advanceTo(t, 59, false)
-				limited(t, "RATE-011", t.Do(tenant, one), "GET /customers/{id} at :59 of the minute the tenant exhausted")
-				advanceTo(t, 0, true)
+				next := t.Do(tenant, one)
+				sameMinute(t, clk, "the tenant's 6,100 requests and the next", rs[0], next)
+				allPass(t, "RATE-011", more, "5,400 requests on nine untouched budgets after 600 passed and 100 were refused by the per-route budget (the refused 100 must not count toward the tenant's 6,000)")
+				limited(t, "RATE-010", next, "the tenant's 6,001st passed request (GET /customers/{id}, an untouched route budget)")
+				at := clk.To(lastSecond(clk)-0.5, false)
+				late := t.Do(tenant, one)
+				sameMinute(t, clk, "the exhausted minute", rs[0], late)
+				limited(t, "RATE-011", late, fmt.Sprintf("GET /customers/{id} at :%02d of the minute the tenant exhausted", at.Second()))
+				clk.To(clk.Boundary(), true)
 				if r := t.Do(tenant, one); r.Status != http.StatusOK {
-					t.Fatalf("RATE-011", "GET /customers/{id} at :00 of the next clock minute is %d, want 200 (a new tenant window); body: %s", r.Status, shape.Clip(r.Body))
+					t.Fatalf("RATE-011", "GET /customers/{id} at the start of the next clock minute is %d, want 200 (a new tenant window); body: %s", r.Status, shape.Clip(r.Body))
 				}
 			},
 		},

@@ -1,0 +1,60 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/touchstone-harness/touchstone/internal/traffic"
+)
+
+// Budget is what a check that probes a rate limit on purpose spends
+// (document 2, Limits). On a virtual clock such a check runs alone in a
+// fresh window and owns the traffic plan; on a real clock it shares the
+// clock minute with other probes and the rest of the run: the scheduler
+// starts it once the plan grants it a claim on these budgets
+// (traffic.Claim), and its own 429s stay its to judge.
+type Budget struct {
+	// Routes are the route budgets it exhausts, "ROLE METHOD TEMPLATE"
+	// (the profile key's role; the template as traffic.Template writes
+	// it): no other check's request reaches them while it runs.
+	Routes []string
+	// Tenant is the most requests it sends, reserved from the tenant's
+	// 6,000 while it runs.
+	Tenant int
+	// WholeTenant: it spends the tenant's whole budget, in a clock minute
+	// of its own (every other request waits for its end).
+	WholeTenant bool
+	// Windows is how many clock minutes it needs its route budgets for
+	// (default 1; 2 for a probe that spends one on both sides of a
+	// boundary).
+	Windows int
+}
+
+// windows is b's Windows, at least 1.
+func (b *Budget) windows() int { return max(1, b.Windows) }
+
+// claimsOnRealClock tells whether the check takes a claim instead of
+// running alone against target.
+func (c *Check) claimsOnRealClock(target *Target) bool {
+	return c.Budget != nil && !target.VirtualClock()
+}
+
+// claimFor builds the claim of c's budget against target (roles resolved
+// to their keys' public prefixes; a role the profile lacks is left out:
+// the check skips for it anyway).
+func claimFor(target *Target, c *Check) *traffic.Claim {
+	b := c.Budget
+	cl := &traffic.Claim{Who: c.ID, Tenant: b.Tenant, Whole: b.WholeTenant, Span: b.windows()}
+	for _, r := range b.Routes {
+		f := strings.Fields(r)
+		if len(f) != 3 {
+			continue
+		}
+		key := target.Profile.Key(f[0])
+		if key == "" {
+			continue
+		}
+		prefix, _, _ := strings.Cut(key, ".")
+		cl.Buckets = append(cl.Buckets, traffic.Bucket{Key: prefix, Method: f[1], Template: f[2]})
+	}
+	return cl
+}

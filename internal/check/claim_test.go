@@ -1,0 +1,78 @@
+package check
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestClaimHoldersShareTheWindowOnARealClock: on a real clock, budget
+// probes (alone, with a Budget) run beside each other and beside the rest
+// of the run when their route budgets are disjoint, one after the other
+// when they share one, and do not count against --parallel.
+func TestClaimHoldersShareTheWindowOnARealClock(t *testing.T) {
+	tgt := wrongServer(t) // no control API: a real clock
+	var mu sync.Mutex
+	running := map[string]bool{}
+	together := map[[2]string]bool{}
+	allIn := make(chan struct{})
+	var once sync.Once
+	// meet records which checks run at once, and waits (bounded) until
+	// three run at once, or lets go.
+	meet := func(t *T) {
+		mu.Lock()
+		for o := range running {
+			together[[2]string{o, t.check.ID}], together[[2]string{t.check.ID, o}] = true, true
+		}
+		running[t.check.ID] = true
+		n := len(running)
+		mu.Unlock()
+		if n == 3 {
+			once.Do(func() { close(allIn) })
+		}
+		select {
+		case <-allIn:
+		case <-time.After(2 * time.Second):
+		}
+		mu.Lock()
+		delete(running, t.check.ID)
+		mu.Unlock()
+	}
+	probe := func(id, route string) *Check {
+		return &Check{ID: id, Title: "t", Rules: []string{"RATE-004"}, Labels: []string{Alone},
+			Budget: &Budget{Routes: []string{route}, Tenant: 600},
+			Run:    meet}
+	}
+	normal := &Check{ID: "demo/normal", Title: "t", Rules: []string{"X-001"}, Run: meet}
+	a := probe("demo/probe-a", "tenant GET /api/v1/partner/me")
+	b := probe("demo/probe-b", "tenant GET /api/v1/partner/customers")
+	c := probe("demo/probe-c", "tenant GET /api/v1/partner/me")
+	s := NewSchedule(tgt, []*Check{a, b, c, normal}, 1)
+	var order []string
+	s.OnResult = func(r *Result) { order = append(order, r.ID+":"+string(r.Status)) }
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.Start(ctx)
+	s.Wait()
+	if len(order) != 4 {
+		t.Fatalf("results %v", order)
+	}
+	for _, o := range order {
+		if o[len(o)-6:] != "passed" {
+			t.Errorf("result %s", o)
+		}
+	}
+	if !together[[2]string{"demo/probe-a", "demo/probe-b"}] {
+		t.Error("two probes on disjoint route budgets did not run at the same time")
+	}
+	if !together[[2]string{"demo/probe-a", "demo/normal"}] && !together[[2]string{"demo/probe-b", "demo/normal"}] {
+		t.Error("a probe holding a claim kept the rest of the run (--parallel 1) waiting")
+	}
+	if together[[2]string{"demo/probe-a", "demo/probe-c"}] {
+		t.Error("two probes exhausting the same route budget ran at the same time")
+	}
+	if tgt.Plan().Claims() != 0 {
+		t.Errorf("%d claims left after the run", tgt.Plan().Claims())
+	}
+}

@@ -1,0 +1,217 @@
+package traffic
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+const testKey = "svc_test_0123456789abcdef"
+
+func bucket(tmpl string) Bucket { return Bucket{Key: testKey, Method: http.MethodGet, Template: tmpl} }
+
+// getCtx is get with a context (a claim's requests carry theirs).
+func getCtx(t *testing.T, ctx context.Context, c *http.Client, path string) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://target"+path, nil)
+	req.Header.Set("X-Api-Key", testKey+".secret")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// heldSoon waits (bounded) until the plan shows a request held by a claim.
+func heldSoon(t *testing.T, p *Plan) string {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		if what, _ := p.Waiting(); what != "" {
+			return what
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no request was held")
+	return ""
+}
+
+func TestClaimsOnDisjointBucketsShareAWindow(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: 3}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	a := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
+	b := &Claim{Who: "probe-b", Buckets: []Bucket{bucket("/api/v1/partner/customers")}, Tenant: 10}
+	if !p.TryClaim(a) || !p.TryClaim(b) {
+		t.Fatal("two claims on untouched, disjoint buckets must both be granted in one window")
+	}
+	if p.TryClaim(&Claim{Who: "probe-c", Buckets: []Bucket{bucket("/api/v1/partner/me")}}) {
+		t.Fatal("a second claim on an owned bucket was granted")
+	}
+	// The owner exhausts its bucket and sees the 429 itself, unaided.
+	actx := WithClaim(context.Background(), a)
+	var codes []int
+	for i := 0; i < 4; i++ {
+		codes = append(codes, getCtx(t, actx, c, "/api/v1/partner/me"))
+	}
+	if codes[3] != 429 || p.Windows() != 0 || p.Stats().Waited429 != 0 {
+		t.Fatalf("the owner must see its own 429: %v, %d waits", codes, p.Windows())
+	}
+	// Another check's request to the owned bucket is held until the owner
+	// releases it, then waits for a fresh window (the bucket is spent).
+	done := make(chan int, 1)
+	go func() { done <- get(t, c, "/api/v1/partner/me") }()
+	if what := heldSoon(t, p); what == "" {
+		t.Fatal("not held")
+	}
+	select {
+	case s := <-done:
+		t.Fatalf("a request to an owned bucket went through (%d)", s)
+	default:
+	}
+	p.Release(a)
+	if s := <-done; s != 200 {
+		t.Fatalf("after the release the request answered %d, want 200 in a fresh window", s)
+	}
+	if now.Minute() != 1 {
+		t.Errorf("the request to the spent bucket should have waited for the next minute; clock %s", now.Format("15:04:05"))
+	}
+	p.Release(b)
+	if p.Claims() != 0 {
+		t.Errorf("%d claims left", p.Claims())
+	}
+}
+
+func TestAClaimOnATouchedBucketIsBookedForTheNextWindow(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: RouteBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	get(t, c, "/api/v1/partner/me") // someone touched it this minute
+	a := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 700}
+	if p.TryClaim(a) {
+		t.Fatal("a claim on a bucket touched this window was granted: the probe would not find it fresh")
+	}
+	// Booked: nobody else touches it from now on.
+	done := make(chan int, 1)
+	go func() { done <- get(t, c, "/api/v1/partner/me") }()
+	heldSoon(t, p)
+	// Other buckets are not held.
+	if s := get(t, c, "/api/v1/partner/customers"); s != 200 {
+		t.Fatalf("an unclaimed bucket answered %d", s)
+	}
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	if !p.TryClaim(a) {
+		t.Fatal("a booked claim must be granted in the next window")
+	}
+	p.Release(a)
+	if s := <-done; s != 200 {
+		t.Fatalf("the held request answered %d", s)
+	}
+}
+
+func TestTenantReservationHoldsOthersToTheNextWindow(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: TenantBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	a := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: TenantBudget - tenantHeadroom - 5}
+	if !p.TryClaim(a) {
+		t.Fatal("not granted")
+	}
+	if p.TryClaim(&Claim{Who: "probe-b", Buckets: []Bucket{bucket("/api/v1/partner/customers")}, Tenant: 10}) {
+		t.Fatal("a claim beyond the tenant's budget was granted")
+	}
+	for i := 0; i < 5; i++ {
+		get(t, c, "/api/v2/public/customers")
+	}
+	if now.Minute() != 0 {
+		t.Fatal("the room left by the reservation was not used")
+	}
+	get(t, c, "/api/v2/public/customers")
+	if now.Minute() != 1 {
+		t.Errorf("a request beyond the reservation's room must wait for the next window; clock %s", now.Format("15:04:05"))
+	}
+	p.Release(a)
+}
+
+func TestAWholeTenantClaimOwnsTheNextWindow(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: TenantBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	// A probe that spans a boundary is held when the whole-tenant claim is
+	// granted: the whole claim's window is postponed until it ends.
+	spans := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10, Span: 2}
+	if !p.TryClaim(spans) {
+		t.Fatal("not granted")
+	}
+	whole := &Claim{Who: "ceiling", Whole: true}
+	if !p.TryClaim(whole) {
+		t.Fatal("a whole-tenant claim is granted for the next window")
+	}
+	if p.TryClaim(&Claim{Who: "ceiling-2", Whole: true}) {
+		t.Fatal("a second whole-tenant claim was granted")
+	}
+	// While it waits, only a claim that ends within this window starts.
+	if p.TryClaim(&Claim{Who: "probe-b", Buckets: []Bucket{bucket("/api/v1/partner/accounts")}, Span: 2}) {
+		t.Fatal("a claim spanning a boundary was granted while a whole-tenant claim waits")
+	}
+	quick := &Claim{Who: "probe-c", Buckets: []Bucket{bucket("/api/v1/partner/fees")}, Tenant: 5}
+	if !p.TryClaim(quick) {
+		t.Fatal("a claim ending within the window must start while a whole-tenant claim waits")
+	}
+	p.Release(quick)
+	// The rest of this window is everyone's.
+	if s := get(t, c, "/api/v1/partner/customers"); s != 200 || now.Minute() != 0 {
+		t.Fatalf("a request in the current window was held: %d at %s", s, now.Format("15:04:05"))
+	}
+	ctx := context.Background()
+	// 10:01: probe-a still holds its claim: the window is postponed.
+	mu.Lock()
+	now = time.Date(2026, 1, 1, 10, 1, 0, 500e6, time.UTC)
+	mu.Unlock()
+	if s := get(t, c, "/api/v1/partner/customers"); s != 200 || now.Minute() != 1 {
+		t.Fatalf("a request was held in a window the whole-tenant claim had to give up: %d at %s", s, now.Format("15:04:05"))
+	}
+	p.Release(spans)
+	start, err := p.AwaitWindow(ctx, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 1, 1, 10, 2, 0, 0, time.UTC); !start.Equal(want) {
+		t.Fatalf("its window starts %s, want %s (postponed once)", start, want)
+	}
+	done := make(chan int, 1)
+	go func() { done <- get(t, c, "/api/v1/partner/customers") }()
+	if what := heldSoon(t, p); what == "" {
+		t.Fatal("not held")
+	}
+	if s := getCtx(t, WithClaim(ctx, whole), c, "/api/v1/partner/customers"); s != 200 {
+		t.Fatalf("the owner's request answered %d", s)
+	}
+	p.Release(whole)
+	if s := <-done; s != 200 {
+		t.Fatalf("the held request answered %d", s)
+	}
+}
+
+func TestEveryClaimIsGrantedOnAVirtualClock(t *testing.T) {
+	p := New(func(context.Context) error { return nil })
+	a := &Claim{Who: "a", Buckets: []Bucket{bucket("/x")}}
+	b := &Claim{Who: "b", Buckets: []Bucket{bucket("/x")}, Whole: true}
+	if !p.TryClaim(a) || !p.TryClaim(b) {
+		t.Fatal("a virtual clock's checks run alone: their claims are granted")
+	}
+	p.Release(a)
+	p.Release(b)
+}
