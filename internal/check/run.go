@@ -160,7 +160,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	st.observe(transport, t.answered(), errText)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	res.Logs, res.Shared = t.logs, t.shared
+	res.Logs, res.Shared, res.Rules = t.logs, t.shared, c.judged(t.without)
 	if status == Passed || status == Failed {
 		t.failures = append(t.failures, validateSchemas(target, t.exchanges)...)
 		requests, harness := validateRequests(target, t.exchanges)
@@ -325,7 +325,7 @@ func preflight(target *Target, c *Check) string {
 		}
 	}
 	if c.HasLabel(NeedsControl) && target.Control == nil {
-		return "needs the sandbox control API; target has no control_url"
+		return c.ControlReason()
 	}
 	if c.HasLabel(Mutating) && !target.AllowLive {
 		for name, k := range p.KeyMap() {
