@@ -3,11 +3,13 @@ package property_test
 import (
 	"context"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/property"
+	_ "github.com/touchstone-harness/touchstone/suites" // registers the suites' checks
 )
 
 // realTarget starts a sandbox on the real clock whose webhook deliveries go
@@ -87,4 +89,42 @@ func hasRule(rules []string, r string) bool {
 		}
 	}
 	return false
+}
+
+// TestChecksWithoutControl: the idempotency and pagination checks that
+// used the control API for convenience run on a target without it and
+// still fail against a fault; those that truly need it skip saying what
+// only the control API does.
+func TestChecksWithoutControl(t *testing.T) {
+	cases := []struct{ id, fault, rule string }{
+		{"idempotency/in-progress", "idempotency-replay-not-byte-identical", "IDEM-019"},
+		{"idempotency/concurrent-execute-once", "idempotency-replay-not-byte-identical", "IDEM-019"},
+		{"idempotency/in-progress-different-body", "idempotency-body-not-compared", "IDEM-020"},
+		{"pagination/customers-id-tiebreak", "page-tiebreak-ascending", "PAGE-013"},
+	}
+	faithful := realTarget(t, "")
+	for _, c := range cases {
+		t.Run(c.id, func(t *testing.T) {
+			chk := check.Get(c.id)
+			// In-flight overlap and a shared second are the target's
+			// timing: a check may skip saying it did not observe one, never fail.
+			if res := check.Run(context.Background(), faithful, chk); res.Status != check.Passed && res.Status != check.Skipped {
+				t.Fatalf("faithful sandbox, real clock, no control API: %s %s\n%s", res.Status, res.Error, res.Summary())
+			}
+			res := check.Run(context.Background(), realTarget(t, c.fault), chk)
+			if res.Status != check.Failed || !hasRule(res.FailedRules(), c.rule) {
+				t.Fatalf("fault %s: %s (failed %v), want a failure under %s\n%s", c.fault, res.Status, res.FailedRules(), c.rule, res.Summary())
+			}
+		})
+	}
+	for id, why := range map[string]string{
+		"idempotency/expires-after-24h":      "a clock moved by a day",
+		"idempotency/500-is-not-replayed":    "no API request can cause",
+		"property/webhook-delivery-schedule": "a clock the harness can move",
+	} {
+		res := check.Run(context.Background(), faithful, check.Get(id))
+		if res.Status != check.Skipped || !strings.Contains(res.SkipReason, why) {
+			t.Errorf("%s: %s %q, want skipped saying %q", id, res.Status, res.SkipReason, why)
+		}
+	}
 }
