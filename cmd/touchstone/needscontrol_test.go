@@ -33,6 +33,9 @@ func TestRulesNeedsControl(t *testing.T) {
 	if !strings.Contains(out, "property/customer-lifecycle  not judged there: LIFE-011") {
 		t.Errorf("the lifecycle property's control rules are not listed:\n%s", out)
 	}
+	if out, _, code := touchstone(t, "rules", "--needs-control", "--area", "property"); code != 0 || !strings.Contains(out, "property/payout-batches  not judged there: PB-014") {
+		t.Errorf("--area property (a check area): exit %d\n%s", code, out)
+	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if !strings.HasPrefix(lines[len(lines)-1], "rules needing the control API: ") {
 		t.Errorf("last line %q", lines[len(lines)-1])

@@ -57,6 +57,11 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		for _, a := range areas {
 			found = found || a.Area == *area
 		}
+		for _, c := range check.All() {
+			// --needs-control lists checks by their own area too
+			// (property, load).
+			found = found || (*needsControl && c.Area() == *area)
+		}
 		if !found {
 			fmt.Fprintf(stderr, "touchstone rules: unknown area %q\n", *area)
 			return exitUsage
