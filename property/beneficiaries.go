@@ -42,6 +42,11 @@ type benMachine struct {
 	cust string
 	rows []*benRow
 	log  steps
+	// staff: decisions and registration moves come from outside (a target
+	// without the control API): a record's approval may move on from
+	// PendingApproval and its bank registration start at any time, which
+	// the model learns by reading it before a PATCH or a withdrawal.
+	staff bool
 }
 
 func (m *benMachine) rowsOf(rt *rapid.T, rule string, r *client.Response) []*benRow {
@@ -50,6 +55,7 @@ func (m *benMachine) rowsOf(rt *rapid.T, rule string, r *client.Response) []*ben
 			Beneficiaries []struct {
 				ID       string `json:"id"`
 				Provider string `json:"provider"`
+				Approval string `json:"approval_status"`
 			} `json:"beneficiaries"`
 		} `json:"data"`
 	}
@@ -58,6 +64,9 @@ func (m *benMachine) rowsOf(rt *rapid.T, rule string, r *client.Response) []*ben
 	}
 	var out []*benRow
 	for _, b := range env.Data.Beneficiaries {
+		if rule == "BEN-021" && b.Approval != "" && b.Approval != "PendingApproval" {
+			m.log.fail(rt, "BEN-013: a new beneficiary (%s) is %s, want PendingApproval", b.Provider, b.Approval)
+		}
 		out = append(out, &benRow{id: b.ID, provider: b.Provider, approval: "PendingApproval"})
 	}
 	return out
@@ -107,6 +116,7 @@ func (m *benMachine) Register(rt *rapid.T) {
 
 func (m *benMachine) Patch(rt *rapid.T) {
 	b := m.pick(rt, func(b *benRow) bool { return !b.deleted })
+	m.sync(rt, b)
 	r := m.t.Do(m.c, client.Request{Method: http.MethodPatch, Path: fresh.Beneficiaries(m.cust) + "/" + b.id, JSON: fresh.GBPPayee("Ada Payee"), IdempotencyKey: m.t.NewKey()})
 	m.log.add("PATCH beneficiaries/"+b.id, r)
 	if b.provider == "PROVIDER_B" && b.registration != "" {
@@ -142,17 +152,9 @@ func (m *benMachine) Delete(rt *rapid.T) {
 
 func (m *benMachine) Read(rt *rapid.T) {
 	b := m.pick(rt, func(b *benRow) bool { return !b.deleted })
-	r := m.t.Do(m.c, client.Request{Method: http.MethodGet, Path: fresh.Beneficiaries(m.cust) + "/" + b.id})
-	m.log.add("GET beneficiaries/"+b.id, r)
-	var env struct {
-		Data map[string]any `json:"data"`
-	}
-	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &env) != nil {
-		m.log.fail(rt, "BEN-020: reading the beneficiary answered %d %s", r.Status, shape.Clip(r.Body))
-	}
-	d := env.Data
-	if in, ok := d["beneficiary"].(map[string]any); ok {
-		d = in
+	d := m.read(rt, b)
+	if m.staff {
+		m.learn(rt, b, d)
 	}
 	if d["approval_status"] != b.approval {
 		rule := "BEN-014"
@@ -175,9 +177,54 @@ func (m *benMachine) Read(rt *rapid.T) {
 	}
 }
 
+// read reads a record (GET beneficiaries/{id}).
+func (m *benMachine) read(rt *rapid.T, b *benRow) map[string]any {
+	r := m.t.Do(m.c, client.Request{Method: http.MethodGet, Path: fresh.Beneficiaries(m.cust) + "/" + b.id})
+	m.log.add("GET beneficiaries/"+b.id, r)
+	var env struct {
+		Data map[string]any `json:"data"`
+	}
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &env) != nil {
+		m.log.fail(rt, "BEN-020: reading the beneficiary answered %d %s", r.Status, shape.Clip(r.Body))
+	}
+	d := env.Data
+	if in, ok := d["beneficiary"].(map[string]any); ok {
+		d = in
+	}
+	return d
+}
+
+// sync reads a record when staff decide outside the model, and learns
+// what they did.
+func (m *benMachine) sync(rt *rapid.T, b *benRow) {
+	if m.staff {
+		m.learn(rt, b, m.read(rt, b))
+	}
+}
+
+// learn takes a staff decision and a started bank registration from a
+// read: a decision moves only PendingApproval (BEN-014), and moves it once.
+func (m *benMachine) learn(rt *rapid.T, b *benRow, d map[string]any) {
+	got, _ := d["approval_status"].(string)
+	if got != b.approval && b.approval == "PendingApproval" && (got == "Approved" || got == "Rejected") {
+		m.log.note("staff decided %s on %s (read)", got, b.id)
+		b.approval = got
+	}
+	if b.provider != "PROVIDER_B" {
+		return
+	}
+	reg, _ := d["bank_registration"].(map[string]any)
+	if st, _ := reg["status"].(string); st != "" && st != "NotStarted" {
+		b.registration = st
+	}
+}
+
 // Pay probes payability with a one-penny FPS withdrawal.
 func (m *benMachine) Pay(rt *rapid.T) {
 	b := m.pick(rt, func(*benRow) bool { return true })
+	if !b.deleted {
+		m.sync(rt, b)
+	}
 	r := m.t.Do(m.c, client.Request{Method: http.MethodPost, Path: api.Customer(m.cust) + "/banking/withdrawals", IdempotencyKey: m.t.NewKey(),
 		JSON: map[string]any{"beneficiary_id": b.id, "currency": "GBP", "amount": 1, "rail": "FPS", "description": "Rent"}})
 	m.log.add("POST banking/withdrawals to "+b.id, r)
@@ -226,15 +273,30 @@ func init() {
 		ID:     "property/beneficiary-approval",
 		Title:  "random creates, staff decisions, bank registration moves, PATCH replacements, DELETEs, reads and withdrawals match the beneficiary approval and payability model",
 		Rules:  rules,
-		Labels: []string{check.Mutating, check.NeedsControl, Label}, Needs: []string{"keys.tenant"},
+		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
+		ControlWhy:   "staff decisions and bank registration moves are made outside the API (document 1, States / Beneficiary approval): only the control API makes them when the model draws them",
+		ControlRules: []string{"BEN-014", "BEN-015", "BEN-018", "BEN-019"},
 		Run: func(t *check.T) {
-			t.NeedVirtualClock()
+			staffed := t.Target().VirtualClock()
+			var cust string
 			c := t.Client("tenant")
-			cust, _ := pbCustomer(t, c)
+			if staffed {
+				t.NeedVirtualClock()
+				cust, _ = pbCustomer(t, c)
+			} else {
+				// The profile's Active customer: its payees stay
+				// PendingApproval until the target's staff decide.
+				t.WithoutControl()
+				cust = t.Customer("active_personal")
+			}
 			counted(c)
 			run(t, "property/beneficiary-approval", rules, func(rt *rapid.T) {
-				m := &benMachine{t: t, c: c, cust: cust}
-				rt.Repeat(rapid.StateMachineActions(m))
+				m := &benMachine{t: t, c: c, cust: cust, staff: !staffed}
+				actions := rapid.StateMachineActions(m)
+				if !staffed {
+					actions = apiOnly(actions, "Decide", "Register")
+				}
+				rt.Repeat(actions)
 			})
 		},
 	})

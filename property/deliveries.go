@@ -50,6 +50,7 @@ func init() {
 		Title:  "random endpoint answers per attempt and maxAttempts give exactly the modelled attempt instants, dead-letter point, numbering, constant X-Webhook-Id and attempt rows",
 		Rules:  rules,
 		Labels: []string{check.Mutating, check.NeedsControl, Label}, Needs: []string{"keys.subject", "customers.parent", "webhook_url"},
+		ControlWhy: "the retry schedule runs 7.5 minutes to a fifth attempt, 15 minutes between later ones and hours to a 25th, with the endpoint's answer scripted per attempt: judging it takes a clock the harness can move",
 		Run: func(t *check.T) {
 			in := newInbox(t)
 			defer in.close()

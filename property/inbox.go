@@ -40,7 +40,19 @@ func newInbox(t *check.T) *hookInbox {
 	if !t.Target().VirtualClock() {
 		t.Skipf("webhook properties drive deliveries with the sandbox's control API and virtual clock")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	in := listenInbox(t, "127.0.0.1:0")
+	if err := t.Control().Call(t.Context(), http.MethodPost, "/webhooks/receiver", map[string]any{"url": in.url}, nil); err != nil {
+		in.close()
+		t.NoVerdict(err)
+	}
+	return in
+}
+
+// listenInbox starts the receiver on addr (a loopback port the control API
+// points deliveries at, or the run's --receiver-addr, where the profile's
+// webhook_url is forwarded).
+func listenInbox(t *check.T, addr string) *hookInbox {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.NoVerdict(err)
 	}
@@ -66,11 +78,31 @@ func newInbox(t *check.T) *hookInbox {
 			t.Logf("inbox: %v", err)
 		}
 	}()
-	if err := t.Control().Call(t.Context(), http.MethodPost, "/webhooks/receiver", map[string]any{"url": in.url}, nil); err != nil {
-		in.close()
-		t.NoVerdict(err)
-	}
 	return in
+}
+
+// await waits up to 30 s of real time for a delivery to the endpoint.
+func (in *hookInbox) await(endpointID string) *hookRec {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		in.mu.Lock()
+		for i := range in.recs {
+			if in.recs[i].header.Get(verify.HeaderDeliveryID) == endpointID {
+				r := in.recs[i]
+				in.mu.Unlock()
+				return &r
+			}
+		}
+		in.mu.Unlock()
+		if time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-in.t.Context().Done():
+			return nil
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 func (in *hookInbox) close() { _ = in.srv.Close() }

@@ -48,3 +48,39 @@ func TestNoVerdictInsideAPropertyIsNoFailure(t *testing.T) {
 		t.Fatalf("status %s, failures %v: a no-verdict inside a property must stay a no-verdict", res.Status, res.Failures)
 	}
 }
+
+// TestNoShrinkingStopsAtTheFirstFailure: in a process that asked for
+// verdicts only (the fault proof, these tests: TestMain), a failing
+// property of many draws runs its failing case and rapid's replays of it,
+// not a shrinker's sweep. (Shrink candidates that returned at once made
+// rapid's shrinker, which caches every candidate, sweep all its passes:
+// 20 GB in 20 s in the fault proof.)
+func TestNoShrinkingStopsAtTheFirstFailure(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }))
+	defer srv.Close()
+	tgt := &check.Target{Profile: &profile.Profile{BaseURL: srv.URL}, HTTP: srv.Client()}
+	var calls, afterFailure int
+	failed := false
+	c := &check.Check{ID: "property/demo-long-failure", Title: "t", Rules: []string{"X-001"}, Run: func(t *check.T) {
+		run(t, "property/demo-long-failure", []string{"X-001"}, func(rt *rapid.T) {
+			calls++
+			if failed {
+				afterFailure++
+			}
+			draws := rapid.SliceOfN(rapid.IntRange(0, 1000), 500, 500).Draw(rt, "draws")
+			if calls >= 3 && draws[0] >= 0 {
+				failed = true
+				rt.Fatalf("X-001: always fails from the third case")
+			}
+		})
+	}}
+	res := check.Run(context.Background(), tgt, c)
+	if res.Status != check.Failed {
+		t.Fatalf("status %s, want failed", res.Status)
+	}
+	// rapid replays a failure a few times (to confirm it, then to report
+	// it); a shrinker runs hundreds of candidates.
+	if afterFailure > 5 {
+		t.Errorf("the property ran %d times after its failure, want rapid's few replays (no shrinking)", afterFailure)
+	}
+}

@@ -175,3 +175,25 @@ func TestPageIsSelfContainedAndRedacted(t *testing.T) {
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
 }
+
+// TestRuleNotJudgedWithoutControl: a check that ran its form for a target
+// without the control API names only the rules it judged; the rules it
+// judges only with that API are skipped, with the reason, unless another
+// check decided them.
+func TestRuleNotJudgedWithoutControl(t *testing.T) {
+	cat := catalogue.MustLoad()
+	r := &Run{Target: "http://h", Selected: 2, Results: []*check.Result{
+		{ID: "property/customer-lifecycle", Area: "property", Rules: []string{"LIFE-002"}, Status: check.Passed,
+			NotJudged: []string{"LIFE-011", "LIFE-012"}, NotJudgedWhy: "the identity provider's decisions come from outside the API"},
+		{ID: "customers/other", Area: "customers", Rules: []string{"LIFE-012"}, Status: check.Passed},
+	}}
+	rules := RuleStatuses(NewDocument(r, cat), cat)
+	if got := statusOf(rules, "LIFE-011"); got.Status != RuleSkipped || !strings.Contains(got.Reason, "only with the sandbox control API: the identity provider") {
+		t.Errorf("LIFE-011: %s (%s), want skipped: judged only with the control API", got.Status, got.Reason)
+	}
+	for id, want := range map[string]string{"LIFE-002": RulePassed, "LIFE-012": RulePassed} {
+		if got := statusOf(rules, id); got.Status != want {
+			t.Errorf("%s: %s (%s), want %s", id, got.Status, got.Reason, want)
+		}
+	}
+}

@@ -75,10 +75,13 @@ type RuleStatus struct {
 // selected; and not covered or unobservable when the catalogue names no
 // check.
 func RuleStatuses(doc *Document, cat *catalogue.Catalogue) []RuleStatus {
-	byRule := map[string][]*check.Result{}
+	byRule, notJudged := map[string][]*check.Result{}, map[string][]*check.Result{}
 	for _, rd := range doc.Results {
 		for _, id := range rd.Rules {
 			byRule[id] = append(byRule[id], rd.Result)
+		}
+		for _, id := range rd.NotJudged {
+			notJudged[id] = append(notJudged[id], rd.Result)
 		}
 	}
 	verified := map[string]bool{}
@@ -101,6 +104,13 @@ func RuleStatuses(doc *Document, cat *catalogue.Catalogue) []RuleStatus {
 			}
 		case len(results) > 0:
 			rs.Status, rs.Reason, rs.By = undecided(results)
+		case len(notJudged[r.ID]) > 0:
+			// Its checks ran where they judge it only with the control API.
+			res := notJudged[r.ID][0]
+			rs.Status, rs.Reason = RuleSkipped, "judged only with the sandbox control API: "+res.NotJudgedWhy
+			for _, res := range notJudged[r.ID] {
+				rs.By = append(rs.By, res.ID)
+			}
 		case r.Unobservable != "":
 			rs.Status, rs.Reason = RuleUnobservable, r.Unobservable
 		case len(r.Checks) == 0:

@@ -17,10 +17,11 @@ func init() {
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("rules", "[--rule ID] [--area AREA] [--all] [--sync]", stdout)
+	fs := newFlags("rules", "[--rule ID] [--area AREA] [--all] [--sync] [--needs-control]", stdout)
 	ruleID := fs.String("rule", "", "print one rule's story: text, interpretation, its checks and faults with file:line")
 	area := fs.String("area", "", "only this area")
 	all := fs.Bool("all", false, "list every rule, not only the unchecked ones")
+	needsControl := fs.Bool("needs-control", false, "list what a target without the sandbox control API cannot have judged: the checks that skip there and why, the rules some checks judge only with it, and the rules no check judges there")
 	sync := fs.Bool("sync", false, "rewrite internal/catalogue/rules.json so each rule lists the checks that name it (run in the repository)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -56,10 +57,19 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		for _, a := range areas {
 			found = found || a.Area == *area
 		}
+		for _, c := range check.All() {
+			// --needs-control lists checks by their own area too
+			// (property, load).
+			found = found || (*needsControl && c.Area() == *area)
+		}
 		if !found {
 			fmt.Fprintf(stderr, "touchstone rules: unknown area %q\n", *area)
 			return exitUsage
 		}
+	}
+	if *needsControl {
+		printNeedsControl(stdout, cat, *area)
+		return exitOK
 	}
 	fmt.Fprintf(stdout, "%-18s %6s %8s %13s\n", "area", "rules", "checked", "unobservable")
 	for _, a := range areas {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,12 +49,49 @@ type Check struct {
 	// Budget declares the rate-limit budgets a check that probes them on
 	// purpose spends (see Budget); nil for every other check.
 	Budget *Budget
-	Run    func(t *T)
+	// ControlWhy says what only the sandbox control API (or a clock the
+	// harness can move) does for the check that the API itself cannot: a
+	// staff or provider decision, an armed failure, a day of time. For a
+	// check labelled NeedsControl it is the skip reason on a target
+	// without a control API; for one with ControlRules, why those rules
+	// are judged only there. `touchstone rules --needs-control` lists it.
+	ControlWhy string
+	// ControlRules are rules, of Rules, that a check running on any target
+	// judges only with the control API and a virtual clock: on another
+	// target it runs the form the API alone can drive (t.WithoutControl)
+	// and its result names the other rules only.
+	ControlRules []string
+	Run          func(t *T)
 	// File and Line are where Register was called (set by Register; for
 	// checks built from a table, the Register call inside the loop), so
 	// `touchstone rules --rule ID` can point at the code.
 	File string `json:"-"`
 	Line int    `json:"-"`
+}
+
+// ControlReason is why a check labelled NeedsControl skips on a target
+// without a control API.
+func (c *Check) ControlReason() string {
+	if c.ControlWhy != "" {
+		return "needs the sandbox control API: " + c.ControlWhy + "; target has no control_url"
+	}
+	return "needs the sandbox control API; target has no control_url"
+}
+
+// judged are the rules a result names: all of them, or, when the check
+// ran its form for a target without the control API, all but its
+// ControlRules.
+func (c *Check) judged(without bool) []string {
+	if !without || len(c.ControlRules) == 0 {
+		return c.Rules
+	}
+	var out []string
+	for _, r := range c.Rules {
+		if !slices.Contains(c.ControlRules, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Area is the part of the id before the slash.
@@ -98,6 +136,14 @@ func Register(cs ...Check) {
 			if !ruleRe.MatchString(r) {
 				panic(fmt.Sprintf("check %s: malformed rule id %q", c.ID, r))
 			}
+		}
+		for _, r := range c.ControlRules {
+			if !slices.Contains(c.Rules, r) {
+				panic(fmt.Sprintf("check %s: control rule %s is not among its rules", c.ID, r))
+			}
+		}
+		if len(c.ControlRules) > 0 && (c.ControlWhy == "" || c.HasLabel(NeedsControl)) {
+			panic(fmt.Sprintf("check %s: control rules need a ControlWhy and no label %s (the check runs on any target)", c.ID, NeedsControl))
 		}
 		if c.Run == nil || c.Title == "" {
 			panic(fmt.Sprintf("check %s: needs a title and a Run", c.ID))

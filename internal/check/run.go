@@ -56,10 +56,16 @@ type Result struct {
 	// Shared lists what the check did that every other check would see
 	// (a virtual clock, a global control setting, a shared fixture
 	// changed through the control API): such a check must be Alone.
-	Shared   []string      `json:"-"`
-	CaseID   string        `json:"case_id"`
-	Started  time.Time     `json:"started"`
-	Duration time.Duration `json:"duration_ns"`
+	Shared []string `json:"-"`
+	// NotJudged are the check's rules it judges only with the sandbox
+	// control API and did not judge here (it ran its form for a target
+	// without it: T.WithoutControl): Rules leaves them out; NotJudgedWhy
+	// is what only that API does (Check.ControlWhy).
+	NotJudged    []string      `json:"not_judged,omitempty"`
+	NotJudgedWhy string        `json:"not_judged_why,omitempty"`
+	CaseID       string        `json:"case_id"`
+	Started      time.Time     `json:"started"`
+	Duration     time.Duration `json:"duration_ns"`
 	// A result keeps only the exchanges its failures point at (their
 	// evidence); a passing check's transcript is dropped when it ends.
 }
@@ -181,7 +187,10 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	st.observe(transport, t.answered(), errText)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	res.Logs, res.Shared = t.logs, t.shared
+	res.Logs, res.Shared, res.Rules = t.logs, t.shared, c.judged(t.without)
+	if t.without && len(c.ControlRules) > 0 {
+		res.NotJudged, res.NotJudgedWhy = c.ControlRules, c.ControlWhy
+	}
 	if status == Passed || status == Failed {
 		t.failures = append(t.failures, validateSchemas(target, t.exchanges)...)
 		requests, harness := validateRequests(target, t.exchanges)
@@ -325,7 +334,7 @@ func preflight(target *Target, c *Check) string {
 		}
 	}
 	if c.HasLabel(NeedsControl) && target.Control == nil {
-		return "needs the sandbox control API; target has no control_url"
+		return c.ControlReason()
 	}
 	if c.HasLabel(Mutating) && !target.AllowLive {
 		for name, k := range p.KeyMap() {

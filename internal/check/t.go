@@ -34,6 +34,7 @@ type T struct {
 	logs      []string
 	exchanges []*client.Exchange
 	selfPaced bool
+	without   bool     // ran its form for a target without the control API (WithoutControl)
 	shared    []string // control calls other checks would see (noteControl)
 }
 
@@ -157,6 +158,19 @@ func (t *T) noteControl(method, path string) {
 		t.mu.Lock()
 		t.shared = append(t.shared, method+" "+path)
 		t.mu.Unlock()
+	}
+}
+
+// WithoutControl records that the check runs the form the API alone can
+// drive, on a target without the control API or a virtual clock: the
+// rules of Check.ControlRules are not judged (the result names the
+// others only), and the log says which and why (Check.ControlWhy).
+func (t *T) WithoutControl() {
+	t.mu.Lock()
+	t.without = true
+	t.mu.Unlock()
+	if len(t.check.ControlRules) > 0 {
+		t.Logf("not judged on this target: %s (%s)", strings.Join(t.check.ControlRules, ", "), t.check.ControlWhy)
 	}
 }
 

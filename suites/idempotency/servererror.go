@@ -16,11 +16,12 @@ import (
 
 func init() {
 	check.Register(check.Check{
-		ID:     "idempotency/500-is-not-replayed",
-		Title:  "an unexpected failure is 500 problem+json with no code, and the retry of that POST with the same key and body re-executes it (the 500 is not replayed)",
-		Rules:  []string{"ERR-010", "ERR-027"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  []string{"keys.tenant"},
+		ID:         "idempotency/500-is-not-replayed",
+		Title:      "an unexpected failure is 500 problem+json with no code, and the retry of that POST with the same key and body re-executes it (the 500 is not replayed)",
+		Rules:      []string{"ERR-010", "ERR-027"},
+		Labels:     []string{check.Mutating, check.NeedsControl},
+		Needs:      []string{"keys.tenant"},
+		ControlWhy: "a conformant target answers an unhandled 500 only when it fails unexpectedly, which no API request can cause: only the control API arms one",
 		Run: func(t *check.T) {
 			// Only a control API can make a conformant target fail on
 			// purpose: arm one unhandled failure of POST /customers.
