@@ -365,15 +365,15 @@ const ShrinkBudget = 30 * time.Second
 // found, without shrinking it (up to ShrinkBudget each otherwise): for
 // processes that want only verdicts, such as the fault-mode proof. rapid
 // reads its shrink time as a process-wide flag, so this is a choice for
-// the process; it must come before the first property runs (it panics
-// after), and may be called from several goroutines.
-func NoShrinking() {
+// the process, which takes effect only before the first property runs; it
+// tells whether it is in effect. Safe from several goroutines.
+func NoShrinking() bool {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	if rapidConfigured && !noShrink {
-		panic("property.NoShrinking after a property ran in this process")
+	if !rapidConfigured {
+		noShrink = true
 	}
-	noShrink = true
+	return noShrink
 }
 
 // steps is a case's log: numbered steps, each with the curl line that
