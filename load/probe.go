@@ -20,61 +20,6 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
-// Options configure the probes for one process (touchstone load sets them;
-// touchstone run and go test use the defaults).
-type Options struct {
-	// OutDir receives <probe>.bin and <probe>.json; empty writes nothing.
-	OutDir string
-	// MaxRequests and MaxDuration bound every attack.
-	MaxRequests uint64
-	MaxDuration time.Duration
-	// LatencyRate and LatencyDuration shape the latency probe.
-	LatencyRate     int
-	LatencyDuration time.Duration
-	// Workers bounds the concurrency of every attack.
-	Workers uint64
-}
-
-// DefaultOptions bound each attack to 10,000 requests and 2 minutes.
-func DefaultOptions() Options {
-	return Options{MaxRequests: 10000, MaxDuration: 2 * time.Minute, LatencyRate: 200, LatencyDuration: 10 * time.Second, Workers: 16}
-}
-
-var (
-	optMu     sync.Mutex
-	opts      = DefaultOptions()
-	summaries = map[string]*Summary{}
-)
-
-// Configure sets the options of the probes run after it and forgets the
-// summaries of earlier runs.
-func Configure(o Options) {
-	optMu.Lock()
-	defer optMu.Unlock()
-	if o.Workers == 0 {
-		o.Workers = 16
-	}
-	opts, summaries = o, map[string]*Summary{}
-	realClocks.Clear()
-}
-
-func options() Options {
-	optMu.Lock()
-	defer optMu.Unlock()
-	return opts
-}
-
-// Summaries returns what the probes run since Configure measured, by probe.
-func Summaries() map[string]*Summary {
-	optMu.Lock()
-	defer optMu.Unlock()
-	out := map[string]*Summary{}
-	for k, v := range summaries {
-		out[k] = v
-	}
-	return out
-}
-
 // outcome is the little a probe keeps of one result to judge it.
 type outcome struct {
 	code       uint16
@@ -199,7 +144,8 @@ type Probe struct {
 	eng   *Engine
 	rec   *Recorder
 	sum   *Summary
-	opts  Options
+	sess  *Session // the run's (see Attach)
+	opts  Options  // sess's
 	base  string
 	roles sync.Map // X-Api-Key value → "keys.<role>" (in memory only)
 }
@@ -208,9 +154,10 @@ type Probe struct {
 // control API, else estimated from Date), the engine on the harness's
 // client, and the recorder streaming to <OutDir>/<name>.bin.
 func start(t *check.T, name string, rules []string) *Probe {
-	o := options()
 	tg := t.Target()
-	p := &Probe{T: t, Name: name, opts: o, base: tg.Profile.BaseURL}
+	sess := sessionOf(tg)
+	o := sess.opts
+	p := &Probe{T: t, Name: name, sess: sess, opts: o, base: tg.Profile.BaseURL}
 	p.eng = &Engine{HTTP: underClaim(tg.HTTP, traffic.ClaimOf(t.Context())), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration, Budget: p.budget}
 	if tg.VirtualClock() {
 		p.Clock = VirtualClock{tg.Control}
@@ -260,25 +207,13 @@ func (ct claimTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return ct.next.RoundTrip(r.WithContext(traffic.WithClaim(r.Context(), ct.claim)))
 }
 
-// realClocks are the real clocks estimated in this process, by base URL:
-// one estimate (up to 50 requests) serves every probe of a run.
-var realClocks sync.Map
-
-// realClock estimates the target's clock once per process. It polls the
-// served OpenAPI document: outside the API, so a poll spends no route or
-// tenant budget, and, needing no key, no failed authentication either
-// (a keyless poll of the API was one: about 50 of them spent the source
-// IP's budget of 20 a minute; a keyed one would spend a budget another
-// probe may hold a claim on).
+// realClock is the target's clock, estimated once per run (see
+// Session.realClock).
 func (p *Probe) realClock() Clock {
-	if c, ok := realClocks.Load(p.base); ok {
-		return c.(*RealClock)
-	}
-	rc, err := EstimateRealClock(p.T.Context(), p.T.Target().HTTP, p.base+"/openapi/v1.json", nil)
+	rc, err := p.sess.realClock(p.T.Context(), p.T.Target().HTTP, p.base)
 	if err != nil {
 		p.T.NoVerdict(err)
 	}
-	realClocks.Store(p.base, rc)
 	return rc
 }
 
@@ -302,31 +237,7 @@ func (p *Probe) finish() {
 	}
 	p.sum.Duration = time.Since(p.sum.Started)
 	p.sum.Passed = !p.T.Failed()
-	optMu.Lock()
-	summaries[p.Name] = p.sum
-	optMu.Unlock()
-	if p.opts.OutDir != "" {
-		b, _ := json.MarshalIndent(p.sum, "", "  ")
-		_ = os.WriteFile(filepath.Join(p.opts.OutDir, p.Name+".json"), b, 0o644)
-	}
-}
-
-// Amend files the verdict the runner reached on a probe (its failures, a
-// skip or no-verdict reason) in its summary, and rewrites <probe>.json.
-func Amend(name, status string, failures []string) *Summary {
-	optMu.Lock()
-	s := summaries[name]
-	dir := opts.OutDir
-	optMu.Unlock()
-	if s == nil {
-		return nil
-	}
-	s.Passed, s.Outcome, s.Failures = status == "passed", status, failures
-	if dir != "" {
-		b, _ := json.MarshalIndent(s, "", "  ")
-		_ = os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)
-	}
-	return s
+	p.sess.file(p.sum)
 }
 
 // Measure records a measured value beside the documented one.

@@ -430,7 +430,7 @@ func (p *Probe) tenantRoom(n int) {
 	if err != nil {
 		p.T.NoVerdict(err)
 	}
-	if spent := tenantSpent(Summaries(), now.Truncate(time.Minute)); spent+n >= tenantBudget {
+	if spent := tenantSpent(p.sess.Summaries(), now.Truncate(time.Minute)); spent+n >= tenantBudget {
 		p.T.Logf("the probes before it sent %d requests in this minute: %d more would reach the tenant-wide ceiling (%d); waiting for the next minute", spent, n, tenantBudget)
 		p.to(1, true)
 	}

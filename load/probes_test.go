@@ -35,7 +35,7 @@ func TestProbesPassOnVirtualSandbox(t *testing.T) {
 	dir := t.TempDir()
 	o := load.DefaultOptions()
 	o.OutDir = dir
-	load.Configure(o)
+	load.Attach(tgt, o)
 	for _, c := range check.All() {
 		if c.Area() != "load" || c.HasLabel(check.Slow) {
 			continue
@@ -56,7 +56,6 @@ func TestProbesPassOnVirtualSandbox(t *testing.T) {
 // Each probe fails, under the broken rule, against the sandbox fault that
 // breaks what it measures.
 func TestProbesCatchRateLimitFaults(t *testing.T) {
-	load.Configure(load.DefaultOptions())
 	for _, c := range []struct{ fault, check, rule string }{
 		{"rate-budget-off-by-ten", "load/route-budget", "RATE-004"},
 		{"rate-retry-after-off-by-a-minute", "load/route-budget", "RATE-016"},
@@ -143,7 +142,7 @@ func TestLatencyProbeHasItsOwnBudgets(t *testing.T) {
 	tgt.HTTP.Transport = log
 	o := load.DefaultOptions()
 	o.LatencyRate, o.LatencyDuration = 50, time.Second
-	load.Configure(o)
+	sess := load.Attach(tgt, o)
 	checks := []*check.Check{load.Check("latency")}
 	for _, c := range check.All() {
 		if c.Area() == "load" && !c.HasLabel(check.Slow) {
@@ -169,7 +168,7 @@ func TestLatencyProbeHasItsOwnBudgets(t *testing.T) {
 			}
 		}
 	}
-	if s := load.Summaries()["latency"]; s == nil || s.Status["429"] != 0 {
+	if s := sess.Summaries()["latency"]; s == nil || s.Status["429"] != 0 {
 		t.Errorf("the latency probe's answers: %v", s)
 	}
 }
@@ -202,7 +201,7 @@ func TestRealClockEstimateSpendsNoFailedAuth(t *testing.T) {
 	}
 	o := load.DefaultOptions()
 	o.LatencyRate, o.LatencyDuration = 20, time.Second
-	load.Configure(o)
+	load.Attach(tgt, o)
 	var first int
 	for i := range 2 {
 		if r := check.Run(context.Background(), tgt, load.Check("latency")); r.Status != check.Passed {

@@ -35,7 +35,7 @@ func TestProbesRealTime(t *testing.T) {
 	if tgt.VirtualClock() {
 		t.Fatal("sandbox clock is virtual")
 	}
-	load.Configure(load.DefaultOptions())
+	load.Attach(tgt, load.DefaultOptions())
 	for _, name := range []string{"route-budget", "window-boundary"} {
 		start := time.Now()
 		r := check.Run(context.Background(), tgt, load.Check(name))

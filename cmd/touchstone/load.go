@@ -132,7 +132,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(console, "target %s (%s, %s); probes %s; results in %s\n", tgt.Profile.BaseURL, tgt.Profile.Name, clock, strings.Join(names, ", "), f.out)
 
-	load.Configure(load.Options{OutDir: f.out, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration,
+	sess := load.Attach(tgt, load.Options{OutDir: f.out, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration,
 		LatencyRate: f.latencyRate, LatencyDuration: f.latencyDuration})
 	started := time.Now()
 	noVerdict := false
@@ -159,7 +159,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		case check.Skipped:
 			failures = append(failures, "skipped: "+r.SkipReason)
 		}
-		if s := load.Amend(n, string(r.Status), failures); s != nil {
+		if s := sess.Amend(n, string(r.Status), failures); s != nil {
 			sums = append(sums, s)
 		}
 	}

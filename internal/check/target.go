@@ -48,6 +48,8 @@ type Target struct {
 	idsOnce   sync.Once
 	ids       []string
 	plan      *traffic.Plan
+	valMu     sync.Mutex
+	values    map[any]any // see Value
 }
 
 // Options are the run's choices that reach checks, properties and probes.
@@ -153,6 +155,37 @@ func (t *Target) Plan() *traffic.Plan {
 		}
 	})
 	return t.plan
+}
+
+// Value is the target's value under key, made by init the first time it
+// is asked for (or set by SetValue): state a package outside check keeps
+// per run, carried by the run's target instead of a package global (load
+// keeps its Session there). Keys compare like map keys; as with context
+// keys, a package uses a key of an unexported type of its own. Safe for
+// concurrent use; init runs at most once per key, under the target's lock,
+// so it must not call Value or SetValue itself.
+func (t *Target) Value(key any, init func() any) any {
+	t.valMu.Lock()
+	defer t.valMu.Unlock()
+	if v, ok := t.values[key]; ok {
+		return v
+	}
+	v := init()
+	if t.values == nil {
+		t.values = map[any]any{}
+	}
+	t.values[key] = v
+	return v
+}
+
+// SetValue sets (or replaces) the target's value under key (see Value).
+func (t *Target) SetValue(key, v any) {
+	t.valMu.Lock()
+	defer t.valMu.Unlock()
+	if t.values == nil {
+		t.values = map[any]any{}
+	}
+	t.values[key] = v
 }
 
 // FailedAuthNeed is how many failed authentications the checks cause

@@ -1,0 +1,145 @@
+package load
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/check"
+)
+
+// Options configure the probes of one run (a Session: touchstone load sets
+// them; touchstone run and go test use the defaults).
+type Options struct {
+	// OutDir receives <probe>.bin and <probe>.json; empty writes nothing.
+	OutDir string
+	// MaxRequests and MaxDuration bound every attack.
+	MaxRequests uint64
+	MaxDuration time.Duration
+	// LatencyRate and LatencyDuration shape the latency probe.
+	LatencyRate     int
+	LatencyDuration time.Duration
+	// Workers bounds the concurrency of every attack (0: 16).
+	Workers uint64
+}
+
+// DefaultOptions bound each attack to 10,000 requests and 2 minutes.
+func DefaultOptions() Options {
+	return Options{MaxRequests: 10000, MaxDuration: 2 * time.Minute, LatencyRate: 200, LatencyDuration: 10 * time.Second, Workers: 16}
+}
+
+// Session is one run's load state: its options, what its probes measured
+// (by probe) and the target's real clock as estimated once for the run. The
+// runner attaches one to the run's target (Attach) and the probes find it
+// there: two runs in one process, each on its own target, share none of it.
+// Safe for concurrent use.
+type Session struct {
+	opts Options
+
+	mu        sync.Mutex
+	summaries map[string]*Summary
+	clocks    map[string]*RealClock // by base URL
+}
+
+// sessionKey is the key of a target's Session (check.Target.Value).
+type sessionKey struct{}
+
+func newSession(o Options) *Session {
+	if o.Workers == 0 {
+		o.Workers = 16
+	}
+	return &Session{opts: o, summaries: map[string]*Summary{}, clocks: map[string]*RealClock{}}
+}
+
+// Attach starts a session with options o on target: the probes run on
+// target from now on use o and file their summaries in it. A session
+// attached earlier to target is replaced (its summaries and clock estimate
+// are no longer the target's).
+func Attach(target *check.Target, o Options) *Session {
+	s := newSession(o)
+	target.SetValue(sessionKey{}, s)
+	return s
+}
+
+// sessionOf is target's session: the one attached, else (go test of a
+// probe, touchstone run) one with DefaultOptions, kept on the target for
+// the probes run on it after.
+func sessionOf(target *check.Target) *Session {
+	return target.Value(sessionKey{}, func() any { return newSession(DefaultOptions()) }).(*Session)
+}
+
+// Options are the session's options.
+func (s *Session) Options() Options { return s.opts }
+
+// Summaries returns what the session's probes measured, by probe.
+func (s *Session) Summaries() map[string]*Summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]*Summary, len(s.summaries))
+	for k, v := range s.summaries {
+		out[k] = v
+	}
+	return out
+}
+
+// file keeps a probe's summary and, with OutDir, writes <probe>.json.
+func (s *Session) file(sum *Summary) {
+	s.mu.Lock()
+	s.summaries[sum.Probe] = sum
+	s.mu.Unlock()
+	s.write(sum)
+}
+
+func (s *Session) write(sum *Summary) {
+	if s.opts.OutDir == "" {
+		return
+	}
+	b, _ := json.MarshalIndent(sum, "", "  ")
+	_ = os.WriteFile(filepath.Join(s.opts.OutDir, sum.Probe+".json"), b, 0o644)
+}
+
+// Amend files the verdict the runner reached on a probe (its failures, a
+// skip or no-verdict reason) in its summary, and rewrites <probe>.json. It
+// returns nil when the probe filed no summary in this session.
+func (s *Session) Amend(name, status string, failures []string) *Summary {
+	s.mu.Lock()
+	sum := s.summaries[name]
+	s.mu.Unlock()
+	if sum == nil {
+		return nil
+	}
+	sum.Passed, sum.Outcome, sum.Failures = status == "passed", status, failures
+	s.write(sum)
+	return sum
+}
+
+// realClock estimates the clock of the target at base once per session:
+// one estimate (up to 50 requests) serves every probe of the run. It polls
+// the served OpenAPI document: outside the API, so a poll spends no route
+// or tenant budget, and, needing no key, no failed authentication either
+// (a keyless poll of the API was one: about 50 of them spent the source
+// IP's budget of 20 a minute; a keyed one would spend a budget another
+// probe may hold a claim on).
+func (s *Session) realClock(ctx context.Context, hc *http.Client, base string) (*RealClock, error) {
+	s.mu.Lock()
+	rc := s.clocks[base]
+	s.mu.Unlock()
+	if rc != nil {
+		return rc, nil
+	}
+	rc, err := EstimateRealClock(ctx, hc, base+"/openapi/v1.json", nil)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if first := s.clocks[base]; first != nil { // a probe running beside this one estimated it too
+		return first, nil
+	}
+	s.clocks[base] = rc
+	return rc, nil
+}
