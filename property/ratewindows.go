@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"pgregory.net/rapid"
@@ -21,8 +22,9 @@ import (
 // sized to land on either side of the 600 budget. The model counts per key
 // + method + route template in fixed clock-minute windows and the tenant
 // aggregate (6,000; a per-route refusal does not count toward it: RATE-011)
-// and predicts every 429 and its Retry-After (the whole seconds left in the
-// clock minute, at least 1: RATE-016).
+// and predicts how many requests of each burst are refused (a burst is sent
+// together, the virtual clock standing still) and every 429's Retry-After
+// (the whole seconds left in the clock minute, at least 1: RATE-016).
 
 const (
 	routeBudget  = 600
@@ -117,7 +119,10 @@ func (m *rateMachine) flood(rt *rapid.T) {
 }
 
 // Burst sends n requests of one key on one route: a few, or enough to
-// land next to the budget's edge.
+// land next to the budget's edge. They are sent together (burstWorkers at
+// a time): the virtual clock stands still meanwhile, so the model predicts
+// how many are admitted and that every other one is a 429 with one
+// Retry-After, whatever order they arrive in.
 func (m *rateMachine) Burst(rt *rapid.T) {
 	k := rapid.IntRange(0, len(m.keys)-1).Draw(rt, "key")
 	rr := m.routes[rapid.IntRange(0, burstRoutes-1).Draw(rt, "route")]
@@ -130,22 +135,86 @@ func (m *rateMachine) Burst(rt *rapid.T) {
 		rt.Skip("the case has sent enough")
 	}
 	m.sent += n
-	var last *client.Response
-	for i := range n {
-		last = m.one(rt, k, rr, n, i)
+	rs := make([]*client.Response, n)
+	var next atomic.Int64
+	m.t.Go(min(n, burstWorkers), func(int) {
+		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			rs[i] = m.send(k, rr)
+		}
+	})
+	// The model: the burst is admitted up to what is left of the route's
+	// budget and the tenant's, the rest refused.
+	admit := max(0, min(n, routeBudget-m.count[id], tenantBudget-m.tenant))
+	var ok, refused []*client.Response
+	for _, r := range rs {
+		if r.Status == http.StatusTooManyRequests {
+			refused = append(refused, r)
+		} else {
+			ok = append(ok, r)
+		}
 	}
-	m.log.add(fmt.Sprintf("%d x %s %s as %s (last answer shown)", n, rr.method, rr.name, m.keys[k].KeyName), last)
+	show := rs[n-1]
+	if len(refused) > 0 {
+		show = refused[0]
+	}
+	m.log.add(fmt.Sprintf("%d x %s %s as %s, sent together: %d admitted, %d answered 429 (one shown)", n, rr.method, rr.name, m.keys[k].KeyName, len(ok), len(refused)), show)
+	routeBefore, tenantBefore := m.count[id], m.tenant
+	if len(ok) > 0 {
+		if m.paths[id] == nil {
+			m.paths[id] = map[string]bool{}
+		}
+		m.paths[id][rr.path] = true
+	}
+	switch {
+	case len(ok) < admit:
+		// A 429 the budgets do not explain.
+		m.log.fail(rt, "%s: %s %s as %s: a burst of %d answered %d times 429, the model %d: %d of 600 used on the route and %d of 6,000 for the tenant in the window from %s",
+			m.early429(k, rr), rr.method, rr.name, m.keys[k].KeyName, n, len(refused), n-admit, routeBefore, tenantBefore, m.window.Format("15:04:05"))
+	case len(ok) > admit:
+		rule := "RATE-004"
+		if len(m.paths[id]) > 1 {
+			rule += "/RATE-005" // the template's count came from several paths
+		}
+		if tenantBefore+admit >= tenantBudget && routeBefore+admit < routeBudget {
+			rule = "RATE-010"
+		}
+		m.log.fail(rt, "%s: %s %s as %s: a burst of %d was admitted %d times, the model %d: %d requests already counted on the route, %d for the tenant, in the clock minute from %s",
+			rule, rr.method, rr.name, m.keys[k].KeyName, n, len(ok), admit, routeBefore, tenantBefore, m.window.Format("15:04:05"))
+	}
+	m.count[id] += admit
+	m.tenant += admit
+	// A per-route refusal does not count toward the tenant (RATE-011).
+	left := m.window.Add(time.Minute).Sub(m.now)
+	want := strconv.Itoa(max(1, int(math.Ceil(left.Seconds()))))
+	for _, r := range refused {
+		if got := r.Header.Get("Retry-After"); got != want {
+			m.log.add("one of the 429s of the burst", r)
+			m.log.fail(rt, "RATE-016: %s %s as %s: Retry-After %q at %s, want %s (whole seconds left in the clock minute)", rr.method, rr.name, m.keys[k].KeyName, got, m.now.Format("15:04:05.000"), want)
+		}
+		if problemCode(r) != "rate_limited" {
+			m.log.add("one of the 429s of the burst", r)
+			m.log.fail(rt, "RATE-003: %s %s as %s: 429 without problem+json code rate_limited", rr.method, rr.name, m.keys[k].KeyName)
+		}
+	}
+}
+
+// burstWorkers is how many requests of a burst are in flight at once.
+const burstWorkers = 16
+
+// send sends one request of key k on route rr.
+func (m *rateMachine) send(k int, rr rateRoute) *client.Response {
+	req := client.Request{Method: rr.method, Path: rr.path}
+	if rr.method == http.MethodPatch {
+		req.JSON, req.IdempotencyKey = map[string]any{"jurisdiction": "GB"}, m.t.NewKey()
+	}
+	return m.t.Do(m.keys[k], req)
 }
 
 // one sends request i of a burst of n and compares its answer with the model.
 func (m *rateMachine) one(rt *rapid.T, k int, rr rateRoute, n, i int) *client.Response {
 	c := m.keys[k]
 	id := strconv.Itoa(k) + "|" + rr.method + "|" + rr.template
-	req := client.Request{Method: rr.method, Path: rr.path}
-	if rr.method == http.MethodPatch {
-		req.JSON, req.IdempotencyKey = map[string]any{"jurisdiction": "GB"}, m.t.NewKey()
-	}
-	r := m.t.Do(c, req)
+	r := m.send(k, rr)
 	routeOK := m.count[id] < routeBudget
 	tenantOK := m.tenant < tenantBudget
 	if routeOK && tenantOK {
