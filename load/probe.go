@@ -282,7 +282,7 @@ func (p *Probe) standStill() time.Time {
 // returns what each answered, in arrival order.
 func (p *Probe) burst(label string, ts []vegeta.Target, n int, fresh func(*vegeta.Target), workers uint64) []outcome {
 	if workers == 0 {
-		workers = p.opts.Workers
+		workers = uint64(p.T.Target().Plan().InFlight(int(p.opts.Workers)))
 	}
 	if p.opts.MaxRequests > 0 && uint64(n) > p.opts.MaxRequests {
 		p.T.NoVerdict(fmt.Errorf("%s needs %d requests; --max-requests is %d", label, n, p.opts.MaxRequests))

@@ -137,7 +137,7 @@ func (m *rateMachine) Burst(rt *rapid.T) {
 	m.sent += n
 	rs := make([]*client.Response, n)
 	var next atomic.Int64
-	m.t.Go(min(n, burstWorkers), func(int) {
+	m.t.Go(min(n, m.t.Target().Plan().InFlight(burstWorkers)), func(int) {
 		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
 			rs[i] = m.send(k, rr)
 		}
@@ -198,7 +198,8 @@ func (m *rateMachine) Burst(rt *rapid.T) {
 	}
 }
 
-// burstWorkers is how many requests of a burst are in flight at once.
+// burstWorkers is how many requests of a burst are in flight at once
+// against a loopback target (more against a distant one: Plan.InFlight).
 const burstWorkers = 16
 
 // send sends one request of key k on route rr.

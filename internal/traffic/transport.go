@@ -278,6 +278,9 @@ const rttSamples = 64
 // RoundTrip is the median of the target's recent round trips (0 before
 // any): what one request in a sequence costs.
 func (p *Plan) RoundTrip() time.Duration {
+	if p == nil {
+		return 0
+	}
 	p.mu.Lock()
 	s := append([]time.Duration(nil), p.rtts...)
 	p.mu.Unlock()
@@ -287,3 +290,21 @@ func (p *Plan) RoundTrip() time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// InFlight is how many requests a burst keeps in flight against this
+// target: base (what a loopback target on two cores takes, about 600
+// requests a second) while the round trip is short, more in proportion to
+// a longer one (Little's law: the same rate needs rtt × rate in flight),
+// at most maxInFlight.
+func (p *Plan) InFlight(base int) int {
+	rtt := p.RoundTrip()
+	if rtt <= shortRoundTrip {
+		return base
+	}
+	return min(maxInFlight, max(base, int(int64(base)*int64(rtt)/int64(shortRoundTrip))))
+}
+
+const (
+	shortRoundTrip = 2 * time.Millisecond
+	maxInFlight    = 64
+)

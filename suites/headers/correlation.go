@@ -194,10 +194,11 @@ func init() {
 				for attempt := 0; ; attempt++ {
 					clk.Clear(15 * time.Second)
 					var first *client.Response
-					t.Go(6, func(g int) {
-						for i := 0; i < 100; i++ {
+					workers := t.Target().Plan().InFlight(6) // more in flight for a distant target
+					t.Go(workers, func(g int) {
+						for i := g; i < 600; i += workers {
 							r := get(t, c, one, nil)
-							if g == 0 && i == 0 {
+							if i == 0 {
 								first = r
 							}
 						}

@@ -21,8 +21,9 @@ const (
 
 // Rules of document 2, Limits / Authentication / Errors, as catalogued.
 
-// workers bounds the concurrency of a burst: enough to send 600 loopback
-// requests in about a second, few enough for two shared cores.
+// workers bounds the concurrency of a burst against a loopback target:
+// enough to send 600 requests in about a second, few enough for two shared
+// cores; a distant target gets more in flight (Plan.InFlight).
 const workers = 16
 
 // shot is one request of a burst.
@@ -35,7 +36,7 @@ type shot struct {
 // through t.Go) and returns the responses in shot order.
 func fire(t *check.T, shots []shot) []*client.Response {
 	out := make([]*client.Response, len(shots))
-	w := min(workers, len(shots))
+	w := min(t.Target().Plan().InFlight(workers), len(shots))
 	if w == 0 {
 		return out
 	}
