@@ -215,3 +215,29 @@ func TestEveryClaimIsGrantedOnAVirtualClock(t *testing.T) {
 	p.Release(a)
 	p.Release(b)
 }
+
+// TestAWaitForAnOwnerIsTheChecksWait: a request held while a claim owns
+// its bucket waits its turn; the wait counts in its check's Waits, not
+// against its deadline (a real-clock run saw checks cut off at 3 minutes
+// while a probe owned GET /me).
+func TestAWaitForAnOwnerIsTheChecksWait(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: RouteBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	a := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
+	if !p.TryClaim(a) {
+		t.Fatal("not granted")
+	}
+	w := &Waits{}
+	done := make(chan struct{})
+	go func() { getCtx(t, WithWaits(context.Background(), w), c, "/api/v1/partner/me"); close(done) }()
+	heldSoon(t, p)
+	time.Sleep(30 * time.Millisecond)
+	if got := w.Total(time.Now()); got < 20*time.Millisecond {
+		t.Errorf("held behind an owner for 30 ms, the check's waits say %s", got)
+	}
+	p.Release(a)
+	<-done
+}

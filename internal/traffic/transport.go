@@ -159,8 +159,12 @@ func (p *Plan) fits(b Bucket) bool {
 }
 
 // waitRelease waits for ch (closed at a claim's release: only a release
-// lets a held request through).
+// lets a held request through). The wait is the check's turn in the
+// budgets, counted in its Waits, not against its deadline.
 func (p *Plan) waitRelease(ctx context.Context, ch chan struct{}) error {
+	w := waitsOf(ctx)
+	w.begin(p.Now())
+	defer func() { w.end(p.Now()) }()
 	select {
 	case <-ch:
 		return nil
