@@ -23,6 +23,12 @@ type Budget struct {
 	// WholeTenant: it spends the tenant's whole budget, in a clock minute
 	// of its own (every other request waits for its end).
 	WholeTenant bool
+	// Uses are route budgets it sends a few requests to (fewer than the
+	// plan's headroom of 10 a window) that must not be spent when it
+	// starts, such as valid calls between failed authentications: the
+	// claim waits while another check exhausts one of them or its window
+	// is already spent.
+	Uses []string
 	// Windows is how many clock minutes it needs its route budgets for
 	// (default 1; 2 for a probe that spends one on both sides of a
 	// boundary).
@@ -44,7 +50,15 @@ func (c *Check) claimsOnRealClock(target *Target) bool {
 func claimFor(target *Target, c *Check) *traffic.Claim {
 	b := c.Budget
 	cl := &traffic.Claim{Who: c.ID, Tenant: b.Tenant, Whole: b.WholeTenant, Span: b.windows()}
-	for _, r := range b.Routes {
+	cl.Buckets = buckets(target, b.Routes)
+	cl.Uses = buckets(target, b.Uses)
+	return cl
+}
+
+// buckets resolves "ROLE METHOD TEMPLATE" routes to the target's buckets.
+func buckets(target *Target, routes []string) []traffic.Bucket {
+	var out []traffic.Bucket
+	for _, r := range routes {
 		f := strings.Fields(r)
 		if len(f) != 3 {
 			continue
@@ -54,7 +68,7 @@ func claimFor(target *Target, c *Check) *traffic.Claim {
 			continue
 		}
 		prefix, _, _ := strings.Cut(key, ".")
-		cl.Buckets = append(cl.Buckets, traffic.Bucket{Key: prefix, Method: f[1], Template: f[2]})
+		out = append(out, traffic.Bucket{Key: prefix, Method: f[1], Template: f[2]})
 	}
-	return cl
+	return out
 }

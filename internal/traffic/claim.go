@@ -34,6 +34,10 @@ type Claim struct {
 	Who string
 	// Buckets are the route budgets the holder exhausts.
 	Buckets []Bucket
+	// Uses are route budgets the holder sends a few requests to (within
+	// the plan's headroom) and needs unspent: the claim is not granted
+	// while another claim owns one or its window is spent.
+	Uses []Bucket
 	// Tenant is the most requests the holder sends while it holds the
 	// claim (its buckets' and any other), reserved from the tenant's
 	// budget.
@@ -101,6 +105,11 @@ func (p *Plan) TryClaim(c *Claim) bool {
 	}
 	for _, b := range c.Buckets {
 		if o := p.owner(b); o != nil && o != c {
+			return false
+		}
+	}
+	for _, b := range c.Uses {
+		if o := p.owner(b); (o != nil && o != c) || p.full[b] || p.routes[b] >= RouteBudget-routeHeadroom {
 			return false
 		}
 	}

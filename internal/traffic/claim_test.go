@@ -241,3 +241,43 @@ func TestAWaitForAnOwnerIsTheChecksWait(t *testing.T) {
 	p.Release(a)
 	<-done
 }
+
+// TestAClaimWaitsForTheBudgetsItUses: a claim that sends a few valid calls
+// to a route budget (Uses) is not granted while another claim owns it or
+// while it is spent in this window (a probe exhausted it just before), and
+// is granted in the next window.
+func TestAClaimWaitsForTheBudgetsItUses(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: RouteBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	me := bucket("/api/v1/partner/me")
+	probe := &Claim{Who: "probe", Buckets: []Bucket{me}, Tenant: RouteBudget}
+	if !p.TryClaim(probe) {
+		t.Fatal("the probe's claim was not granted")
+	}
+	user := &Claim{Who: "failed-auth", Uses: []Bucket{me}, Tenant: 10}
+	if p.TryClaim(user) {
+		t.Fatal("granted while another claim owns a budget it uses")
+	}
+	pctx := WithClaim(context.Background(), probe)
+	for i := 0; i < RouteBudget; i++ {
+		getCtx(t, pctx, c, "/api/v1/partner/me")
+	}
+	p.Release(probe)
+	if p.TryClaim(user) {
+		t.Fatal("granted while a budget it uses is spent in this window")
+	}
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	get(t, c, "/api/v1/partner/customers") // the plan sees the new minute
+	if !p.TryClaim(user) {
+		t.Fatal("not granted in a fresh window")
+	}
+	if code := getCtx(t, WithClaim(context.Background(), user), c, "/api/v1/partner/me"); code != http.StatusOK {
+		t.Errorf("its valid call answered %d", code)
+	}
+	p.Release(user)
+}
