@@ -293,6 +293,7 @@ func (p *Probe) burst(label string, ts []vegeta.Target, n int, fresh func(*veget
 	a := Attack{Name: p.Name + ":" + label, Targeter: Targets(ts, fresh), Pacer: Count{N: uint64(n)}, Workers: workers}
 	err := p.eng.Run(p.T.Context(), a, p.rec, func(r *vegeta.Result) {
 		o := outcome{code: r.Code, at: r.Timestamp.Add(r.Latency).Add(p.Clock.Offset()), ex: p.exchange(r, ts)}
+		p.T.Answered(o.ex.Response) // a failed authentication spends the run's ledger
 		if !fixed.IsZero() {
 			o.at = fixed
 		}

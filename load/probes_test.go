@@ -219,3 +219,18 @@ func TestRealClockEstimateSpendsNoFailedAuth(t *testing.T) {
 		t.Errorf("%d API requests without a key: each is a failed authentication", keyless)
 	}
 }
+
+// TestFailedAuthProbeSpendsTheRunsLedger: the failed authentications a
+// probe causes are in the run's ledger once it ends, as a check's are
+// (they were not: a real-clock run's next check found the window empty
+// and met the target's 429).
+func TestFailedAuthProbeSpendsTheRunsLedger(t *testing.T) {
+	tgt := startSandbox(t, "")
+	before := tgt.Plan().Stats().FailedAuth
+	if r := check.Run(context.Background(), tgt, check.Get("load/failed-auth")); r.Status != check.Passed {
+		t.Fatalf("load/failed-auth: %s\n%s", r.Status, r.Summary())
+	}
+	if got := tgt.Plan().Stats().FailedAuth - before; got != 20 {
+		t.Errorf("the run's ledger counted %d failed authentications from the probe, want its 20 (401/403; the 21st is 429)", got)
+	}
+}

@@ -303,6 +303,17 @@ func (t *T) fail(rule string, ex *client.Exchange, msg string) {
 	t.failures = append(t.failures, Failure{Rule: rule, Message: strings.TrimSpace(msg), Exchange: ex})
 }
 
+// Answered counts an answer the check got outside Do (a load probe's
+// attack): a failed authentication spends the source IP's budget in the
+// run's ledger, as one sent through Do does; without it, the window a
+// probe spent looked empty once the probe ended, and the next check's
+// failed authentication met the target's 429.
+func (t *T) Answered(r *client.ResponseRecord) {
+	if r != nil && t.auth != nil {
+		t.auth.Observe(r.Status, problemCode(r))
+	}
+}
+
 func (t *T) record(ex *client.Exchange) {
 	ex.Roles = t.target.keyRoles()
 	if r := ex.Response; r != nil && t.auth != nil {
