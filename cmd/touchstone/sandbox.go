@@ -63,6 +63,11 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		serving.AccessLog = f
 	}
+	// Signals are caught before the profile is written: whoever waits for
+	// the profile may stop the sandbox at once.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	run, err := sandbox.StartServing(cfg, *addr, serving)
 	if err != nil {
 		fmt.Fprintf(stderr, "touchstone sandbox: cannot listen on %s: %v\n", *addr, err)
@@ -87,8 +92,6 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "no control API (checks that need it will skip)")
 	}
 	fmt.Fprintln(stdout, "press Ctrl-C to stop")
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
 	if err := run.Close(); err != nil {
 		fmt.Fprintf(stderr, "touchstone sandbox: %v\n", err)
