@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 func TestEndlessBodyIsBoundedNotACrash(t *testing.T) {
@@ -104,5 +106,22 @@ func TestCredentialHeadersMaskedInEveryRendering(t *testing.T) {
 	}
 	if tr := ex.Transcript(); !strings.Contains(tr, "Basic *** (base64 of svc_sandbox_0123456789abcdef.***:)") || !strings.Contains(tr, "http://***@h/x") {
 		t.Errorf("transcript does not show what was sent, masked:\n%s", tr)
+	}
+}
+
+// TestDoRawPassesThePlan: a request written byte for byte is counted in
+// the run's budgets like any other.
+func TestDoRawPassesThePlan(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }))
+	defer srv.Close()
+	hc, _ := Transport("", 5*time.Second, 0)
+	p := traffic.New(nil)
+	Plan(hc, p)
+	c := &Client{BaseURL: srv.URL, HTTP: hc, Key: "svc_test_0123456789abcdef.secret"}
+	if _, err := c.DoRaw(context.Background(), "GET", "/api/v1/partner/me", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Stats().Sent; got != 1 {
+		t.Errorf("the plan counted %d requests, want the raw one", got)
 	}
 }

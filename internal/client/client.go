@@ -246,6 +246,7 @@ func guardOf(hc *http.Client) *LiveGuard {
 // HTTP transport (TLS settings), the body bound and the per-request
 // timeout (the plan's, once Plan moved it there).
 type chain struct {
+	plan    *traffic.Transport
 	http    *http.Transport
 	maxBody int64
 	timeout time.Duration
@@ -262,6 +263,7 @@ func chainOf(hc *http.Client) chain {
 		case *LiveGuard:
 			rt = t.Next
 		case *traffic.Transport:
+			c.plan = t
 			c.timeout = cmp.Or(c.timeout, t.Timeout)
 			rt = t.Next
 		case *bodyBound:

@@ -68,6 +68,18 @@ func (c *Client) DoRaw(ctx context.Context, method, path string, header [][2]str
 	start := time.Now()
 	below := chainOf(c.HTTP)
 	timeout := cmp.Or(below.timeout, 30*time.Second)
+	if below.plan != nil {
+		// Its budgets are the run's like any request's.
+		req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
+		if err != nil {
+			return fail(err)
+		}
+		req.Header = rec
+		if err := below.plan.Admit(req); err != nil {
+			return fail(err)
+		}
+		start = time.Now()
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	d := net.Dialer{Timeout: 10 * time.Second}

@@ -33,6 +33,23 @@ type Transport struct {
 	Timeout time.Duration
 }
 
+// Admit counts a request sent outside the transport (written byte for
+// byte on a connection of its own) into its budgets, waiting as RoundTrip
+// would.
+func (tr *Transport) Admit(req *http.Request) error {
+	b := BucketOf(req)
+	if !strings.HasPrefix(b.Template, "/api/") || b.Key == "-" {
+		return nil
+	}
+	if err := tr.Plan.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
+		return err
+	}
+	if tr.Plan.OnSend != nil {
+		tr.Plan.OnSend(req, b)
+	}
+	return nil
+}
+
 // RoundTrip implements http.RoundTripper.
 func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	p := tr.Plan
