@@ -106,7 +106,7 @@ func (p *progress) tick() {
 	switch {
 	case what != "" && (what != p.waitWhat || now.Sub(p.lastWait) >= p.waitEvery):
 		p.waitWhat, p.lastWait, p.lastPlain = what, now, now
-		p.writeLine(fmt.Sprintf("  … %s; waiting %s for %s", p.counts(), left.Round(time.Second), what))
+		p.writeLine(fmt.Sprintf("  … %s; %s", p.counts(), waitingFor(what, left)))
 	case what == "" && now.Sub(p.lastPlain) >= p.plainEvery:
 		p.waitWhat, p.lastPlain = "", now
 		p.writeLine("  … " + p.counts())
@@ -149,9 +149,18 @@ func (p *progress) Line() string {
 func (p *progress) line() string {
 	s := p.counts()
 	if what, left := p.waiting(); what != "" {
-		s += fmt.Sprintf("; waiting %s for %s", left.Round(time.Second), what)
+		s += "; " + waitingFor(what, left)
 	}
 	return s
+}
+
+// waitingFor says what the run waits for and, when known, how long (a
+// wait for another check to end has no known length).
+func waitingFor(what string, left time.Duration) string {
+	if left < time.Second {
+		return "waiting for " + what
+	}
+	return fmt.Sprintf("waiting %s for %s", left.Round(time.Second), what)
 }
 
 // draw redraws the terminal line in place. Callers hold mu.
