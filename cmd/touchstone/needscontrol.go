@@ -43,10 +43,10 @@ func printNeedsControl(w io.Writer, cat *catalogue.Catalogue, area string) {
 		}
 	}
 	why := func(c *check.Check) string {
-		if c.ControlWhy != "" {
-			return c.ControlWhy
+		if w := c.ControlNeed(); w != "" {
+			return w
 		}
-		return "(no reason declared)"
+		return "(no reason declared or measured)"
 	}
 	fmt.Fprintf(w, "checks skipped on a target without the control API (%d):\n", len(skipping))
 	for _, c := range skipping {

@@ -57,6 +57,11 @@ type Result struct {
 	// (a virtual clock, a global control setting, a shared fixture
 	// changed through the control API): such a check must be Alone.
 	Shared []string `json:"-"`
+	// Control lists the control calls the check made, "METHOD TEMPLATE"
+	// below /_sandbox (TestDeclarations records them in spend.json, from
+	// which a skip on a target without the control API says what the
+	// check needed it for).
+	Control []string `json:"-"`
 	// NotJudged are the check's rules it judges only with the sandbox
 	// control API and did not judge here (it ran its form for a target
 	// without it: T.WithoutControl): Rules leaves them out; NotJudgedWhy
@@ -187,7 +192,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	st.observe(transport, t.answered(), errText)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	res.Logs, res.Shared, res.Rules = t.logs, t.shared, c.judged(t.without)
+	res.Logs, res.Shared, res.Control, res.Rules = t.logs, t.shared, t.controlled, c.judged(t.without)
 	if t.without && len(c.ControlRules) > 0 {
 		res.NotJudged, res.NotJudgedWhy = c.ControlRules, c.ControlWhy
 	}

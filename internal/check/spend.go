@@ -25,6 +25,9 @@ type Spend struct {
 	// Routes are its busy per-route budgets, "ROLE METHOD TEMPLATE" (the
 	// profile key's role), with at least RouteFloor requests each.
 	Routes map[string]int `json:"routes,omitempty"`
+	// Control are the control calls it makes against the embedded
+	// sandbox, "METHOD TEMPLATE" below /_sandbox.
+	Control []string `json:"control,omitempty"`
 }
 
 // RouteFloor is the fewest requests to one route budget a declaration

@@ -28,14 +28,15 @@ type T struct {
 	auth     *traffic.Ticket
 	declared sync.Once
 
-	mu        sync.Mutex
-	failures  []Failure
-	skip      string
-	logs      []string
-	exchanges []*client.Exchange
-	selfPaced bool
-	without   bool     // ran its form for a target without the control API (WithoutControl)
-	shared    []string // control calls other checks would see (noteControl)
+	mu         sync.Mutex
+	failures   []Failure
+	skip       string
+	logs       []string
+	exchanges  []*client.Exchange
+	selfPaced  bool
+	without    bool     // ran its form for a target without the control API (WithoutControl)
+	shared     []string // control calls other checks would see (noteControl)
+	controlled []string // every control call, "METHOD TEMPLATE" (noteControl)
 }
 
 // Failure is one violated rule with its evidence.
@@ -145,6 +146,9 @@ func (t *T) Control() *control.Client {
 // fixtures (a customer, beneficiary or wallet every check may use). Such
 // a check must carry the label Alone (a test enforces it).
 func (t *T) noteControl(method, path string) {
+	t.mu.Lock()
+	t.controlled = append(t.controlled, method+" "+traffic.Template(path))
+	t.mu.Unlock()
 	shared := control.Global(method, path)
 	if !shared && method != "GET" {
 		for _, id := range t.target.fixtureIDs() {

@@ -46,6 +46,50 @@ func Global(method, path string) bool {
 	return false
 }
 
+// purposes say what each family of control calls does that the API
+// itself cannot (the first prefix that matches wins).
+var purposes = []struct{ prefix, what string }{
+	{"/clock", "moving the clock"},
+	{"/latency", "holding a route's requests in flight"},
+	{"/failures", "arming an unexpected server failure"},
+	{"/provider", "making the identity provider unreachable"},
+	{"/customers/{id}/verification", "the identity provider's decision"},
+	{"/customers/{id}/status", "a staff or compliance status change"},
+	{"/customers/{id}/manual-hold", "a manual compliance hold"},
+	{"/customers/{id}/programme", "a customer's programme setting"},
+	{"/keys/rotation-pair", "a rotated key pair from the dashboard"},
+	{"/payout-batches", "payout-batch operators and execution outcomes"},
+	{"/beneficiary-outcomes", "a provider's refusal of a beneficiary"},
+	{"/beneficiaries", "staff, bank or provider decisions on a beneficiary"},
+	{"/withdrawals", "bank outcomes, funds and policies of fiat withdrawals"},
+	{"/fees", "fee settings"},
+	{"/internal-transfers", "internal-transfer capability, eligibility, limits and origins"},
+	{"/money-policy", "a platform pause or a customer's compliance state"},
+	{"/fiat", "provider outcomes, policies, deposits and funds of fiat accounts"},
+	{"/crypto-funds", "funded crypto balances"},
+	{"/exchange", "live rates, quotes, refusals and conversion outcomes"},
+	{"/webhooks/emit", "emitting events"},
+	{"/webhooks/receiver", "pointing deliveries at the harness's receiver"},
+	{"/webhooks/replay", "a support replay of a delivery"},
+	{"/webhooks/rotation-hold", "holding a secret rotation in flight"},
+	{"/webhooks", "webhook destination policies"},
+	{"/crypto", "crypto policies, custodian outcomes, deposits and staff decisions"},
+}
+
+// Purpose says what a control call (its path template, below /_sandbox)
+// does that the API itself cannot, or "" for a read of the clock.
+func Purpose(method, template string) string {
+	if method == http.MethodGet {
+		return ""
+	}
+	for _, p := range purposes {
+		if strings.HasPrefix(template, p.prefix) {
+			return p.what
+		}
+	}
+	return "sandbox control calls (" + template + ")"
+}
+
 // Clock is the sandbox's time.
 type Clock struct {
 	Now     time.Time `json:"now"`

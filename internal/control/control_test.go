@@ -45,3 +45,21 @@ func TestCallsAreBoundedAndErrorsOneLine(t *testing.T) {
 		t.Errorf("a 500 with a long body: error of %d bytes", len(err.Error()))
 	}
 }
+
+// TestPurposes: a control call says what it does that the API cannot; a
+// read of the clock needs no reason.
+func TestPurposes(t *testing.T) {
+	for _, c := range []struct{ method, template, want string }{
+		{"GET", "/clock", ""},
+		{"POST", "/clock/advance", "moving the clock"},
+		{"POST", "/customers/{id}/verification", "the identity provider's decision"},
+		{"POST", "/webhooks/emit", "emitting events"},
+		{"POST", "/webhooks/hosts", "webhook destination policies"},
+		{"POST", "/crypto-funds/{id}", "funded crypto balances"},
+		{"POST", "/crypto/policy/{id}", "crypto policies, custodian outcomes, deposits and staff decisions"},
+	} {
+		if got := Purpose(c.method, c.template); got != c.want {
+			t.Errorf("Purpose(%s %s) = %q, want %q", c.method, c.template, got, c.want)
+		}
+	}
+}
