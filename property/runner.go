@@ -83,7 +83,7 @@ func cases(t *check.T, id string) (n int, why string) {
 
 // caseAllowance is about how long a property's default cases may take
 // against a distant target (a deep run sets its own count).
-const caseAllowance = 5 * time.Second
+const caseAllowance = 3 * time.Second
 
 // configureRapid sets rapid's own flags, which it reads as process-wide
 // globals, once for the process (before any property runs, so that
