@@ -10,11 +10,11 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/touchstone-harness/touchstone/internal/amount"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/amount"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Amounts: the harness's money arithmetic (suites/amount) and a target's

@@ -12,12 +12,12 @@ import (
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
 
+	"github.com/touchstone-harness/touchstone/internal/amount"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/amount"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/payout/rails"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/rails"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Payout batches (document 1, States / Payout batch; Endpoints / Payout

@@ -10,9 +10,9 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/payout/rails"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/rails"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Payout references (document 1, Payout batches / Reference rules): for

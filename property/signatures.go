@@ -12,8 +12,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 // Webhook signatures (document 2, Events / Headers): the harness's verifier

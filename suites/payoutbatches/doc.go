@@ -10,8 +10,8 @@ import (
 	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // needs are the fixtures every batch check uses.

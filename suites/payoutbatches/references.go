@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/payout/rails"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/rails"
 )
 
 // The reference table, row by row (document 1, Endpoints / Payout batches,
