@@ -24,7 +24,7 @@ import (
 // batches) as a state machine: a random batch (currencies, canonical rails,
 // aliases, spellings and an omitted rail; valid items and items skipped for
 // a bad amount, a missing beneficiary, one in another currency, or a
-// reference the rail refuses, judged by suites/payout/rails), then operator
+// reference the rail refuses, judged by internal/rails), then operator
 // submit, approve, reject and execute (forced item outcomes and stuck items
 // included) through the control API in random order, illegal moves
 // included. After every step the by-id read is compared with the model:

@@ -172,7 +172,7 @@ func atomic(t *check.T, rule string, v any, p string) *big.Int {
 }
 
 // majorToAtomic reads a major-unit decimal string with exactly scale
-// decimals as atomic units (suites/amount); ok is false when the decimals
+// decimals as atomic units (internal/amount); ok is false when the decimals
 // differ.
 func majorToAtomic(s string, scale int) (*big.Int, bool) {
 	_, frac, dot := strings.Cut(s, ".")
