@@ -10,14 +10,14 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/touchstone-harness/touchstone/internal/amount"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/amount"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-// Amounts: the harness's money arithmetic (suites/amount) and a target's
+// Amounts: the harness's money arithmetic (internal/amount) and a target's
 // integer minor units. Pure half: for scales 2, 6, 8 and 18, any integer
 // (values above 2^53 and negatives included) survives minor -> major
 // string -> minor exactly, any canonical major string survives the other
@@ -104,7 +104,7 @@ func pureAmounts(rt *rapid.T) {
 }
 
 func init() {
-	// The pure half checks the harness's own arithmetic (suites/amount), which the
+	// The pure half checks the harness's own arithmetic (internal/amount), which the
 	// crypto checks use to read CRYP-005 and CWD-005 over HTTP; only PB-004 is
 	// a target rule this property observes.
 	rules := []string{"PB-004"}

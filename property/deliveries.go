@@ -12,9 +12,9 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 // The webhook delivery schedule (document 2, Events / Retries; Delivery

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 // hookInbox is the properties' loopback webhook receiver (embedded sandbox

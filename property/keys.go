@@ -8,9 +8,9 @@ import (
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/api"
 )
 
 // The Idempotency-Key grammar (document 1, Common rules; IDEM-002..004,

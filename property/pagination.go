@@ -10,9 +10,9 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/api"
 )
 
 // Pagination (document 1, Pagination) on the tenant's customer list: its

@@ -12,19 +12,19 @@ import (
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
 
+	"github.com/touchstone-harness/touchstone/internal/amount"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/amount"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/payout/rails"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/rails"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Payout batches (document 1, States / Payout batch; Endpoints / Payout
 // batches) as a state machine: a random batch (currencies, canonical rails,
 // aliases, spellings and an omitted rail; valid items and items skipped for
 // a bad amount, a missing beneficiary, one in another currency, or a
-// reference the rail refuses, judged by suites/payout/rails), then operator
+// reference the rail refuses, judged by internal/rails), then operator
 // submit, approve, reject and execute (forced item outcomes and stuck items
 // included) through the control API in random order, illegal moves
 // included. After every step the by-id read is compared with the model:

@@ -11,9 +11,9 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/api"
 )
 
 // Rate-limit windows on the virtual clock (document 2, Rate limits): random

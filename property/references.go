@@ -10,9 +10,9 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/payout/rails"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/rails"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Payout references (document 1, Payout batches / Reference rules): for
@@ -20,7 +20,7 @@ import (
 // (18/35/140 ASCII bytes, 6 and 17 counted USD letters with uncounted
 // marks anywhere, a digit, one repeated letter, a two-byte character,
 // blank, 256 vs 257 after trimming). Pure half: the construction's own
-// verdict equals the harness's checker (suites/payout/rails). Over HTTP:
+// verdict equals the harness's checker (internal/rails). Over HTTP:
 // one batch per case on the rail, every item's status and stored reference
 // as the checker predicts.
 

@@ -12,12 +12,12 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 // Webhook signatures (document 2, Events / Headers): the harness's verifier
-// (suites/webhooks/verify) accepts exactly what is signed as documented.
+// (internal/webhooks/verify) accepts exactly what is signed as documented.
 // Pure half: a delivery signed here from the document's two schemes
 // verifies at any receiver instant within the configured tolerance, fails
 // one nanosecond past it either side, and fails after any single-byte

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/touchstone-harness/touchstone/cmd/touchstone/allchecks" // registers every check
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	_ "github.com/touchstone-harness/touchstone/suites" // registers the suites' checks
 )
 
 // realTarget starts a sandbox on the real clock whose webhook deliveries go

@@ -1,9 +1,11 @@
 // Package suites turns Touchstone's checks into Ginkgo specs. The checks
 // themselves live in one package per documented area (suites/auth,
 // suites/idempotency, ...) as plain functions over an HTTP client; this
-// package declares one Ginkgo spec per check, so that the same checks run
-// from `touchstone run`, `go test ./suites/...` and the ginkgo CLI, and
-// directly (without Ginkgo) from the fault-mode proof.
+// package declares one Ginkgo spec per registered check, so that the same
+// checks run from `touchstone run`, `go test ./suites/...` and the ginkgo
+// CLI, and directly (without Ginkgo) from the fault-mode proof. It imports
+// no area: the composition root (cmd/touchstone/allchecks) registers the
+// areas', the properties' and the load probes' checks.
 package suites
 
 import (

@@ -12,12 +12,14 @@ import (
 // the helper of its body shape (shape.ProblemAnswer, FlatAnswer,
 // EnvelopeAnswer), which checks the status and formats the evidence; no
 // hand-written "if r.Status != X { t.Fatalf(...) }" followed by a body
-// shape assertion on the same response.
+// shape assertion on the same response. It reads the areas and
+// internal/fresh, which creates their fixtures (not internal/shape, which
+// defines the helpers).
 func TestOneWayToAssertAResponse(t *testing.T) {
 	statusIf := regexp.MustCompile(`if (\w+)\.Status != [^{]+\{\s*$`)
 	var found []string
-	filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasPrefix(path, "shape/") {
+	walk := func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
 		raw, err := os.ReadFile(path)
@@ -38,7 +40,12 @@ func TestOneWayToAssertAResponse(t *testing.T) {
 			}
 		}
 		return nil
-	})
+	}
+	for _, root := range []string{".", "../internal/fresh"} {
+		if err := filepath.WalkDir(root, walk); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, f := range found {
 		t.Errorf("%s: status checked by hand, then the body shape: use shape.ProblemAnswer / FlatAnswer / EnvelopeAnswer", f)
 	}

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	_ "github.com/touchstone-harness/touchstone/cmd/touchstone/allchecks" // registers every check
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/suites"

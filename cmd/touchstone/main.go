@@ -13,6 +13,10 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	// The composition root: every check the runner runs (the areas', the
+	// properties' and the load probes') registers here, and nowhere else.
+	_ "github.com/touchstone-harness/touchstone/cmd/touchstone/allchecks"
 )
 
 // Exit codes.

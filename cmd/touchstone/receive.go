@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/redact"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 func init() {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	_ "github.com/touchstone-harness/touchstone/suites" // registers every check
 )
 
 func init() {

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/touchstone-harness/touchstone/cmd/touchstone/allchecks" // registers every check
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	_ "github.com/touchstone-harness/touchstone/suites" // registers every check
 )
 
 var idRe = regexp.MustCompile(`^([A-Z][A-Z0-9]*)-([0-9]{3})$`)

@@ -7,10 +7,10 @@ package auth
 
 import (
 	"encoding/base64"
-	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"strings"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 )

@@ -18,12 +18,12 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/touchstone-harness/touchstone/internal/amount"
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/amount"
-	"github.com/touchstone-harness/touchstone/suites/api"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // scales is the documented asset table's scale column.
@@ -172,7 +172,7 @@ func atomic(t *check.T, rule string, v any, p string) *big.Int {
 }
 
 // majorToAtomic reads a major-unit decimal string with exactly scale
-// decimals as atomic units (suites/amount); ok is false when the decimals
+// decimals as atomic units (internal/amount); ok is false when the decimals
 // differ.
 func majorToAtomic(s string, scale int) (*big.Int, bool) {
 	_, frac, dot := strings.Cut(s, ".")

@@ -2,13 +2,13 @@ package customers
 
 import (
 	"fmt"
-	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 func post(t *check.T, c *client.Client, body map[string]any) *client.Response {

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // snakeCase asserts every member name of every v1 JSON body in the sample

@@ -5,7 +5,6 @@ package headers
 
 import (
 	"fmt"
-	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -13,10 +12,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // sampled is one response with what produced it; v1 marks a response of

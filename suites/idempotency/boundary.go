@@ -8,7 +8,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // What replay protection covers (document 1, Common rules; document 2,

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // The caller is part of a key's identity (document 1, Common rules): the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // In progress (document 1, Common rules): while a first attempt runs, an

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Keys are retained 24 hours (document 2, Limits), measured from the

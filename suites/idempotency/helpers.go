@@ -2,7 +2,6 @@ package idempotency
 
 import (
 	"fmt"
-	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,10 +9,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 const (

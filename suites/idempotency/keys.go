@@ -5,7 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Idempotency-Key validation (document 1, Common rules; document 2,

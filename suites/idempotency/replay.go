@@ -5,7 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Replay (document 1, Common rules): within 24 hours an identical retry

@@ -3,16 +3,16 @@ package onboarding
 import (
 	"encoding/base64"
 	"encoding/json"
-	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // pascalRe is the manual-submission status vocabulary's form (Pending,

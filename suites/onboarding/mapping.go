@@ -2,7 +2,7 @@ package onboarding
 
 import (
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
 )
 
 // A mapping check brings a fresh customer to one lifecycle state and reads

@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/api"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // snakePathRe is a JSON path of snake_case members.

@@ -1,7 +1,7 @@
 // Package payoutbatches checks payout batches (document 1, Resources /
 // Payout batch; States / Payout batch; Endpoints / Payout batches; document
 // 2, Errors and Limits): intake refusals, item validation, rails and
-// references (predicted by suites/payout/rails), idempotency, reads and the
+// references (predicted by internal/rails), idempotency, reads and the
 // operator lifecycle through the control API. Items are matched on
 // sequence only.
 package payoutbatches
@@ -10,8 +10,8 @@ import (
 	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // needs are the fixtures every batch check uses.

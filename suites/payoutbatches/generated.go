@@ -11,7 +11,7 @@ import (
 // rules): a fixed-seed generator draws references around each rail's
 // limits from an alphabet of letters, digits, the five USD marks, other
 // ASCII punctuation and two-byte and three-byte characters, and the
-// harness's own rules (suites/payout/rails) predict every item's fate.
+// harness's own rules (internal/rails) predict every item's fate.
 
 // genAlphabet weights the characters that decide the rules.
 var genAlphabet = []string{"a", "b", "Z", "Q", "x", "7", "0", " ", "-", ".", "&", "/", "_", "#", "é", "€", "\t"}

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Item validation at intake (document 1, Endpoints / Payout batches: "HTTP

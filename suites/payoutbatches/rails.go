@@ -2,9 +2,9 @@ package payoutbatches
 
 import (
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/payout/rails"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/rails"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Rails per currency (document 1, Endpoints / Payout batches, the rails

@@ -4,13 +4,13 @@ import (
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/payout/rails"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/rails"
 )
 
 // The reference table, row by row (document 1, Endpoints / Payout batches,
 // Reference rules), each rail's references on both sides of each limit,
-// predicted by suites/payout/rails and matched on sequence.
+// predicted by internal/rails and matched on sequence.
 
 // refCase is one reference sent; nil sends no reference member.
 type refCase struct {

@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/api"
 )
 
 // One code path per rule on both clocks (check.Clock): on a virtual clock

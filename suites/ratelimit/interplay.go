@@ -2,15 +2,15 @@ package ratelimit
 
 import (
 	"fmt"
-	"github.com/touchstone-harness/touchstone/suites/api"
 	"net/http"
 	"strings"
 
 	"github.com/google/uuid"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/shape"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Which requests consume which budget (catalogue interpretations RATE-009

@@ -3,10 +3,10 @@ package ratelimit
 import (
 	"strconv"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/api"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
 )
 
 // Payout batch create (document 1, Endpoints / Payout batches) lists 429

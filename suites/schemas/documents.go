@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
-	"github.com/touchstone-harness/touchstone/suites/api"
 )
 
 func init() {

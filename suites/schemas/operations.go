@@ -1,6 +1,6 @@
 package schemas
 
-import "github.com/touchstone-harness/touchstone/suites/api"
+import "github.com/touchstone-harness/touchstone/internal/api"
 
 // documentedOperations are the endpoint tables of both documents, written
 // from the spec (document 1, Endpoints; document 2, Endpoints).

@@ -7,8 +7,8 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
-	"github.com/touchstone-harness/touchstone/suites/shape"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
+	"github.com/touchstone-harness/touchstone/internal/shape"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 // Real deliveries received through the loopback inbox and verified by both

@@ -2,7 +2,7 @@ package webhooks
 
 import (
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
 )
 
 // Beneficiary events produced by real staff decisions and bank

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/fresh"
-	"github.com/touchstone-harness/touchstone/suites/shape"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
+	"github.com/touchstone-harness/touchstone/internal/fresh"
+	"github.com/touchstone-harness/touchstone/internal/shape"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 // inbox is the loopback receiver a delivery check starts: it records every

@@ -2,7 +2,7 @@ package webhooks
 
 import (
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/suites/webhooks/verify"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 // What an event check does to receive events: listen on the inbox with one

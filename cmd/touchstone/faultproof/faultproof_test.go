@@ -6,11 +6,11 @@ import (
 	"sync"
 	"testing"
 
+	_ "github.com/touchstone-harness/touchstone/cmd/touchstone/allchecks" // registers every check
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/faultproof"
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	_ "github.com/touchstone-harness/touchstone/suites" // registers every check
 )
 
 // TestFaithfulSandboxPasses: no check fails against the faithful sandbox.

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/touchstone-harness/touchstone/cmd/touchstone/allchecks" // registers every check
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/profile"
-	_ "github.com/touchstone-harness/touchstone/suites" // register every check
 )
 
 // TestNoWriteLeavesOnALiveKey runs EVERY registered check (slow ones

@@ -1,8 +1,15 @@
-package suites
+// Package allchecks registers every check the runner runs: it imports each
+// area package (suites/<area>), the properties (package property) and the
+// load probes (package load), each of which registers its checks when
+// imported. It is the one place that names them all: the runner
+// (cmd/touchstone) imports it, and so does every test that needs every
+// check registered (the fault-mode proof, the live-key guard, the
+// catalogue's drift test, the properties' and the Ginkgo suite's tests).
+// Nothing else imports an area; a boundary test
+// (internal/check/independence_test.go) holds that.
+package allchecks
 
-// Every area package registers its checks when imported.
 import (
-	_ "github.com/touchstone-harness/touchstone/property"
 	_ "github.com/touchstone-harness/touchstone/suites/accounts"
 	_ "github.com/touchstone-harness/touchstone/suites/auth"
 	_ "github.com/touchstone-harness/touchstone/suites/beneficiaries"
@@ -24,6 +31,7 @@ import (
 	_ "github.com/touchstone-harness/touchstone/suites/webhooks"
 	_ "github.com/touchstone-harness/touchstone/suites/withdrawals"
 
-	// The load probes (package load) are checks too.
+	// The properties and the load probes are checks too.
 	_ "github.com/touchstone-harness/touchstone/load"
+	_ "github.com/touchstone-harness/touchstone/property"
 )

@@ -5,8 +5,9 @@
 // and a replay tolerance.
 //
 // It is the harness's own implementation, written from document 2 (Events /
-// Headers) and independent of the sandbox: an integrator's Go code can import
-// it to verify what reaches their endpoint.
+// Headers) and independent of the sandbox. It is internal to the module: the
+// webhook checks and properties use it, and `touchstone receive` runs it as
+// the receiver an integrator points their deliveries at.
 //
 //	res := verify.Delivery(r.Header, rawBody, secret, verify.Options{})
 //	if !res.OK() { /* answer 401; res.Failures says which rule failed */ }
