@@ -108,6 +108,9 @@ func RuleStatuses(doc *Document, cat *catalogue.Catalogue) []RuleStatus {
 			// Its checks ran where they judge it only with the control API.
 			res := notJudged[r.ID][0]
 			rs.Status, rs.Reason = RuleSkipped, "judged only with the sandbox control API: "+res.NotJudgedWhy
+			if why, ok := res.NotJudgedReasons[r.ID]; ok {
+				rs.Reason = "not judged on this target: " + why
+			}
 			for _, res := range notJudged[r.ID] {
 				rs.By = append(rs.By, res.ID)
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,11 +67,15 @@ type Result struct {
 	// control API and did not judge here (it ran its form for a target
 	// without it: T.WithoutControl): Rules leaves them out; NotJudgedWhy
 	// is what only that API does (Check.ControlWhy).
-	NotJudged    []string      `json:"not_judged,omitempty"`
-	NotJudgedWhy string        `json:"not_judged_why,omitempty"`
-	CaseID       string        `json:"case_id"`
-	Started      time.Time     `json:"started"`
-	Duration     time.Duration `json:"duration_ns"`
+	NotJudged    []string `json:"not_judged,omitempty"`
+	NotJudgedWhy string   `json:"not_judged_why,omitempty"`
+	// NotJudgedReasons are the rules the check found it could not judge
+	// on this target (T.NotJudged: a route not served, no key to judge
+	// with), each with the reason; they are in NotJudged too.
+	NotJudgedReasons map[string]string `json:"not_judged_reasons,omitempty"`
+	CaseID           string            `json:"case_id"`
+	Started          time.Time         `json:"started"`
+	Duration         time.Duration     `json:"duration_ns"`
 	// A result keeps only the exchanges its failures point at (their
 	// evidence); a passing check's transcript is dropped when it ends.
 }
@@ -195,6 +200,25 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	res.Logs, res.Shared, res.Control, res.Rules = t.logs, t.shared, t.controlled, c.judged(t.without)
 	if t.without && len(c.ControlRules) > 0 {
 		res.NotJudged, res.NotJudgedWhy = c.ControlRules, c.ControlWhy
+	}
+	if len(t.notJudged) > 0 {
+		res.NotJudgedReasons = t.notJudged
+		res.Rules = slices.DeleteFunc(slices.Clone(res.Rules), func(r string) bool { _, ok := t.notJudged[r]; return ok })
+		for _, r := range c.Rules {
+			if _, ok := t.notJudged[r]; ok && !slices.Contains(res.NotJudged, r) {
+				res.NotJudged = append(res.NotJudged, r)
+			}
+		}
+		if len(res.Rules) == 0 && status == Passed {
+			// A check that judged nothing is no pass.
+			var whys []string
+			for _, r := range c.Rules {
+				if w, ok := t.notJudged[r]; ok && !slices.Contains(whys, w) {
+					whys = append(whys, w)
+				}
+			}
+			status, t.skip = Skipped, "judged none of its rules on this target: "+strings.Join(whys, "; ")
+		}
 	}
 	if status == Passed || status == Failed {
 		t.failures = append(t.failures, validateSchemas(target, t.exchanges)...)

@@ -34,9 +34,10 @@ type T struct {
 	logs       []string
 	exchanges  []*client.Exchange
 	selfPaced  bool
-	without    bool     // ran its form for a target without the control API (WithoutControl)
-	shared     []string // control calls other checks would see (noteControl)
-	controlled []string // every control call, "METHOD TEMPLATE" (noteControl)
+	without    bool              // ran its form for a target without the control API (WithoutControl)
+	notJudged  map[string]string // rule -> why it was not judged here (NotJudged)
+	shared     []string          // control calls other checks would see (noteControl)
+	controlled []string          // every control call, "METHOD TEMPLATE" (noteControl)
 }
 
 // Failure is one violated rule with its evidence.
@@ -176,6 +177,27 @@ func (t *T) WithoutControl() {
 	if len(t.check.ControlRules) > 0 {
 		t.Logf("not judged on this target: %s (%s)", strings.Join(t.check.ControlRules, ", "), t.check.ControlWhy)
 	}
+}
+
+// NotJudged records that the check could not judge rules on this target
+// (a route the target does not serve, no key to judge with): the result
+// leaves them out of its rules and names them with why, so that they are
+// reported skipped with the reason, never passed. A check left with no
+// rule it judged is skipped. A rule the check judges after all (another
+// row of its table) is judged: call this only for the rules no part of
+// the check judged.
+func (t *T) NotJudged(why string, rules ...string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.notJudged == nil {
+		t.notJudged = map[string]string{}
+	}
+	for _, r := range rules {
+		if _, ok := t.notJudged[r]; !ok {
+			t.notJudged[r] = why
+		}
+	}
+	t.logs = append(t.logs, fmt.Sprintf("not judged on this target: %s (%s)", strings.Join(rules, ", "), why))
 }
 
 // NeedVirtualClock skips unless the target's clock is virtual.

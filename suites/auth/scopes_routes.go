@@ -137,8 +137,11 @@ var routeTables = []routeTable{
 			{rule: "SCOPE-022", method: "GET", path: ec + "/balance", scope: "end-customers:read"},
 			{rule: "SCOPE-023", method: "GET", path: ec + "/documents", scope: "end-customers:read"},
 			{rule: "SCOPE-023", method: "GET", path: ec + "/documents/" + uuid.NewString(), scope: "end-customers:read", probe: get(ec + "/documents")},
-			{rule: "SCOPE-024", method: "POST", path: ecMoney + "/consolidate", scope: "end-customers:write", body: unbindable},
-			{rule: "SCOPE-025", method: "POST", path: ecMoney + "/internal-transfers", scope: "end-customers:write", body: unbindable},
+			// They name a nonexistent child (keys.tenant's 404 is the
+			// child's): the child's own reads tell whether the family is
+			// served.
+			{rule: "SCOPE-024", method: "POST", path: ecMoney + "/consolidate", scope: "end-customers:write", body: unbindable, probe: get(ec + "/balance")},
+			{rule: "SCOPE-025", method: "POST", path: ecMoney + "/internal-transfers", scope: "end-customers:write", body: unbindable, probe: get(ec + "/internal-transfers")},
 			{rule: "SCOPE-026", method: "GET", path: ec + "/internal-transfers", scope: "end-customers:read"},
 			{rule: "SCOPE-027", method: "GET", path: ec + "/internal-transfers/" + uuid.NewString(), scope: "end-customers:read", probe: get(ec + "/internal-transfers")},
 			{rule: "SCOPE-028", method: "GET", path: ec + "/internal-transfers/by-client-reference/" + uuid.NewString(), scope: "end-customers:read", probe: get(ec + "/internal-transfers")},
@@ -301,8 +304,10 @@ func keyStepRefusal(r *client.Response) bool {
 	return r.Status == http.StatusUnauthorized || refusedByScope(r)
 }
 
-// judgeRow runs one row; it returns false when the route is not served.
-func judgeRow(t *check.T, row routeRow, probed map[string]bool) bool {
+// judgeRow runs one row. It reports whether the route is served and, when
+// the row's rule was not judged (the route not served, or no profile key
+// lacking its scope to be refused), why.
+func judgeRow(t *check.T, row routeRow, probed map[string]bool) (served bool, notJudged string) {
 	tenant := t.Client("tenant")
 	if p := row.probe; p != nil {
 		ok, seen := probed[p.String()]
@@ -316,13 +321,13 @@ func judgeRow(t *check.T, row routeRow, probed map[string]bool) bool {
 		}
 		if !ok {
 			t.Logf("%s: skipped, keys.tenant gets 404 on %s (route family not served by this target)", row, p)
-			return false
+			return false, fmt.Sprintf("the target does not serve %s (keys.tenant gets 404)", p)
 		}
 	}
 	own := row.send(t, tenant)
 	if row.probe == nil && own.Status == http.StatusNotFound {
 		t.Logf("%s: skipped, keys.tenant gets 404 (route not served by this target)", row)
-		return false
+		return false, fmt.Sprintf("the target does not serve %s (keys.tenant gets 404)", row)
 	}
 	if keyStepRefusal(own) {
 		t.Errorf(row.rule, "%s with keys.tenant (holds every scope, %s included): status %d, refused at the key step; body: %s", row, row.scope, own.Status, shape.Clip(own.Body))
@@ -346,8 +351,9 @@ func judgeRow(t *check.T, row routeRow, probed map[string]bool) bool {
 	}
 	if !judged {
 		t.Logf("%s: the profile has no key lacking %s (%v); only the holding key was judged", row, row.scope, lacking(row.scope))
+		return true, fmt.Sprintf("the profile has no key lacking %s to be refused (add keys.%s)", row.scope, strings.Join(lacking(row.scope), " or keys."))
 	}
-	return true
+	return true, ""
 }
 
 func init() {
@@ -373,14 +379,34 @@ func init() {
 				rows := tb.rows(scopeFixtures(t))
 				probed := map[string]bool{}
 				served := 0
+				judged := map[string]bool{}
+				var unjudged []string
+				why := map[string]string{}
 				for _, row := range rows {
-					if judgeRow(t, row, probed) {
+					ok, reason := judgeRow(t, row, probed)
+					if ok {
 						served++
 					}
+					switch {
+					case reason == "":
+						judged[row.rule] = true
+					case why[row.rule] == "":
+						why[row.rule] = reason
+						unjudged = append(unjudged, row.rule)
+					}
 				}
-				t.Logf("%d of %d routes served and judged", served, len(rows))
+				t.Logf("%d of %d routes served, %d rules judged with a key lacking the scope", served, len(rows), len(judged))
 				if served == 0 {
 					t.Skipf("the target serves none of the %d routes of the %s table", len(rows), tb.title)
+				}
+				// No silent pass: a rule no row judged is named, with why.
+				for _, r := range unjudged {
+					if !judged[r] {
+						t.NotJudged(why[r], r)
+					}
+				}
+				if len(judged) == 0 {
+					t.NotJudged("no route was refused: no key lacking a scope judged any row", "SCOPE-076", "ERR-023", "ERR-003")
 				}
 			},
 		})
