@@ -46,7 +46,7 @@ var failedAuthTable = map[string]authNeed{
 	"auth/rotation-past-overlap-old-refused":        {2, 2},
 	"auth/route-scopes-accounts":                    {12, 12},
 	"auth/route-scopes-deposits-withdrawals":        {12, 12},
-	"auth/route-scopes-end-customers":               {13, 13},
+	"auth/route-scopes-end-customers":               {15, 15},
 	"auth/route-scopes-exchange":                    {5, 5},
 	"auth/route-scopes-fees":                        {2, 2},
 	"auth/route-scopes-identity-customers":          {4, 4},

@@ -174,6 +174,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 		defer release()
 	}
 	t.auth = ticket
+	t.ctx = traffic.WithTicket(t.ctx, t.auth, t.pendingAuth)
 	if reason := preflight(target, c); reason != "" {
 		ticket.Close()
 		res.Status, res.SkipReason = Skipped, reason

@@ -36,6 +36,7 @@ type T struct {
 	selfPaced  bool
 	without    bool              // ran its form for a target without the control API (WithoutControl)
 	notJudged  map[string]string // rule -> why it was not judged here (NotJudged)
+	pacesAuth  bool              // called SpendAuthFailures: reserves its failures itself
 	shared     []string          // control calls other checks would see (noteControl)
 	controlled []string          // every control call, "METHOD TEMPLATE" (noteControl)
 }
@@ -219,9 +220,26 @@ func (t *T) NeedVirtualClock() {
 // check declared (Check.FailedAuth) was reserved when it started, so this
 // waits only when a window passed in between, or for an undeclared need.
 func (t *T) SpendAuthFailures(n int) {
+	t.mu.Lock()
+	t.pacesAuth = true
+	t.mu.Unlock()
 	if err := t.auth.Reserve(t.ctx, n); err != nil {
 		t.NoVerdict(err)
 	}
+}
+
+// pendingAuth is what the check is still to cause of what it declared,
+// for the transport to keep reserved in the window each request goes out
+// in; 0 once the check paces its failures itself (SpendAuthFailures).
+func (t *T) pendingAuth() int {
+	t.mu.Lock()
+	paces := t.pacesAuth
+	t.mu.Unlock()
+	hold := t.check.failedAuth()
+	if paces || hold <= 0 || hold > traffic.Budget {
+		return 0
+	}
+	return min(hold, t.check.failedAuthCause()-t.auth.Seen())
 }
 
 // reserveDeclared reserves what the check declared it causes
@@ -230,7 +248,9 @@ func (t *T) SpendAuthFailures(n int) {
 func (t *T) reserveDeclared() {
 	t.declared.Do(func() {
 		if n := t.check.failedAuth(); n > 0 && n <= traffic.Budget {
-			t.SpendAuthFailures(n)
+			if err := t.auth.Reserve(t.ctx, n); err != nil {
+				t.NoVerdict(err)
+			}
 		}
 	})
 }

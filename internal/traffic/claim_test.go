@@ -281,3 +281,48 @@ func TestAClaimWaitsForTheBudgetsItUses(t *testing.T) {
 	}
 	p.Release(user)
 }
+
+// TestPendingFailuresAreReservedInTheWindowARequestGoesOutIn: a check
+// reserved its failed authentication in one window, then waited (here for
+// a claim's owner) into the next, which others filled: its request waits
+// for a window with room instead of going out unreserved to meet the
+// target's 429 (a real-clock run saw two such failures spoil the failed-
+// auth probe's window).
+func TestPendingFailuresAreReservedInTheWindowARequestGoesOutIn(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 50, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: RouteBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	owner := &Claim{Who: "probe", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
+	if !p.TryClaim(owner) {
+		t.Fatal("not granted")
+	}
+	mine := p.Ticket("check")
+	if !mine.TryReserve(1) {
+		t.Fatal("no room")
+	}
+	ctx := WithTicket(context.Background(), mine, func() int { return 1 })
+	done := make(chan time.Time)
+	go func() {
+		getCtx(t, ctx, c, "/api/v1/partner/me")
+		mu.Lock()
+		done <- now
+		mu.Unlock()
+	}()
+	heldSoon(t, p)
+	// The next window begins and another check fills it.
+	mu.Lock()
+	now = time.Date(2026, 1, 1, 10, 1, 5, 0, time.UTC)
+	mu.Unlock()
+	other := p.Ticket("other")
+	if !other.TryReserve(FailedAuthBudget) {
+		t.Fatal("the new window should be free for the other check")
+	}
+	p.Release(owner)
+	sent := <-done
+	if sent.Before(time.Date(2026, 1, 1, 10, 2, 0, 0, time.UTC)) {
+		t.Errorf("the request went out at %s, in a window others had filled; want it held to 10:02", sent.Format("15:04:05"))
+	}
+	other.Close()
+}

@@ -191,3 +191,52 @@ func (p *Plan) Available() int {
 	}
 	return max(0, FailedAuthBudget-p.used-p.held-p.resending)
 }
+
+// Pending is what a Ticket's holder is still to cause: the transport makes
+// sure it is reserved in the window a request goes out in (a check that
+// reserved when it started may wait, for an owner or a fresh window, into
+// the next window, where its reservation has lapsed; its failures there
+// would meet the target's 429 unreserved). It returns 0 once the holder
+// paces itself (it reserves right before each failure).
+type Pending func() int
+
+type ticketKey struct{}
+
+type ticketCtx struct {
+	t    *Ticket
+	want Pending
+}
+
+// WithTicket marks ctx's requests as sent by t's holder, with what it is
+// still to cause.
+func WithTicket(ctx context.Context, t *Ticket, want Pending) context.Context {
+	return context.WithValue(ctx, ticketKey{}, ticketCtx{t, want})
+}
+
+// ensure reserves in the current window what ctx's ticket holder is still
+// to cause (waiting for a window with room), and tells the epoch it holds
+// it in (0 when nothing is needed).
+func (p *Plan) ensure(ctx context.Context) (int, error) {
+	tc, ok := ctx.Value(ticketKey{}).(ticketCtx)
+	if !ok || tc.t == nil || tc.want == nil {
+		return 0, nil
+	}
+	n := min(tc.want(), FailedAuthBudget)
+	if n <= 0 {
+		return 0, nil
+	}
+	if err := tc.t.Reserve(ctx, n); err != nil {
+		return 0, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.epoch, nil
+}
+
+// epochNow is the current window's number.
+func (p *Plan) epochNow() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roll()
+	return p.epoch
+}

@@ -57,8 +57,20 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	budgeted := strings.HasPrefix(b.Template, "/api/") && b.Key != "-"
 	for resend := 0; ; resend++ {
 		if budgeted {
-			if err := p.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
-				return nil, err
+			// The holder's pending failed authentications are reserved in
+			// the window the request goes out in: when admission waited
+			// into another window, they are reserved there again.
+			for {
+				epoch, err := p.ensure(req.Context())
+				if err != nil {
+					return nil, err
+				}
+				if err := p.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
+					return nil, err
+				}
+				if epoch == 0 || p.epochNow() == epoch {
+					break
+				}
 			}
 			if p.OnSend != nil {
 				p.OnSend(req, b)
