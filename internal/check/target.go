@@ -93,6 +93,13 @@ func NewTargetWith(ctx context.Context, p *profile.Profile, allowLive bool, b Bo
 		}
 	}
 	t.plan = traffic.New(advance)
+	issued := map[string]bool{}
+	for _, k := range p.KeyMap() {
+		if k != "" {
+			issued[k] = true
+		}
+	}
+	t.plan.ValidKey = func(k string) bool { return issued[k] }
 	client.Plan(hc, t.plan)
 	t.Schemas, t.SchemaError = openapicheck.Load(ctx, hc, p.BaseURL)
 	return t, nil

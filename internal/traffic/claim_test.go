@@ -326,3 +326,37 @@ func TestPendingFailuresAreReservedInTheWindowARequestGoesOutIn(t *testing.T) {
 	}
 	other.Close()
 }
+
+// TestAKeyTheTargetNeverIssuedSpendsNoRouteBudget: a wrong secret is
+// refused at the key step, before the rate limits: it is not held while a
+// probe owns the key's GET /me, and counts in no route budget.
+func TestAKeyTheTargetNeverIssuedSpendsNoRouteBudget(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	p.ValidKey = func(k string) bool { return k == testKey+".secret" }
+	tgt := &fakeTarget{now: &now, budget: RouteBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	owner := &Claim{Who: "probe", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
+	if !p.TryClaim(owner) {
+		t.Fatal("not granted")
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://target/api/v1/partner/me", nil)
+	req.Header.Set("X-Api-Key", testKey+".wrong")
+	done := make(chan struct{})
+	go func() {
+		if resp, err := c.Do(req); err == nil {
+			resp.Body.Close()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("a wrong-secret request was held while a probe owns the key's GET /me")
+	}
+	if s := p.Stats(); s.Sent != 0 {
+		t.Errorf("the wrong-secret request was counted in the budgets (%d sent)", s.Sent)
+	}
+	p.Release(owner)
+}

@@ -25,6 +25,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -56,6 +57,13 @@ type Plan struct {
 	// Now and Sleep are the wall clock (tests replace them).
 	Now   func() time.Time
 	Sleep func(context.Context, time.Duration) error
+	// ValidKey, when set, tells whether a key is one the target issued
+	// (the profile's). A request with another key is refused at the key
+	// step, before the rate limits (document 2, Check order): it spends
+	// the failed-auth budget, not a route's or the tenant's, so it is not
+	// held for them (a probe owning that key's GET /me held every
+	// wrong-secret check, and the failed-auth windows went unused).
+	ValidKey func(key string) bool
 	// Margin is waited past a window's start, and a window ending within
 	// it counts as over (the target's clock may differ a little).
 	Margin time.Duration
@@ -317,4 +325,13 @@ func (s Stats) String() string {
 		out += fmt.Sprintf(", %d 429s waited out", s.Waited429)
 	}
 	return out
+}
+
+// spends tells whether a request spends the route and tenant budgets: it
+// targets the API and carries a key the target issued.
+func (p *Plan) spends(req *http.Request, b Bucket) bool {
+	if !strings.HasPrefix(b.Template, "/api/") || b.Key == "-" {
+		return false
+	}
+	return p.ValidKey == nil || p.ValidKey(keyOf(req.Header))
 }

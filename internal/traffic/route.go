@@ -51,17 +51,24 @@ func Template(path string) string {
 // keyPrefix is the public prefix of the API key a request carries (the part
 // before the dot), "-" when it carries none. The secret is never kept.
 func keyPrefix(h http.Header) string {
+	k := keyOf(h)
+	if k == "" {
+		return "-"
+	}
+	prefix, _, _ := strings.Cut(k, ".")
+	return prefix
+}
+
+// keyOf is the API key a request carries (X-Api-Key, else a bearer
+// token), or "".
+func keyOf(h http.Header) string {
 	k := h.Get("X-Api-Key")
 	if k == "" {
 		if a := h.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
 			k = strings.TrimSpace(a[7:])
 		}
 	}
-	if k == "" {
-		return "-"
-	}
-	prefix, _, _ := strings.Cut(k, ".")
-	return prefix
+	return k
 }
 
 // BucketOf is the per-route budget a request spends.

@@ -38,7 +38,7 @@ type Transport struct {
 // would.
 func (tr *Transport) Admit(req *http.Request) error {
 	b := BucketOf(req)
-	if !strings.HasPrefix(b.Template, "/api/") || b.Key == "-" {
+	if !tr.Plan.spends(req, b) {
 		return nil
 	}
 	if err := tr.Plan.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
@@ -54,7 +54,7 @@ func (tr *Transport) Admit(req *http.Request) error {
 func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	p := tr.Plan
 	b := BucketOf(req)
-	budgeted := strings.HasPrefix(b.Template, "/api/") && b.Key != "-"
+	budgeted := p.spends(req, b)
 	for resend := 0; ; resend++ {
 		if budgeted {
 			// The holder's pending failed authentications are reserved in
