@@ -15,7 +15,12 @@ import "strings"
 // either clock).
 var aloneAreas = map[string]bool{"webhooks": true, "ratelimit": true, "load": true}
 
-var aloneTable = map[string]bool{
+// aloneAnywhere are the checks of aloneTable that need the target to
+// themselves whatever it is (they read what any other check's writes
+// change); the others are alone for what they do through the control API
+// (move the clock, change a global setting or a shared fixture), so on a
+// target without it they run beside the rest.
+var aloneAnywhere = map[string]bool{
 	// Compare totals, pages and order of the tenant-wide customer list:
 	// every check that creates a customer would move them (on a target
 	// other callers write to, they move too; the spec allows it: "total
@@ -36,6 +41,9 @@ var aloneTable = map[string]bool{
 	// the count.
 	"webhooks/enabled-limit":         true,
 	"property/webhook-subscriptions": true,
+}
+
+var aloneTable = map[string]bool{
 	// Measured:
 	"auth/failed-auth-budget":                               true,
 	"auth/rotation-past-overlap-old-refused":                true,
@@ -108,6 +116,19 @@ var aloneTable = map[string]bool{
 	"withdrawals/parent-controls":                           true,
 	"withdrawals/source-account-refusals":                   true,
 	"withdrawals/transparency-when-policy-demands":          true,
+}
+
+// aloneOn tells whether c must have target to itself: a check labelled
+// Alone, unless it is alone only for what it does through the control API
+// and target has none.
+func (c *Check) aloneOn(target *Target) bool {
+	if !c.HasLabel(Alone) {
+		return false
+	}
+	if target != nil && target.Control == nil && aloneTable[c.ID] && !aloneAreas[c.Area()] {
+		return false
+	}
+	return true
 }
 
 // probesBudget tells whether an alone check spends a budget on purpose and

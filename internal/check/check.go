@@ -171,7 +171,7 @@ func Register(cs ...Check) {
 		if c.Run == nil || c.Title == "" {
 			panic(fmt.Sprintf("check %s: needs a title and a Run", c.ID))
 		}
-		if (aloneTable[c.ID] || aloneAreas[c.Area()]) && !c.HasLabel(Alone) {
+		if (aloneTable[c.ID] || aloneAnywhere[c.ID] || aloneAreas[c.Area()]) && !c.HasLabel(Alone) {
 			c.Labels = append(append([]string(nil), c.Labels...), Alone)
 		}
 		c.File, c.Line = file, line

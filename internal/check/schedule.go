@@ -199,13 +199,13 @@ func (s *Schedule) runOne(ctx context.Context, c *Check, ticket *traffic.Ticket)
 	}
 	// An alone check starts in a fresh window on a virtual clock (what
 	// others spent is not for it); the others share the window.
-	return run(ctx, s.target, c, ticket, c.HasLabel(Alone))
+	return run(ctx, s.target, c, ticket, c.aloneOn(s.target))
 }
 
 // isAlone tells whether c runs by itself: labelled Alone, unless it probes
 // a budget on a real clock, where it takes a claim instead.
 func (s *Schedule) isAlone(c *Check) bool {
-	return c.HasLabel(Alone) && !c.claimsOnRealClock(s.target)
+	return c.aloneOn(s.target) && !c.claimsOnRealClock(s.target)
 }
 
 // claim is c's claim on the plan (one per check, so that a booking made
