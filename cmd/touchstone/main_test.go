@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -187,20 +188,41 @@ func secretsOfSeed(seed int64) []string {
 }
 
 // serveSandbox starts `touchstone sandbox` and waits for its profile.
-func serveSandbox(t *testing.T, args ...string) (*profile.Profile, *exec.Cmd, *bytes.Buffer) {
+// served is a sandbox process a test started; exited yields its end.
+type served struct {
+	cmd    *exec.Cmd
+	exited chan error
+}
+
+func serveSandbox(t *testing.T, args ...string) (*profile.Profile, *served, *bytes.Buffer) {
 	t.Helper()
 	profilePath := filepath.Join(t.TempDir(), "p.json")
 	cmd := exec.Command(binary, append([]string{"sandbox", "--addr", "127.0.0.1:0", "--profile-out", profilePath}, args...)...)
 	var out bytes.Buffer
-	cmd.Stdout = &out
+	errs := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = &out, errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		// A sandbox that ended before the test did (a crash) is named,
+		// with what it printed, when the test failed.
+		select {
+		case err := <-exited:
+			if t.Failed() {
+				t.Logf("the sandbox had exited (%v) before the test ended; its stderr:\n%s", err, errs.String())
+			}
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
 	for i := 0; i < 100; i++ {
 		time.Sleep(50 * time.Millisecond)
 		if p, err := profile.Load(profilePath); err == nil {
-			return p, cmd, &out
+			return p, &served{cmd, exited}, &out
 		}
 	}
 	t.Fatalf("no profile written; output:\n%s", out.String())
@@ -259,7 +281,7 @@ func TestSandboxAsARemoteTarget(t *testing.T) {
 }
 
 func TestSandboxServesWritesProfileAndStopsOnSignal(t *testing.T) {
-	p, cmd, out := serveSandbox(t, "--clock", "virtual", "--seed", "7")
+	p, sv, out := serveSandbox(t, "--clock", "virtual", "--seed", "7")
 	req, _ := http.NewRequest("GET", p.BaseURL+"/api/v1/partner/me", nil)
 	req.Header.Set("X-Api-Key", p.Keys.Tenant)
 	resp, err := http.DefaultClient.Do(req)
@@ -269,19 +291,37 @@ func TestSandboxServesWritesProfileAndStopsOnSignal(t *testing.T) {
 	if resp != nil {
 		resp.Body.Close()
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	sv.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-done:
+	case err := <-sv.exited:
+		sv.exited <- err // for the cleanup
 		if err != nil {
 			t.Errorf("sandbox did not stop cleanly: %v\n%s", err, out.String())
 		}
 	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
+		sv.cmd.Process.Kill()
 		t.Fatal("sandbox did not stop within 10 s of SIGTERM")
 	}
 	if again := sandbox.New(sandbox.Config{Seed: 7}).Profile(p.BaseURL); again.Keys.Tenant != p.Keys.Tenant || again.Customers.Child != p.Customers.Child {
 		t.Error("seeding is not deterministic for a given --seed")
 	}
+}
+
+// syncBuffer is a bytes.Buffer written by a child process's copier and
+// read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
