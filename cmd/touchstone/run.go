@@ -58,7 +58,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.receiverAddr, "receiver-addr", "", "other targets: HOST:PORT the profile's webhook_url is forwarded to; the webhook checks receive deliveries there")
 	fs.StringVar(&f.baseline, "baseline", "", "expected failures (JSON: rule, reason, review_by); the run fails on an unexpected failure, a stale entry or an expired one")
 	fs.BoolVar(&f.certify, "certify", false, "run the whole catalogue (no --focus or --label-filter) and, when it passes, write a signed certification bundle in OUT/certificate")
-	fs.IntVar(&f.parallel, "parallel", 0, "checks run at once (1: one at a time, in check-id order; default 8 against --target, where round trips dominate, and one per CPU against the embedded sandbox, which shares the CPUs); alone checks always run by themselves")
+	fs.IntVar(&f.parallel, "parallel", 0, "checks run at once (1: one at a time, in check-id order; default 16 against --target, where round trips and the plan's waits dominate, and one per CPU against the embedded sandbox, which shares the CPUs); alone checks always run by themselves")
 	fs.IntVar(&f.propertyChecks, "property-checks", 0, "cases each property draws (deep runs); 0 keeps the default (smaller on a real clock, sized to the rate-limit budgets)")
 	fs.Uint64Var(&f.propertySeed, "property-seed", 0, "seed of the properties' draws (a failure prints the one that replays it); 0 keeps the fixed default")
 	fs.StringVar(&f.signingKey, "signing-key", "", "with --certify: Ed25519 private key (PKCS#8 PEM) to sign the bundle; default a throwaway key whose public half is in the bundle")
@@ -73,7 +73,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "touchstone run: --parallel %d: want at least 1\n", f.parallel)
 		return exitUsage
 	case f.parallel == 0 && f.target != "":
-		f.parallel = 8
+		f.parallel = 16
 	case f.parallel == 0:
 		f.parallel = runtime.NumCPU()
 	}

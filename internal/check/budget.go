@@ -23,6 +23,11 @@ type Budget struct {
 	// WholeTenant: it spends the tenant's whole budget, in a clock minute
 	// of its own (every other request waits for its end).
 	WholeTenant bool
+	// IntoNextMinute: a WholeTenant probe that ends with a request at the
+	// start of the next clock minute (the reopened window). It goes last
+	// among the whole-tenant probes: another one could not have that
+	// minute, so it would be lost to the run.
+	IntoNextMinute bool
 	// Uses are route budgets it sends a few requests to (fewer than the
 	// plan's headroom of 10 a window) that must not be spent when it
 	// starts, such as valid calls between failed authentications: the

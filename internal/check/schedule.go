@@ -233,9 +233,11 @@ func (s *Schedule) order() []int {
 			partial = true
 		}
 	}
-	for i, c := range s.pending {
-		if c.claimsOnRealClock(s.target) && c.Budget.WholeTenant && !partial {
-			idx = append(idx, i)
+	for _, last := range []bool{false, true} {
+		for i, c := range s.pending {
+			if c.claimsOnRealClock(s.target) && c.Budget.WholeTenant && !partial && c.Budget.IntoNextMinute == last {
+				idx = append(idx, i)
+			}
 		}
 	}
 	for i, c := range s.pending {
