@@ -360,3 +360,31 @@ func TestAKeyTheTargetNeverIssuedSpendsNoRouteBudget(t *testing.T) {
 	}
 	p.Release(owner)
 }
+
+// TestAWrongKeysFailureIsReservedToo: a request refused at the key step
+// spends no route budget but is the failure itself: its holder's pending
+// failures are reserved in the window it goes out in.
+func TestAWrongKeysFailureIsReservedToo(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	p.ValidKey = func(k string) bool { return k == testKey+".secret" }
+	tgt := &fakeTarget{now: &now, budget: RouteBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	full := p.Ticket("other")
+	if !full.TryReserve(FailedAuthBudget) {
+		t.Fatal("no room")
+	}
+	mine := p.Ticket("check")
+	req, _ := http.NewRequestWithContext(WithTicket(context.Background(), mine, func() int { return 1 }), http.MethodGet, "http://target/api/v1/partner/me", nil)
+	req.Header.Set("X-Api-Key", testKey+".wrong")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if now.Minute() != 1 {
+		t.Errorf("the wrong-key request went out at %s, in a window others had filled; want it held to the next", now.Format("15:04:05"))
+	}
+	full.Close()
+}

@@ -56,25 +56,29 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	b := BucketOf(req)
 	budgeted := p.spends(req, b)
 	for resend := 0; ; resend++ {
-		if budgeted {
-			// The holder's pending failed authentications are reserved in
-			// the window the request goes out in: when admission waited
-			// into another window, they are reserved there again.
+		// The holder's pending failed authentications are reserved in the
+		// window the request goes out in (a request refused at the key
+		// step spends no route budget, but it is the one that fails):
+		// when admission waited into another window, they are reserved
+		// there again.
+		if strings.HasPrefix(b.Template, "/api/") {
 			for {
 				epoch, err := p.ensure(req.Context())
 				if err != nil {
 					return nil, err
 				}
-				if err := p.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
-					return nil, err
+				if budgeted {
+					if err := p.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
+						return nil, err
+					}
 				}
 				if epoch == 0 || p.epochNow() == epoch {
 					break
 				}
 			}
-			if p.OnSend != nil {
-				p.OnSend(req, b)
-			}
+		}
+		if budgeted && p.OnSend != nil {
+			p.OnSend(req, b)
 		}
 		sent := p.Now()
 		resp, err := tr.attempt(req)
