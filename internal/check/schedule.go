@@ -30,14 +30,13 @@ func serialGroup(c *Check) string {
 		return "crypto withdrawals"
 	case c.ID == "pagination/end-customers-unpaged", c.Area() == "subcustomers":
 		return "end customers"
-	case c.Area() == "withdrawals", c.Area() == "payoutbatches", c.Area() == "balances", c.ID == "property/payout-batches":
+	case c.Area() == "withdrawals", c.Area() == "payoutbatches", c.Area() == "balances", c.ID == "property/payout-batches",
+		c.Area() == "transfers", c.ID == "property/internal-transfers":
 		// The funded customers' fiat balances, which these checks read
-		// before and after a withdrawal or a batch.
+		// before and after a withdrawal, a batch or an internal transfer
+		// (the parent's and child's pooled balances: a transfer into the
+		// child moved the balance a batch check was watching).
 		return "fiat balances"
-	case c.Area() == "transfers", c.ID == "property/internal-transfers":
-		// The parent's and child's pooled balances, which each transfer
-		// check reads before and after.
-		return "internal transfers"
 	}
 	return ""
 }
