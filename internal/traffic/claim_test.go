@@ -388,3 +388,27 @@ func TestAWrongKeysFailureIsReservedToo(t *testing.T) {
 	}
 	full.Close()
 }
+
+// TestTheLedgerNeverRollsBack: an estimate of the target's clock that
+// moves back across a boundary (answers narrowing it around the minute)
+// keeps the window's reservations; a real-clock run lost them so, and two
+// checks' failures landed in the failed-auth probe's window.
+func TestTheLedgerNeverRollsBack(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 1, 0, 300_000_000, time.UTC)
+	p := planOn(&now, &mu)
+	a := p.Ticket("a")
+	if !a.TryReserve(FailedAuthBudget) {
+		t.Fatal("no room at the start of a window")
+	}
+	// An answer stamped 10:00:59 arriving now: the target is behind us.
+	p.observeDate("Thu, 01 Jan 2026 10:00:59 GMT", now.Add(-time.Millisecond), now)
+	p.mu.Lock()
+	p.roll()
+	held := p.held
+	p.mu.Unlock()
+	if held != FailedAuthBudget {
+		t.Errorf("after the clock estimate moved back across the boundary the ledger holds %d, want the %d reserved in the window", held, FailedAuthBudget)
+	}
+	a.Close()
+}

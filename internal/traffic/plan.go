@@ -135,7 +135,11 @@ func (p *Plan) roll() {
 	if p.Advance != nil {
 		return
 	}
-	if w := p.targetNow().Truncate(Window); !w.Equal(p.start) {
+	// Only forward: an estimate of the target's clock that moves back
+	// across a boundary by a few milliseconds (a new Date narrowing it)
+	// must not start the ledgers again, losing every reservation made
+	// in the window.
+	if w := p.targetNow().Truncate(Window); w.After(p.start) {
 		p.start = w
 		p.newWindow()
 		p.postpone()
