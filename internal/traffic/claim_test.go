@@ -412,3 +412,32 @@ func TestTheLedgerNeverRollsBack(t *testing.T) {
 	}
 	a.Close()
 }
+
+// TestNoFailureIsSentAsAWindowEnds: a reservation made earlier is not
+// used in the last seconds of a window (the failure could be counted in
+// the next, which another check may hold whole): the request waits for
+// the next window.
+func TestNoFailureIsSentAsAWindowEnds(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: RouteBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	mine := p.Ticket("check")
+	if !mine.TryReserve(1) {
+		t.Fatal("no room")
+	}
+	mu.Lock()
+	now = time.Date(2026, 1, 1, 10, 0, 59, 500_000_000, time.UTC)
+	mu.Unlock()
+	req, _ := http.NewRequestWithContext(WithTicket(context.Background(), mine, func() int { return 1 }), http.MethodGet, "http://target/api/v1/partner/me", nil)
+	req.Header.Set("X-Api-Key", testKey+".wrong")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if now.Minute() != 1 {
+		t.Errorf("the failure went out at %s, half a second before the window ends; want it in the next", now.Format("15:04:05.000"))
+	}
+}

@@ -225,6 +225,17 @@ func (p *Plan) ensure(ctx context.Context) (int, error) {
 	if n <= 0 {
 		return 0, nil
 	}
+	// A failure sent in the last seconds of a window may be counted in
+	// the next one, which others may hold whole by then: wait for it.
+	p.mu.Lock()
+	p.roll()
+	if p.ending() {
+		if err := p.waitNext(ctx, "the next failed-auth window (a failure sent as a window ends may land in the next)"); err != nil {
+			return 0, err
+		}
+	} else {
+		p.mu.Unlock()
+	}
 	if err := tc.t.Reserve(ctx, n); err != nil {
 		return 0, err
 	}
