@@ -37,6 +37,8 @@ type T struct {
 	without    bool              // ran its form for a target without the control API (WithoutControl)
 	notJudged  map[string]string // rule -> why it was not judged here (NotJudged)
 	pacesAuth  bool              // called SpendAuthFailures: reserves its failures itself
+	pacedWant  int               // what it reserved last (SpendAuthFailures)
+	pacedFrom  int               // failures seen when it did
 	shared     []string          // control calls other checks would see (noteControl)
 	controlled []string          // every control call, "METHOD TEMPLATE" (noteControl)
 }
@@ -222,21 +224,28 @@ func (t *T) NeedVirtualClock() {
 func (t *T) SpendAuthFailures(n int) {
 	t.mu.Lock()
 	t.pacesAuth = true
+	t.pacedWant, t.pacedFrom = n, t.auth.Seen()
 	t.mu.Unlock()
 	if err := t.auth.Reserve(t.ctx, n); err != nil {
 		t.NoVerdict(err)
 	}
 }
 
-// pendingAuth is what the check is still to cause of what it declared,
-// for the transport to keep reserved in the window each request goes out
-// in; 0 once the check paces its failures itself (SpendAuthFailures).
+// pendingAuth is what the check is still to cause, for the transport to
+// keep reserved in the window each request goes out in: of what it
+// declared, or, once it paces its failures itself (SpendAuthFailures), of
+// what it reserved last (a check that reserved, then waited for a budget's
+// owner into the next window, sent its failure unreserved there).
 func (t *T) pendingAuth() int {
 	t.mu.Lock()
-	paces := t.pacesAuth
+	paces, want, from := t.pacesAuth, t.pacedWant, t.pacedFrom
 	t.mu.Unlock()
+	if paces {
+		// What it reserved last and has not caused yet.
+		return max(0, want-(t.auth.Seen()-from))
+	}
 	hold := t.check.failedAuth()
-	if paces || hold <= 0 || hold > traffic.Budget {
+	if hold <= 0 || hold > traffic.Budget {
 		return 0
 	}
 	return min(hold, t.check.failedAuthCause()-t.auth.Seen())
