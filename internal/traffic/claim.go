@@ -114,6 +114,12 @@ func (p *Plan) TryClaim(c *Claim) bool {
 		}
 	}
 	grant := p.tenant+p.reservedLeft(c)+c.Tenant <= TenantBudget-tenantHeadroom
+	// The minute the run began in may carry what an earlier run (or any
+	// other caller) spent: the plan's ledger of it is not the target's.
+	// A probe that needs its budgets fresh starts from the first whole
+	// minute of the run (a second run back to back met 429s within its
+	// first 600).
+	grant = grant && (!p.UntrustedFirstWindow || p.epoch > 1)
 	if w := p.whole(); w != nil {
 		// The tenant is (about to be) a Whole claim's: only a claim that
 		// ends well inside this window may start.

@@ -441,3 +441,25 @@ func TestNoFailureIsSentAsAWindowEnds(t *testing.T) {
 		t.Errorf("the failure went out at %s, half a second before the window ends; want it in the next", now.Format("15:04:05.000"))
 	}
 }
+
+// TestNoClaimInTheRunsFirstMinute: the minute a run begins in may carry an
+// earlier run's requests, which the plan never saw; a probe needing fresh
+// budgets is granted from the next minute (a second run back to back met
+// 429s within its first 600).
+func TestNoClaimInTheRunsFirstMinute(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	p.UntrustedFirstWindow = true
+	probe := &Claim{Who: "probe", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: RouteBudget}
+	if p.TryClaim(probe) {
+		t.Fatal("granted in the minute the run began in")
+	}
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	if !p.TryClaim(probe) {
+		t.Fatal("not granted in the run's first whole minute")
+	}
+	p.Release(probe)
+}

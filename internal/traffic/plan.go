@@ -57,6 +57,10 @@ type Plan struct {
 	// Now and Sleep are the wall clock (tests replace them).
 	Now   func() time.Time
 	Sleep func(context.Context, time.Duration) error
+	// UntrustedFirstWindow: the window the run began in may carry what
+	// others spent (an earlier run, another caller), so no claim is
+	// granted in it (the runner sets it for a real clock).
+	UntrustedFirstWindow bool
 	// ValidKey, when set, tells whether a key is one the target issued
 	// (the profile's). A request with another key is refused at the key
 	// step, before the rate limits (document 2, Check order): it spends
