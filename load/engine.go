@@ -7,13 +7,13 @@ package load
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
@@ -80,7 +80,7 @@ func (t *engineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		cancel()
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = traffic.CancelOnClose(resp.Body, cancel)
 	return resp, nil
 }
 
@@ -88,18 +88,6 @@ func (t *engineTransport) take(seq uint64) string {
 	v, _ := t.seen.LoadAndDelete(seq)
 	s, _ := v.(string)
 	return s
-}
-
-// cancelOnClose ends a request's context when its body is closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
 }
 
 // bounded stops a pacer after n hits.

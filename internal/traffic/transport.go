@@ -282,8 +282,14 @@ func (tr *Transport) attempt(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = CancelOnClose(resp.Body, cancel)
 	return resp, nil
+}
+
+// CancelOnClose is body that ends its request's context (cancel) when it
+// is closed, so that a deadline holds until the body is read.
+func CancelOnClose(body io.ReadCloser, cancel context.CancelFunc) io.ReadCloser {
+	return &cancelOnClose{ReadCloser: body, cancel: cancel}
 }
 
 type cancelOnClose struct {
