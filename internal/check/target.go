@@ -93,9 +93,12 @@ func NewTargetWith(ctx context.Context, p *profile.Profile, allowLive bool, b Bo
 		}
 	}
 	t.plan = traffic.New(advance)
+	// Keys that pass the key step: the profile's, less those in a state
+	// the target refuses there (their requests spend no route or tenant
+	// budget, like a key the target never issued).
 	issued := map[string]bool{}
-	for _, k := range p.KeyMap() {
-		if k != "" {
+	for role, k := range p.KeyMap() {
+		if k != "" && !profile.RefusedAtKeyStep[role] {
 			issued[k] = true
 		}
 	}

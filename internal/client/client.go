@@ -4,10 +4,8 @@
 package client
 
 import (
-	"cmp"
-	"github.com/touchstone-harness/touchstone/internal/traffic"
-
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -19,6 +17,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // CaseHeader carries the case id of the check that sent a request, so target
@@ -84,6 +84,12 @@ type Request struct {
 	IdempotencyKey string
 	// ContentLength overrides the length (-1 sends chunked, unknown length).
 	ContentLength *int64
+	// KeyRefusal declares that the request is sent to be refused at the
+	// key step (401, or 403 for a scope the key lacks), before the rate
+	// limits: the traffic plan spends no route or tenant budget on it and
+	// holds it behind no budget probe, only its failed authentication
+	// (traffic.ExpectKeyRefusal).
+	KeyRefusal bool
 }
 
 // With returns a copy of the client using another key.
@@ -133,6 +139,9 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
+	}
+	if r.KeyRefusal {
+		ctx = traffic.ExpectKeyRefusal(ctx)
 	}
 	req, err := http.NewRequestWithContext(ctx, r.Method, u, rd)
 	if err != nil {

@@ -71,6 +71,16 @@ type Keys struct {
 	WhitelistOnly   string `json:"whitelist_only,omitempty"`   // tenant-wide, withdrawal-addresses:read and withdrawal-addresses:write only (no withdrawals:*)
 }
 
+// RefusedAtKeyStep are the key roles a conformant target refuses at the
+// key step (document 2, Authentication 9 and 10: revoked, expired, not
+// yet active, another environment, a suspended tenant or API access off
+// give 401; a request IP outside the allowlist gives 403), before the
+// rate limits (Check order 3 and 4).
+var RefusedAtKeyStep = map[string]bool{
+	"revoked": true, "expired": true, "not_yet_active": true, "other_environment": true,
+	"suspended_tenant": true, "access_off": true, "ip_restricted": true,
+}
+
 // Customers are ids of pre-made customers.
 type Customers struct {
 	ActivePersonal string `json:"active_personal,omitempty"`

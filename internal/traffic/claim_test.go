@@ -463,3 +463,111 @@ func TestNoClaimInTheRunsFirstMinute(t *testing.T) {
 	}
 	p.Release(probe)
 }
+
+// TestARefusalAtTheKeyStepGoesOutInAWholeTenantMinute: a request sent to
+// be refused at the key step (a key lacking the route's scope) spends no
+// rate budget on a conformant target, so it is neither counted nor held
+// while a whole-tenant probe owns the minute; a request with the same key
+// and no such expectation is held (on a real clock the route-scope
+// tables waited out the whole-tenant minutes and the failed-auth windows
+// ran on after them).
+func TestARefusalAtTheKeyStepGoesOutInAWholeTenantMinute(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: RouteBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	whole := &Claim{Who: "ceiling", Whole: true}
+	if !p.TryClaim(whole) {
+		t.Fatal("not granted")
+	}
+	if _, err := p.AwaitWindow(context.Background(), whole); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	in := now
+	mu.Unlock()
+	refused := make(chan struct{})
+	go func() {
+		getCtx(t, ExpectKeyRefusal(context.Background()), c, "/api/v1/partner/customers")
+		close(refused)
+	}()
+	select {
+	case <-refused:
+	case <-time.After(2 * time.Second):
+		p.Release(whole)
+		t.Fatal("a request meant to be refused at the key step was held in a whole-tenant minute")
+	}
+	mu.Lock()
+	after := now
+	mu.Unlock()
+	if after != in {
+		t.Errorf("a request meant to be refused at the key step waited from %s to %s in a whole-tenant minute", in.Format("15:04:05"), after.Format("15:04:05"))
+	}
+	if s := p.Stats(); s.Sent != 0 {
+		t.Errorf("it was counted in the budgets (%d sent)", s.Sent)
+	}
+	held := make(chan struct{})
+	go func() {
+		get(t, c, "/api/v1/partner/customers")
+		close(held)
+	}()
+	select {
+	case <-held:
+		t.Error("a request passing the key step went out in the minute a whole-tenant probe owns")
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.Release(whole)
+	<-held
+}
+
+// TestAWaitingCheckLendsItsFailedAuthReservation: a check whose request
+// waits for a probe's release gives its failed-auth reservation back to
+// the run meanwhile (on a real clock checks holding reservations waited
+// behind GET /me's owners while the failed-auth windows went unused), and
+// reserves it again before the request goes out: here in the next
+// window, since another check took the window's budget meanwhile.
+func TestAWaitingCheckLendsItsFailedAuthReservation(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	tgt := &fakeTarget{now: &now, budget: RouteBudget}
+	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	owner := &Claim{Who: "probe", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
+	if !p.TryClaim(owner) {
+		t.Fatal("not granted")
+	}
+	mine := p.Ticket("waiting")
+	if !mine.TryReserve(15) {
+		t.Fatal("no room")
+	}
+	ctx := WithTicket(context.Background(), mine, func() int { return 15 })
+	done := make(chan int)
+	go func() {
+		done <- getCtx(t, ctx, c, "/api/v1/partner/me")
+	}()
+	other := p.Ticket("other")
+	lent := false
+	for range 200 {
+		if other.TryReserve(15) {
+			lent = true
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !lent {
+		p.Release(owner)
+		<-done
+		t.Fatal("the waiting check kept its 15 failed authentications reserved: no other check could take them")
+	}
+	p.Release(owner)
+	<-done
+	mu.Lock()
+	at := now
+	mu.Unlock()
+	if at.Minute() != 1 {
+		t.Errorf("the request went out at %s, in the window the other check holds 15 of; want it in the next, reserved there", at.Format("15:04:05"))
+	}
+	other.Close()
+	mine.Close()
+}

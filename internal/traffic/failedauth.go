@@ -180,6 +180,25 @@ func (t *Ticket) Close() {
 	t.left = 0
 }
 
+// lend gives back, while ctx's request waits for its budgets, the failed
+// authentications its ticket holder reserved in the current window and
+// has not caused: other checks may spend them meanwhile. The transport
+// reserves what the holder is still to cause again before the request
+// goes out (ensure). Callers hold p.mu.
+func (p *Plan) lend(ctx context.Context) {
+	tc, ok := ctx.Value(ticketKey{}).(ticketCtx)
+	if !ok || tc.t == nil || tc.want == nil {
+		return
+	}
+	t := tc.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.epoch == p.epoch && t.left > 0 {
+		p.held -= t.left
+	}
+	t.left = 0
+}
+
 // Available is how many failed attempts the current window still takes
 // (0 when a real-clock window ends within the margin).
 func (p *Plan) Available() int {

@@ -336,10 +336,32 @@ func (s Stats) String() string {
 }
 
 // spends tells whether a request spends the route and tenant budgets: it
-// targets the API and carries a key the target issued.
+// targets the API, carries a key the target issued and is not sent to be
+// refused at the key step.
 func (p *Plan) spends(req *http.Request, b Bucket) bool {
-	if !strings.HasPrefix(b.Template, "/api/") || b.Key == "-" {
+	if !strings.HasPrefix(b.Template, "/api/") || b.Key == "-" || keyRefusalExpected(req.Context()) {
 		return false
 	}
 	return p.ValidKey == nil || p.ValidKey(keyOf(req.Header))
+}
+
+type keyRefusalKey struct{}
+
+// ExpectKeyRefusal marks ctx's requests as sent to be refused at the key
+// step: a key lacking the route's scope (403), or one the target issued
+// in a state it refuses (401). Document 2, Check order puts the key step
+// (3) before the rate limits (4), so on a conformant target such a
+// request spends no route or tenant budget: the plan neither counts it
+// nor holds it behind a probe that owns its route or the tenant's minute.
+// It still fails authentication, so the failed-auth budget counts it as
+// any other (the sender's ticket reserves it). A target that refuses it
+// later than the key step spends budget the plan did not count; the 429
+// that may follow is waited out like any the plan did not expect.
+func ExpectKeyRefusal(ctx context.Context) context.Context {
+	return context.WithValue(ctx, keyRefusalKey{}, true)
+}
+
+func keyRefusalExpected(ctx context.Context) bool {
+	v, _ := ctx.Value(keyRefusalKey{}).(bool)
+	return v
 }

@@ -41,7 +41,7 @@ func (tr *Transport) Admit(req *http.Request) error {
 	if !tr.Plan.spends(req, b) {
 		return nil
 	}
-	if err := tr.Plan.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
+	if _, err := tr.Plan.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
 		return err
 	}
 	if tr.Plan.OnSend != nil {
@@ -61,18 +61,27 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// step spends no route budget, but it is the one that fails):
 		// when admission waited into another window, they are reserved
 		// there again.
+		//
+		// Admission comes first: while it waits (for a probe's release or
+		// a fresh window) the holder lends its reservation to the run, so
+		// that a check waiting for budgets keeps no failed-auth window
+		// idle; what it is still to cause is reserved again after.
 		if strings.HasPrefix(b.Template, "/api/") {
 			for {
+				admitted := 0
+				if budgeted {
+					e, err := p.admit(req.Context(), b, ClaimOf(req.Context()))
+					if err != nil {
+						return nil, err
+					}
+					admitted = e
+				}
 				epoch, err := p.ensure(req.Context())
 				if err != nil {
 					return nil, err
 				}
-				if budgeted {
-					if err := p.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
-						return nil, err
-					}
-				}
-				if epoch == 0 || p.epochNow() == epoch {
+				now := p.epochNow()
+				if (!budgeted || admitted == now) && (epoch == 0 || epoch == now) {
 					break
 				}
 			}
@@ -135,20 +144,22 @@ func isRateLimited(body []byte) bool {
 }
 
 // admit counts one request into its bucket and the tenant's, waiting for
-// the next window while either is spent. A request sent under a claim (c)
-// is never held; any other waits while a claim owns its bucket or the
-// tenant's window.
-func (p *Plan) admit(ctx context.Context, b Bucket, c *Claim) error {
+// the next window while either is spent, and tells the window it counted
+// it in. A request sent under a claim (c) is never held; any other waits
+// while a claim owns its bucket or the tenant's window, lending its
+// holder's failed-auth reservation to the run meanwhile (lend).
+func (p *Plan) admit(ctx context.Context, b Bucket, c *Claim) (int, error) {
 	p.mu.Lock()
 	for {
 		p.roll()
 		if c == nil && p.owners == 0 {
 			if who := p.heldOff(b); who != "" {
+				p.lend(ctx)
 				ch := p.releasedChan()
 				p.waitWhat, p.waitUntil = "the end of "+who, p.Now()
 				p.mu.Unlock()
 				if err := p.waitRelease(ctx, ch); err != nil {
-					return err
+					return 0, err
 				}
 				p.mu.Lock()
 				p.waitWhat = ""
@@ -166,13 +177,15 @@ func (p *Plan) admit(ctx context.Context, b Bucket, c *Claim) error {
 			p.busiest[b]++
 			p.tenant++
 			p.sent++
+			epoch := p.epoch
 			p.mu.Unlock()
-			return nil
+			return epoch, nil
 		}
+		p.lend(ctx)
 		what := fmt.Sprintf("a fresh rate-limit window for %s %s (%d of %d spent this minute; tenant %d of %d)",
 			b.Method, b.Template, p.routes[b], RouteBudget, p.tenant, TenantBudget)
 		if err := p.waitNext(ctx, what); err != nil {
-			return err
+			return 0, err
 		}
 		p.mu.Lock()
 	}
