@@ -4,21 +4,32 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestScopeChecksWithoutRefusingKeysAreNoPass: with the keys that lack
-// scopes (read_only, umbrella, unused_scopes) removed from the profile, the
-// route-scope checks judge nothing: each is skipped naming the keys to add,
-// and no scope rule is reported verified. With them, the same checks pass
-// naming their rules.
+// TestScopeChecksWithoutRefusingKeysAreNoPass: with the keys lacking one
+// scope each (keys.lacking, keys.lacking_pascal) removed from the profile,
+// the route-scope checks judge nothing, though keys lacking many scopes
+// (read_only, umbrella, unused_scopes) remain: each is skipped naming the
+// keys to add, and no scope rule is reported verified. Without the one key
+// lacking only onboarding:write, exactly the onboarding:write rows are not
+// judged. With them all, the same checks pass naming their rules.
 func TestScopeChecksWithoutRefusingKeysAreNoPass(t *testing.T) {
 	p, _, _ := serveSandbox(t, "--clock", "virtual", "--seed", "5")
 	full := writeProfile(t, p)
 	reduced := *p
-	reduced.Keys.ReadOnly, reduced.Keys.Umbrella, reduced.Keys.UnusedScopes = "", "", ""
+	reduced.Keys.Lacking, reduced.Keys.LackingPascal = nil, nil
 	less := writeProfile(t, &reduced)
+	one := *p
+	one.Keys.Lacking = map[string]string{}
+	for scope, k := range p.Keys.Lacking {
+		if scope != "onboarding:write" {
+			one.Keys.Lacking[scope] = k
+		}
+	}
+	lessOne := writeProfile(t, &one)
 	type result struct {
 		ID         string   `json:"id"`
 		Status     string   `json:"status"`
@@ -57,8 +68,18 @@ func TestScopeChecksWithoutRefusingKeysAreNoPass(t *testing.T) {
 		}
 	}
 	for _, r := range run(less) {
-		if r.Status != "skipped" || !strings.Contains(r.SkipReason, "judged none of its rules") || !strings.Contains(r.SkipReason, "add keys.") {
+		if r.Status != "skipped" || !strings.Contains(r.SkipReason, "judged none of its rules") || !strings.Contains(r.SkipReason, "add keys.lacking") {
 			t.Errorf("profile without refusing keys: %s %s (%s), want skipped naming the keys to add", r.ID, r.Status, r.SkipReason)
+		}
+	}
+	// SCOPE-009: POST .../onboarding/kyc/token needs onboarding:write;
+	// SCOPE-012: GET .../onboarding/kyc/status needs onboarding:read.
+	for _, r := range run(lessOne) {
+		if r.ID != "auth/route-scopes-onboarding" {
+			continue
+		}
+		if r.Status != "passed" || !slices.Contains(r.NotJudged, "SCOPE-009") || slices.Contains(r.NotJudged, "SCOPE-012") {
+			t.Errorf("profile without keys.lacking[onboarding:write]: %s %s, not judged %v; want SCOPE-009 not judged, SCOPE-012 judged", r.ID, r.Status, r.NotJudged)
 		}
 	}
 }

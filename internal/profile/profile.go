@@ -69,6 +69,26 @@ type Keys struct {
 	// Keys holding one of two separate scope families (SCOPE-055).
 	WithdrawalsOnly string `json:"withdrawals_only,omitempty"` // tenant-wide, withdrawals:read and withdrawals:write only (no withdrawal-addresses:*)
 	WhitelistOnly   string `json:"whitelist_only,omitempty"`   // tenant-wide, withdrawal-addresses:read and withdrawal-addresses:write only (no withdrawals:*)
+
+	// Lacking are tenant-wide keys each granted every scope but one, by
+	// the scope it lacks in kebab-colon spelling ("accounts:write"): a
+	// route's scope is judged with the key lacking exactly that scope, so
+	// that a route requiring another scope than its documented one is
+	// caught. LackingPascal are the same granted in PascalCase spelling
+	// (SCOPE-074). A route whose scope has no such key here is not judged,
+	// and the report names the key to add (keys.lacking["accounts:write"]).
+	Lacking       map[string]string `json:"lacking,omitempty"`
+	LackingPascal map[string]string `json:"lacking_pascal,omitempty"`
+}
+
+// LackingRole is the key role of the profile key lacking exactly scope
+// (kebab-colon spelling), granted in PascalCase when pascal is set:
+// "lacking.accounts:write", "lacking_pascal.accounts:write".
+func LackingRole(scope string, pascal bool) string {
+	if pascal {
+		return "lacking_pascal." + scope
+	}
+	return "lacking." + scope
 }
 
 // RefusedAtKeyStep are the key roles a conformant target refuses at the
@@ -226,13 +246,21 @@ func hasPEMCertificate(raw []byte) bool {
 	}
 }
 
-// KeyMap returns the keys by their JSON field name.
+// KeyMap returns the keys by their role: the JSON field name, and for
+// the keys of a map field (lacking), the field name, a dot and the map
+// key ("lacking.accounts:write").
 func (p *Profile) KeyMap() map[string]string {
 	out := map[string]string{}
 	v := reflect.ValueOf(p.Keys)
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+		if f := v.Field(i); f.Kind() == reflect.Map {
+			for _, k := range f.MapKeys() {
+				out[name+"."+k.String()] = f.MapIndex(k).String()
+			}
+			continue
+		}
 		out[name] = v.Field(i).String()
 	}
 	return out
@@ -270,8 +298,18 @@ func (p *Profile) Secrets() []string {
 }
 
 // KeyEnvVar is the environment variable a reproduction line uses for a key.
+// Characters other than letters and digits become underscores:
+// lacking.accounts:write is TOUCHSTONE_KEY_LACKING_ACCOUNTS_WRITE.
 func KeyEnvVar(name string) string {
-	return "TOUCHSTONE_KEY_" + strings.ToUpper(name)
+	return "TOUCHSTONE_KEY_" + strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, name)
 }
 
 // PublicPrefix returns the part of a key before the dot, safe to show.
@@ -287,18 +325,37 @@ func IsLive(key string) bool {
 }
 
 func (p *Profile) resolveEnv() error {
+	resolve := func(field, s string) (string, error) {
+		name, ok := strings.CutPrefix(s, "env:")
+		if !ok {
+			return s, nil
+		}
+		val := os.Getenv(name)
+		if val == "" {
+			return "", fmt.Errorf("profile: keys.%s names environment variable %s, which is empty", field, name)
+		}
+		return val, nil
+	}
 	v := reflect.ValueOf(&p.Keys).Elem()
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
-		s := v.Field(i).String()
-		if name, ok := strings.CutPrefix(s, "env:"); ok {
-			val := os.Getenv(name)
-			if val == "" {
-				field := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
-				return fmt.Errorf("profile: keys.%s names environment variable %s, which is empty", field, name)
+		field := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+		f := v.Field(i)
+		if f.Kind() == reflect.Map {
+			for _, k := range f.MapKeys() {
+				val, err := resolve(field+"."+k.String(), f.MapIndex(k).String())
+				if err != nil {
+					return err
+				}
+				f.SetMapIndex(k, reflect.ValueOf(val))
 			}
-			v.Field(i).SetString(val)
+			continue
 		}
+		val, err := resolve(field, f.String())
+		if err != nil {
+			return err
+		}
+		f.SetString(val)
 	}
 	return nil
 }

@@ -100,3 +100,36 @@ func selfSigned(t *testing.T) []byte {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
+
+// TestKeysLackingOneScope: the keys lacking one scope each are roles like
+// any other (lacking.SCOPE, lacking_pascal.SCOPE): resolved from the
+// environment, validated, their secrets redacted, their reproduction
+// variable a valid shell name.
+func TestKeysLackingOneScope(t *testing.T) {
+	t.Setenv("TS_TEST_LACKING", "svc_sandbox_00000000000000aa.lackingsecret1")
+	p, err := Parse([]byte(`{"base_url":"http://h:1","keys":{"tenant":"` + key + `",
+		"lacking":{"accounts:write":"env:TS_TEST_LACKING"},
+		"lacking_pascal":{"accounts:write":"svc_sandbox_00000000000000bb.pascalsecret22"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Key(LackingRole("accounts:write", false)); got != "svc_sandbox_00000000000000aa.lackingsecret1" {
+		t.Errorf("lacking.accounts:write = %q", got)
+	}
+	if got := p.Key(LackingRole("accounts:write", true)); got != "svc_sandbox_00000000000000bb.pascalsecret22" {
+		t.Errorf("lacking_pascal.accounts:write = %q", got)
+	}
+	secrets := strings.Join(p.Secrets(), ",")
+	if !strings.Contains(secrets, "lackingsecret1") || !strings.Contains(secrets, "pascalsecret22") {
+		t.Errorf("secrets to redact: %s", secrets)
+	}
+	if v := KeyEnvVar(LackingRole("withdrawal-addresses:write", true)); v != "TOUCHSTONE_KEY_LACKING_PASCAL_WITHDRAWAL_ADDRESSES_WRITE" {
+		t.Errorf("env var %q", v)
+	}
+	if _, err := Parse([]byte(`{"base_url":"http://h:1","keys":{"tenant":"` + key + `","lacking":{"accounts:read":"nodot"}}}`)); err == nil || !strings.Contains(err.Error(), "lacking.accounts:read") {
+		t.Errorf("a malformed lacking key: %v", err)
+	}
+	if _, err := Parse([]byte(`{"base_url":"http://h:1","keys":{"tenant":"` + key + `","lacking":{"accounts:read":"env:TS_UNSET_LACKING"}}}`)); err == nil || !strings.Contains(err.Error(), "TS_UNSET_LACKING") {
+		t.Errorf("an unset variable: %v", err)
+	}
+}

@@ -2,9 +2,16 @@ package auth
 
 // Document 1, Endpoints (the Scope column of every table, and Other paths)
 // and document 2, Endpoints and Authentication 3: each documented route
-// requires its scope. A profile key lacking it is refused with 403
-// api_key_not_authorized (problem+json) before the operation runs; keys.tenant,
-// which holds every scope, passes the key step (no 401, no key-step 403).
+// requires its scope. The profile key lacking exactly that scope
+// (keys.lacking[scope], every other scope granted) is refused with 403
+// api_key_not_authorized (problem+json) before the operation runs, and each
+// scope is refused once more with the key lacking it in PascalCase
+// (keys.lacking_pascal[scope]); keys.tenant, which holds every scope, passes
+// the key step (no 401, no key-step 403). A key lacking only that scope
+// tells this scope from another: a route requiring accounts:write where
+// the document says onboarding:write refuses read_only all the same, but
+// not the key lacking only onboarding:write. A row whose lacking key the
+// profile does not have is not judged, naming the key to add.
 //
 // One row per documented route. A route the target does not serve (the
 // tenant key's probe answers 404) is skipped with a logged reason, so the
@@ -15,6 +22,7 @@ package auth
 // operation a no-op (already verified, or not approved for money movement).
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -26,6 +34,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
@@ -247,35 +256,19 @@ var routeTables = []routeTable{
 	}},
 }
 
-// umbrellaLacks are the scopes keys.umbrella (transactions:read,
-// transactions:write, onboarding:read) certainly lacks: whatever the
-// expansion, it covers no end-customer, webhook, payout-batch (SCOPE-061),
-// CRM or onboarding:write route.
-var umbrellaLacks = map[string]bool{
-	"onboarding:write": true, "end-customers:read": true, "end-customers:write": true,
-	"webhooks:read": true, "webhooks:write": true, "payout-batches:read": true,
-	"payout-batches:write": true, "crm-leads:write": true,
-}
+// lacking is the role of the profile key lacking exactly scope and
+// holding every other, granted in PascalCase when pascal is set: one
+// refusal with it shows that the route requires that scope, where a key
+// lacking many (read_only, unused_scopes) would show only that it
+// requires one of them.
+func lacking(scope string, pascal bool) string { return profile.LackingRole(scope, pascal) }
 
-// lacking names the profile keys that lack a scope, most telling first:
-// for a write, read_only (holds the same resource's read); for a read,
-// umbrella when it lacks it (holds onboarding:read, the default of unlisted
-// customer sub-paths), else unused_scopes (holds no route's scope). A row
-// is judged with the first of them the profile has: one refusal proves the
-// route's rule, and every failed authentication counts against the
-// source's budget (20 a minute), so the others are fallbacks, not extras.
-func lacking(scope string) []string {
-	var out []string
-	if strings.HasSuffix(scope, ":write") {
-		out = append(out, "read_only")
+// keyToAdd names a lacking key the way a profile spells it.
+func keyToAdd(scope string, pascal bool) string {
+	if pascal {
+		return fmt.Sprintf("keys.lacking_pascal[%q]", scope)
 	}
-	if umbrellaLacks[scope] {
-		out = append(out, "umbrella")
-	}
-	if len(out) == 0 {
-		out = append(out, "unused_scopes")
-	}
-	return out
+	return fmt.Sprintf("keys.lacking[%q]", scope)
 }
 
 // templated renders a path with ids replaced by {id}, for messages.
@@ -299,25 +292,39 @@ func (r routeRow) send(t *check.T, c *client.Client, refused bool) *client.Respo
 	return t.Do(c, req)
 }
 
-// refusal is a row sent with the first profile key lacking its scope.
-// A table sends every row's refusal before any request that passes the
-// key step: refused there, a refusal spends no rate budget (document 2,
-// Check order 3 before 4), so the plan lets it out even in a clock minute
-// a budget probe owns; only the failed-auth budget bounds it.
+// refusal is a row sent with the profile key lacking its scope. A table
+// sends every row's refusal before any request that passes the key step:
+// refused there, a refusal spends no rate budget (document 2, Check order
+// 3 before 4), so the plan lets it out even in a clock minute a budget
+// probe owns; only the failed-auth budget bounds it.
 type refusal struct {
-	key  string // the profile key's role, "" when the profile has none lacking the scope
+	key  string // the key's role, "" when the profile has none lacking the scope
 	resp *client.Response
 }
 
-func refuse(t *check.T, row routeRow) refusal {
-	for _, name := range lacking(row.scope) {
-		if t.Profile().Key(name) == "" {
-			continue
-		}
-		t.SpendAuthFailures(1)
-		return refusal{key: name, resp: row.send(t, t.Client(name), true)}
+// refuse sends row with the key lacking its scope (in PascalCase
+// spelling when pascal is set), or nothing when the profile has none.
+func refuse(t *check.T, row routeRow, pascal bool) refusal {
+	name := lacking(row.scope, pascal)
+	if t.Profile().Key(name) == "" {
+		return refusal{}
 	}
-	return refusal{}
+	t.SpendAuthFailures(1)
+	return refusal{key: name, resp: row.send(t, t.Client(name), true)}
+}
+
+// judgeRefusal judges one refusal under rule: 403 problem+json
+// api_key_not_authorized.
+func judgeRefusal(t *check.T, row routeRow, ref refusal, rule string) {
+	r := ref.resp
+	if r.Status != http.StatusForbidden {
+		t.ErrorAt(r, rule, "%s with keys.%s (lacks only %s): status %d, want 403 api_key_not_authorized; body: %s", row, ref.key, row.scope, r.Status, shape.Clip(r.Body))
+		return
+	}
+	m, err := r.JSON()
+	if r.ContentType() != shape.Problem || err != nil || m["code"] != "api_key_not_authorized" {
+		t.ErrorAt(r, rule, "%s with keys.%s (lacks only %s): 403 is not problem+json api_key_not_authorized (Content-Type %q); body: %s", row, ref.key, row.scope, r.Header.Get("Content-Type"), shape.Clip(r.Body))
+	}
 }
 
 // keyStepRefusal tells whether a response is a refusal at the key step:
@@ -357,33 +364,45 @@ func judgeRow(t *check.T, row routeRow, ref refusal, probed map[string]bool) (se
 		t.Errorf(row.rule, "%s with keys.tenant (holds every scope, %s included): status %d, refused at the key step; body: %s", row, row.scope, own.Status, shape.Clip(own.Body))
 	}
 	if ref.key == "" {
-		t.Logf("%s: the profile has no key lacking %s (%v); only the holding key was judged", row, row.scope, lacking(row.scope))
-		return true, fmt.Sprintf("the profile has no key lacking %s to be refused (add keys.%s)", row.scope, strings.Join(lacking(row.scope), " or keys."))
+		t.Logf("%s: the profile has no key lacking only %s; only the holding key was judged", row, row.scope)
+		return true, fmt.Sprintf("the profile has no key lacking only %s to be refused (add %s)", row.scope, keyToAdd(row.scope, false))
 	}
-	r, name := ref.resp, ref.key
-	if r.Status != http.StatusForbidden {
-		t.ErrorAt(r, row.rule, "%s with keys.%s (lacks %s): status %d, want 403 api_key_not_authorized; body: %s", row, name, row.scope, r.Status, shape.Clip(r.Body))
-		return true, ""
-	}
-	m, err := r.JSON()
-	if r.ContentType() != shape.Problem || err != nil || m["code"] != "api_key_not_authorized" {
-		t.ErrorAt(r, row.rule, "%s with keys.%s (lacks %s): 403 is not problem+json api_key_not_authorized (Content-Type %q); body: %s", row, name, row.scope, r.Header.Get("Content-Type"), shape.Clip(r.Body))
-	}
+	judgeRefusal(t, row, ref, row.rule)
 	return true, ""
 }
+
+// pascalHome is, for each scope, the table that refuses it once in the
+// PascalCase spelling: the first that has a route needing it (once per
+// scope for the run: each refusal spends the failed-auth budget).
+var pascalHome = func() map[string]string {
+	home := map[string]string{}
+	for _, tb := range routeTables {
+		for _, r := range tb.rows(fixtures{}) {
+			if home[r.scope] == "" {
+				home[r.scope] = tb.slug
+			}
+		}
+	}
+	return home
+}()
 
 func init() {
 	for _, tb := range routeTables {
 		tb := tb
 		rules := []string{}
 		seen := map[string]bool{}
+		pascal := false
 		for _, r := range tb.rows(fixtures{}) {
 			if !seen[r.rule] {
 				seen[r.rule] = true
 				rules = append(rules, r.rule)
 			}
+			pascal = pascal || pascalHome[r.scope] == tb.slug
 		}
 		sort.Strings(rules)
+		if pascal {
+			rules = append(rules, "SCOPE-074")
+		}
 		rules = append(rules, "SCOPE-076", "ERR-023", "ERR-003")
 		check.Register(check.Check{
 			ID:     "auth/route-scopes-" + tb.slug,
@@ -397,13 +416,31 @@ func init() {
 				served := 0
 				judged := map[string]bool{}
 				var unjudged []string
+				pascalJudged, pascalWhy := false, ""
 				why := map[string]string{}
+				// Each scope is also refused once in the other spelling
+				// (SCOPE-074), on the first row of its home table that
+				// needs it.
 				refusals := make([]refusal, len(rows))
+				pascals := map[int]refusal{}
+				pascalOf := map[string]bool{}
 				for i, row := range rows {
-					refusals[i] = refuse(t, row)
+					refusals[i] = refuse(t, row, false)
+					if pascalHome[row.scope] == tb.slug && !pascalOf[row.scope] {
+						pascalOf[row.scope] = true
+						pascals[i] = refuse(t, row, true)
+					}
 				}
 				for i, row := range rows {
 					ok, reason := judgeRow(t, row, refusals[i], probed)
+					if p, asked := pascals[i]; asked && ok {
+						if p.key == "" {
+							pascalWhy = fmt.Sprintf("the profile has no key lacking only %s in PascalCase (add %s)", row.scope, keyToAdd(row.scope, true))
+						} else {
+							judgeRefusal(t, row, p, "SCOPE-074")
+							pascalJudged = true
+						}
+					}
 					if ok {
 						served++
 					}
@@ -427,6 +464,9 @@ func init() {
 				}
 				if len(judged) == 0 {
 					t.NotJudged("no route was refused: no key lacking a scope judged any row", "SCOPE-076", "ERR-023", "ERR-003")
+				}
+				if len(pascals) > 0 && !pascalJudged {
+					t.NotJudged(cmp.Or(pascalWhy, "no route needing a scope this table refuses in PascalCase was served"), "SCOPE-074")
 				}
 			},
 		})
