@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -222,7 +223,10 @@ func (s *Schedule) claim(c *Check) *traffic.Claim {
 // clock the claim holders first (they wait for their windows, so the
 // sooner they are granted the shorter the run), those of the tenant's
 // whole budget only once no other is pending (nothing else runs in their
-// minutes: the others pack the earlier ones), then the rest.
+// minutes: the others pack the earlier ones), then the checks that cause
+// failed authentications, most first (20 a clock minute bound a run on
+// a real clock: started late, they leave the first minutes' windows
+// unused and end the run with minutes of nothing else), then the rest.
 func (s *Schedule) order() []int {
 	idx := make([]int, 0, len(s.pending))
 	partial := false
@@ -239,12 +243,20 @@ func (s *Schedule) order() []int {
 			}
 		}
 	}
+	var causing, rest []int
 	for i, c := range s.pending {
-		if !c.claimsOnRealClock(s.target) {
-			idx = append(idx, i)
+		switch {
+		case c.claimsOnRealClock(s.target):
+		case !s.target.VirtualClock() && c.failedAuthCause() > 0:
+			causing = append(causing, i)
+		default:
+			rest = append(rest, i)
 		}
 	}
-	return idx
+	sort.SliceStable(causing, func(a, b int) bool {
+		return s.pending[causing[a]].failedAuthCause() > s.pending[causing[b]].failedAuthCause()
+	})
+	return append(append(idx, causing...), rest...)
 }
 
 // pick waits for the next check that can start, marks it running and

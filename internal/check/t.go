@@ -221,12 +221,18 @@ func (t *T) NeedVirtualClock() {
 // the check in the IP's current window before it causes them; what the
 // check declared (Check.FailedAuth) was reserved when it started, so this
 // waits only when a window passed in between, or for an undeclared need.
+// A budget probe is first in line for its window (Ticket.ReserveFirst):
+// it holds a claim while it waits, and whole-tenant minutes wait for it.
 func (t *T) SpendAuthFailures(n int) {
 	t.mu.Lock()
 	t.pacesAuth = true
 	t.pacedWant, t.pacedFrom = n, t.auth.Seen()
 	t.mu.Unlock()
-	if err := t.auth.Reserve(t.ctx, n); err != nil {
+	reserve := t.auth.Reserve
+	if t.check.Budget != nil {
+		reserve = t.auth.ReserveFirst
+	}
+	if err := reserve(t.ctx, n); err != nil {
 		t.NoVerdict(err)
 	}
 }

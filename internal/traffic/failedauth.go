@@ -96,8 +96,28 @@ func (t *Ticket) Peak() int { t.mu.Lock(); defer t.mu.Unlock(); return t.peak }
 // current window (what it already holds there counts), waiting for the
 // next window when they do not fit.
 func (t *Ticket) Reserve(ctx context.Context, n int) error {
+	return t.reserveWaiting(ctx, n, false)
+}
+
+// ReserveFirst is Reserve for a holder that is first in line: while it
+// waits, reservations made after it leave it room, as for a resend (a
+// budget probe that has spent one window and needs one failure in the
+// next would otherwise wait window after window behind fresh
+// reservations, holding its claim and every minute that waits for it).
+func (t *Ticket) ReserveFirst(ctx context.Context, n int) error {
+	return t.reserveWaiting(ctx, n, true)
+}
+
+func (t *Ticket) reserveWaiting(ctx context.Context, n int, first bool) error {
+	if first {
+		p := t.p
+		p.mu.Lock()
+		p.resending += n
+		p.mu.Unlock()
+		defer func() { p.mu.Lock(); p.resending -= n; p.mu.Unlock() }()
+	}
 	for {
-		ok, err := t.reserve(n)
+		ok, err := t.reserve(n, first)
 		if ok || err != nil {
 			return err
 		}
@@ -112,11 +132,14 @@ func (t *Ticket) Reserve(ctx context.Context, n int) error {
 // TryReserve is Reserve that never waits: it reports whether n fit in the
 // current window (and are now held).
 func (t *Ticket) TryReserve(n int) bool {
-	ok, _ := t.reserve(n)
+	ok, _ := t.reserve(n, false)
 	return ok
 }
 
-func (t *Ticket) reserve(n int) (bool, error) {
+// reserve holds n in the current window if they fit. A holder first in
+// line (its n counted in resending while it waits) does not count
+// itself.
+func (t *Ticket) reserve(n int, first bool) (bool, error) {
 	if n > FailedAuthBudget {
 		return false, fmt.Errorf("cannot reserve %d failed authentications in one window (the budget is %d per %s)", n, FailedAuthBudget, Window)
 	}
@@ -134,7 +157,11 @@ func (t *Ticket) reserve(n int) (bool, error) {
 	if need <= 0 {
 		return true, nil
 	}
-	if p.used+p.held+p.resending+need > FailedAuthBudget || p.ending() {
+	others := p.resending
+	if first {
+		others -= n
+	}
+	if p.used+p.held+others+need > FailedAuthBudget || p.ending() {
 		return false, nil
 	}
 	p.held += need

@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 )
@@ -117,4 +118,62 @@ func TestMinimum(t *testing.T) {
 			t.Errorf("Minimum(%d) = %s, want %s", n, got, want)
 		}
 	}
+}
+
+// TestAProbeFirstInLineGetsTheNextWindow: a holder that reserves first
+// in line (a budget probe that spent one window and needs one failure in
+// the next) keeps its room while it waits: a reservation made after it
+// in the new window leaves it that room (auth/failed-auth-budget waited
+// three windows behind the route-scope tables, holding its claim, and the
+// whole-tenant minutes waited for it).
+func TestAProbeFirstInLineGetsTheNextWindow(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	p := planOn(&now, &mu)
+	sleeping, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	p.Sleep = func(_ context.Context, d time.Duration) error {
+		once.Do(func() {
+			sleeping <- struct{}{}
+			<-proceed
+		})
+		mu.Lock()
+		if next := time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin); now.Before(next) {
+			now = next
+		} else {
+			now = now.Add(d)
+		}
+		mu.Unlock()
+		return nil
+	}
+	full := p.Ticket("full")
+	if !full.TryReserve(FailedAuthBudget) {
+		t.Fatal("no room")
+	}
+	probe := p.Ticket("probe")
+	done := make(chan error)
+	go func() { done <- probe.ReserveFirst(context.Background(), 1) }()
+	<-sleeping
+	// The next window begins while the probe still sleeps: a check
+	// starting now finds room for all but the probe's one.
+	mu.Lock()
+	now = time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin + time.Millisecond)
+	mu.Unlock()
+	other := p.Ticket("other")
+	if other.TryReserve(FailedAuthBudget) {
+		t.Error("a reservation made after the probe took the whole next window")
+	}
+	if !other.TryReserve(FailedAuthBudget - 1) {
+		t.Error("the rest of the window was not left to others")
+	}
+	close(proceed)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if a := p.Available(); a != 0 {
+		t.Errorf("%d left in the window, want 0 (19 others, 1 the probe's)", a)
+	}
+	full.Close()
+	other.Close()
+	probe.Close()
 }
