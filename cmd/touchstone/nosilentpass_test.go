@@ -69,7 +69,7 @@ func TestScopeChecksWithoutRefusingKeysAreNoPass(t *testing.T) {
 // breaks.
 var gateRules = []string{
 	"CUST-025", "ERR-051", "ERR-052", "SUB-001", "SUB-018", "SUB-020", "ONB-036", "BIND-015",
-	"SVC-007", "SVC-008", "SVC-009", "ERR-028", "ERR-098", "ITR-011",
+	"SVC-007", "SVC-008", "SVC-009", "ERR-028", "ERR-098", "ITR-011", "WHM-037", "WHM-038", "WHM-039",
 }
 
 // runResults runs the binary and returns results.json's checks and the
@@ -112,7 +112,7 @@ func TestGateNothingServerPassesNoGateCheck(t *testing.T) {
 	for _, r := range gateRules {
 		gate[r] = true
 	}
-	focus := "^(accounts/(blocked-jurisdiction|compliance-gates|currency-type|nested-prerequisites)|auth/unbound-key-create|cryptowithdrawals/precondition|customers/create-|exchange/compliance|onboarding/manual-gated|subcustomers/(gated|no-grand|programme)|transfers/capability|withdrawals/compliance)"
+	focus := "^(accounts/(blocked-jurisdiction|compliance-gates|currency-type|nested-prerequisites)|auth/unbound-key-create|cryptowithdrawals/precondition|customers/create-|exchange/compliance|onboarding/manual-gated|subcustomers/(gated|no-grand|programme)|transfers/capability|withdrawals/compliance|webhooks/(customer-scoped-only|enforcement-disabled|register-unbound))"
 	for _, form := range []struct {
 		name string
 		args []string
