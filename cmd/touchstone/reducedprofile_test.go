@@ -222,7 +222,7 @@ func TestReducedProfilesPassNothingTheyNeeded(t *testing.T) {
 				case res.Status == "passed" && len(res.NotJudged) == 0 && optionalUses[res.ID+" "+need] == "":
 					t.Errorf("%s passed without %s (rules %v): a check that needs it must skip naming it; one that judges every rule without it belongs in optionalUses", res.ID, need, res.Rules)
 				case res.Status == "skipped" && lits[need] && !strings.Contains(res.SkipReason, need) && !strings.Contains(res.SkipReason, "control"):
-					t.Logf("%s skipped without naming %s: %s", res.ID, need, res.SkipReason)
+					t.Errorf("%s skipped without naming %s, the key to add: %s", res.ID, need, res.SkipReason)
 				}
 			}
 		})
