@@ -300,6 +300,8 @@ func init() {
 				o := t.Client("pascal_scopes")
 				counted(o)
 				keys = append(keys, o)
+			} else {
+				t.NotJudged("profile has no keys.pascal_scopes: one key, so budgets per key are not exercised; add keys.pascal_scopes", "RATE-007")
 			}
 			a, b := createCustomer(t, c), t.Customer("active_personal")
 			routes := []rateRoute{

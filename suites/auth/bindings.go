@@ -269,6 +269,8 @@ func init() {
 				}
 				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
 					sameAsNonexistent(t, tk, http.MethodGet, other, "", "GET /customers/{other_tenant} with keys.tenant")
+				} else {
+					t.NotJudged("profile has no customers.other_tenant: no other tenant's customer to be refused; add customers.other_tenant", "SVC-001", "BIND-017")
 				}
 			},
 		},
@@ -290,7 +292,9 @@ func init() {
 						t.Errorf("BIND-011", "GET /customers with keys.tenant lacks customers.%s %s", name, id)
 					}
 				}
-				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" && ids[other] {
+				if other := t.Profile().CustomerMap()["other_tenant"]; other == "" {
+					t.NotJudged("profile has no customers.other_tenant: no other tenant's customer to be left out; add customers.other_tenant", "SVC-001")
+				} else if ids[other] {
 					t.Errorf("SVC-001", "GET /customers with keys.tenant lists customers.other_tenant %s, a customer of another tenant", other)
 				}
 			},

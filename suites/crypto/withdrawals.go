@@ -130,6 +130,28 @@ func init() {
 		},
 	})
 	check.Register(check.Check{
+		ID:     "cryptowithdrawals/usdc-on-ethereum",
+		Title:  "USDC withdraws on ETHEREUM, its one withdrawal network (the asset table): a USDC withdrawal on ETHEREUM is taken, one naming TRON is refused",
+		Rules:  []string{"CRYP-009"},
+		Labels: []string{check.Mutating, check.NeedsControl},
+		Needs:  []string{"keys.tenant"},
+		Run: func(t *check.T) {
+			cust, entry := readyCustomer(t, "CRYP-009", "USDC", "ETHEREUM", "5000000")
+			r := withdraw(t, cust, wbody("USDC", "ETHEREUM", "1", entry))
+			if r.Status != http.StatusOK && r.Status != http.StatusAccepted {
+				t.FatalAt(r, "CRYP-009", "a USDC withdrawal on ETHEREUM (funded, whitelisted, Active entry) answered %d, want 200 or 202: ETHEREUM is USDC's withdrawal network", r.Status)
+			}
+			d := shape.Envelope(t, "CRYP-009", r, r.Status)
+			if w, _ := d["withdrawal"].(map[string]any); w == nil {
+				t.FatalAt(r, "CRYP-009", "the USDC withdrawal on ETHEREUM carries no data.withdrawal")
+			}
+			tron := withdraw(t, cust, wbody("USDC", "TRON", "1", entry))
+			if tron.Status/100 == 2 {
+				t.FatalAt(tron, "CRYP-009", "a USDC withdrawal naming network TRON answered %d; USDC withdraws on ETHEREUM only", tron.Status)
+			}
+		},
+	})
+	check.Register(check.Check{
 		ID:     "cryptowithdrawals/raw-destination-policy",
 		Title:  "With raw addresses enabled a destination_address alone is paid (an invalid one is 422 invalid_destination_address) and is ignored when a whitelisted_address_id is given",
 		Rules:  []string{"CWD-006", "ERR-113"},

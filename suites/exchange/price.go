@@ -38,6 +38,31 @@ func init() {
 		},
 	})
 	check.Register(check.Check{
+		ID:    "exchange/price-stablecoins-convertible",
+		Title: "USDC and USDT are convertible (the asset table): each is priced against GBP both ways",
+		Rules: []string{"CRYP-009", "CRYP-010"},
+		Needs: []string{"keys.tenant"},
+		Run: func(t *check.T) {
+			rules := map[string]string{"USDC": "CRYP-009", "USDT": "CRYP-010"}
+			for _, asset := range []string{"USDC", "USDT"} {
+				rule := rules[asset]
+				for _, pair := range []string{asset + "/GBP", "GBP/" + asset} {
+					r := price(t, ptr(pair))
+					if r.Status == http.StatusConflict {
+						if d, _ := shape.Object(t, rule, r)["data"].(map[string]any); d != nil && d["code"] == "exchange_quote_unavailable" {
+							t.NotJudged("no quote for "+pair+" on this target (409 exchange_quote_unavailable): whether "+asset+" converts is not seen", rule)
+							continue
+						}
+					}
+					d := shape.Envelope(t, rule, r, http.StatusOK)
+					if rate, _ := rateOf(d); rate == nil {
+						t.FatalAt(r, rule, "the price of %s carries no positive rate: %s is convertible", pair, asset)
+					}
+				}
+			}
+		},
+	})
+	check.Register(check.Check{
 		ID:    "exchange/price-invalid-pair",
 		Title: "A missing pair, a pair without a slash, with two slashes, with the same asset twice or with an unknown asset is 422 invalid_pair (envelope, on a GET without body)",
 		Rules: []string{"CONV-008", "CONV-009", "CONV-010", "ERR-054", "ERR-007"},

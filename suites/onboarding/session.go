@@ -84,7 +84,7 @@ func init() {
 				req := client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + id + "/onboarding/" + kind + "/initiate", IdempotencyKey: key, JSON: map[string]any{}}
 				first := t.Do(t.Client("tenant"), req)
 				s1 := fresh.Success(t, "ONB-016", first)
-				session(t, "ONB-012", s1)
+				token1, _, _ := session(t, "ONB-012", s1)
 				again := t.Do(t.Client("tenant"), req)
 				shape.SameResponse(t, "ONB-017", first, again, "initiate retried with the same Idempotency-Key")
 				r2 := fresh.Initiate(t, id, kind)
@@ -96,6 +96,10 @@ func init() {
 				}
 				if !nonEmpty(token) {
 					t.Fatalf("ONB-016", "repeat initiate returned token %v, want a re-minted token", token)
+				}
+				// Re-minted: a new token, not the first one handed out again.
+				if token == token1 {
+					t.Fatalf("ONB-016", "repeat initiate (a new Idempotency-Key) returned the token the first initiate minted; the replay shape is a re-minted token for the same case")
 				}
 			},
 		},

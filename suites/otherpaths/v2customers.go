@@ -115,6 +115,8 @@ func init() {
 					if _, n, _ := v2List(t, "unbound", ""); n != 0 {
 						t.Fatalf("BIND-014", "an unbound key's v2 list holds %d customers, want none", n)
 					}
+				} else {
+					t.NotJudged("profile has no keys.unbound: no unbound key's list to read; add keys.unbound", "BIND-014")
 				}
 			},
 		},

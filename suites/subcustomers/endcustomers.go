@@ -70,6 +70,8 @@ func init() {
 				keys := []string{"tenant"}
 				if t.Profile().Key("subject") != "" {
 					keys = append(keys, "subject")
+				} else {
+					t.NotJudged("profile has no keys.subject: no subject-bound key's create to see act for its subject; add keys.subject", "BIND-009")
 				}
 				for _, key := range keys {
 					for _, st := range []string{"Personal", "Business"} {

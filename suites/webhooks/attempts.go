@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -68,7 +69,16 @@ func init() {
 					emptyPage(t, "WHM-054", attempts(t, "subject", id, "status="+s), "status="+s)
 				}
 				r := attempts(t, "subject", id, "status=Exploded")
-				webhookRefusal(t, "WHM-055", r, http.StatusBadRequest, "invalid_webhook_delivery_status")
+				// One of the two documented shapes, whole (WHM-075): the
+				// 400 problem+json of the status table with the code, or the
+				// operation-code envelope with data.code; not the code
+				// anywhere in some other body.
+				w := shape.Want{Rule: "WHM-055", Status: http.StatusBadRequest, Code: "invalid_webhook_delivery_status", MediaRule: "WHM-075", ShapeRule: "WHM-075", What: "delivery attempts ?status=Exploded"}
+				if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/problem+json") {
+					shape.ProblemAnswer(t, r, w)
+				} else {
+					shape.EnvelopeAnswer(t, r, w)
+				}
 			},
 		},
 	)

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ func init() {
 			ID:    "webhooks/retry-schedule-503",
 			Title: "An endpoint answering 503 gets maxAttempts (5) attempts at +30 s, 1 m, 2 m, 4 m, then DeadLettered; same X-Webhook-Id, new attempt id and signature each time",
 			Rules: []string{"EVT-029", "EVT-032", "EVT-033", "EVT-034", "EVT-010", "EVT-013", "EVT-014", "EVT-038",
-				"WHM-053", "WHM-054", "WHM-057", "WHM-058", "WHM-059", "WHM-061", "WHM-065", "WHM-067", "WHM-068", "WHM-070", "WHM-071"},
+				"WHM-053", "WHM-054", "WHM-057", "WHM-058", "WHM-059", "WHM-061", "WHM-065", "WHM-067", "WHM-068", "WHM-070", "WHM-071", "WHM-073"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -96,6 +97,20 @@ func init() {
 					}
 					if row["payloadHash"] != rows[4]["payloadHash"] {
 						t.Errorf("WHM-065", "attempt %d payloadHash differs from the first attempt's", wantN)
+					}
+				}
+				// recordedAt is the sort key (WHM-073, WHM-059): each attempt is
+				// recorded when made (30 s and more apart), so the newest-first
+				// list has strictly decreasing recordedAt.
+				for i := 0; i+1 < len(rows); i++ {
+					a, errA := time.Parse(time.RFC3339Nano, fmt.Sprint(rows[i]["recordedAt"]))
+					b, errB := time.Parse(time.RFC3339Nano, fmt.Sprint(rows[i+1]["recordedAt"]))
+					if errA != nil || errB != nil {
+						t.Fatalf("WHM-073", "rows %d and %d: recordedAt %v and %v, want ISO 8601 timestamps", i, i+1, rows[i]["recordedAt"], rows[i+1]["recordedAt"])
+					}
+					if !a.After(b) {
+						t.Errorf("WHM-073", "row %d (attempt %d) recordedAt %s is not after row %d's %s: the list is not ordered by recordedAt, newest first (attempts made %s apart)", i, 5-i, a.Format(time.RFC3339Nano), i+1, b.Format(time.RFC3339Nano), "30 s or more")
+						break
 					}
 				}
 				dl := attemptRows(t, "WHM-054", "subject", subID, "status=deadlettered")

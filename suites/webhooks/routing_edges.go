@@ -32,8 +32,8 @@ func init() {
 	check.Register(
 		check.Check{
 			ID:     "webhooks/routing-unattributable-and-unresolvable",
-			Title:  "An unattributable event reaches tenant-wide endpoints only; an event resolving no customer_id/business_id/user_id is not delivered and writes no attempt row",
-			Rules:  []string{"EVT-042", "EVT-043", "EVT-044"},
+			Title:  "An unattributable event reaches tenant-wide endpoints only; an event resolving no customer_id/business_id/user_id is not delivered; neither writes a delivery-attempt row (an attributable event then does)",
+			Rules:  []string{"EVT-042", "EVT-043", "EVT-044", "EVT-041"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "keys.tenant", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -51,15 +51,32 @@ func init() {
 				if n := len(forSub(in.records(), tID)); n != 1 {
 					t.Errorf("EVT-042", "the tenant-wide endpoint received %d of one unattributable event, want 1", n)
 				}
+				// "Neither case writes a delivery-attempt row": not even the
+				// tenant-wide endpoint that received the unattributable one.
 				if rows := attemptRows(t, "EVT-044", "subject", pID, ""); len(rows) != 0 {
 					t.Errorf("EVT-044", "the subject-bound endpoint has %d attempt rows for an event it does not receive", len(rows))
+				}
+				if rows := attemptRows(t, "EVT-044", "tenant", tID, ""); len(rows) != 0 {
+					t.Errorf("EVT-044", "the tenant-wide endpoint has %d attempt rows after one unattributable event, want none (neither routing case writes a delivery-attempt row)", len(rows))
 				}
 				in.emitWith("customer.created", t.Customer("parent"), map[string]any{"attribution": "none"})
 				if n := len(forSub(in.records(), tID)); n != 1 {
 					t.Errorf("EVT-043", "an event resolving no customer was delivered (%d deliveries to the tenant-wide endpoint in all, want 1)", n)
 				}
-				if rows := attemptRows(t, "EVT-044", "tenant", tID, ""); len(rows) != 1 {
-					t.Errorf("EVT-044", "the tenant-wide endpoint has %d attempt rows, want 1 (none for the unresolvable event)", len(rows))
+				if rows := attemptRows(t, "EVT-044", "tenant", tID, ""); len(rows) != 0 {
+					t.Errorf("EVT-044", "the tenant-wide endpoint has %d attempt rows after an unattributable and an unresolvable event, want none", len(rows))
+				}
+				// The same endpoint does list an attributable event's
+				// attempt: the empty list above is the routing rule, not an
+				// endpoint whose attempts are never listed.
+				in.emit("customer.created", t.Customer("parent"))
+				recs := forSub(in.records(), tID)
+				if len(recs) != 2 {
+					t.Fatalf("EVT-041", "the tenant-wide endpoint received %d deliveries after an attributable event, want 2 (the unattributable one and this)", len(recs))
+				}
+				rows := attemptRows(t, "EVT-044", "tenant", tID, "")
+				if len(rows) != 1 || rows[0]["outboundWebhookEventId"] != recs[1].Header.Get("X-Webhook-Id") {
+					t.Errorf("EVT-044", "after an attributable event the tenant-wide endpoint lists %d attempt rows %v, want exactly its one (outboundWebhookEventId %s)", len(rows), rows, recs[1].Header.Get("X-Webhook-Id"))
 				}
 			},
 		},
