@@ -3,7 +3,6 @@ package traffic
 import (
 	"context"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 )
@@ -39,11 +38,9 @@ func heldSoon(t *testing.T, p *Plan) string {
 }
 
 func TestClaimsOnDisjointBucketsShareAWindow(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: 3}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: 3})
 	a := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
 	b := &Claim{Who: "probe-b", Buckets: []Bucket{bucket("/api/v1/partner/customers")}, Tenant: 10}
 	if !p.TryClaim(a) || !p.TryClaim(b) {
@@ -77,8 +74,8 @@ func TestClaimsOnDisjointBucketsShareAWindow(t *testing.T) {
 	if s := <-done; s != 200 {
 		t.Fatalf("after the release the request answered %d, want 200 in a fresh window", s)
 	}
-	if now.Minute() != 1 {
-		t.Errorf("the request to the spent bucket should have waited for the next minute; clock %s", now.Format("15:04:05"))
+	if r.at().Minute() != 1 {
+		t.Errorf("the request to the spent bucket should have waited for the next minute; clock %s", r.at().Format("15:04:05"))
 	}
 	p.Release(b)
 	if p.Claims() != 0 {
@@ -87,11 +84,9 @@ func TestClaimsOnDisjointBucketsShareAWindow(t *testing.T) {
 }
 
 func TestAClaimOnATouchedBucketIsBookedForTheNextWindow(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	get(t, c, "/api/v1/partner/me") // someone touched it this minute
 	a := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 700}
 	if p.TryClaim(a) {
@@ -105,9 +100,7 @@ func TestAClaimOnATouchedBucketIsBookedForTheNextWindow(t *testing.T) {
 	if s := get(t, c, "/api/v1/partner/customers"); s != 200 {
 		t.Fatalf("an unclaimed bucket answered %d", s)
 	}
-	mu.Lock()
-	now = now.Add(time.Minute)
-	mu.Unlock()
+	r.set(r.at().Add(time.Minute))
 	if !p.TryClaim(a) {
 		t.Fatal("a booked claim must be granted in the next window")
 	}
@@ -118,11 +111,9 @@ func TestAClaimOnATouchedBucketIsBookedForTheNextWindow(t *testing.T) {
 }
 
 func TestTenantReservationHoldsOthersToTheNextWindow(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: TenantBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: TenantBudget})
 	a := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: TenantBudget - tenantHeadroom - 5}
 	if !p.TryClaim(a) {
 		t.Fatal("not granted")
@@ -133,22 +124,20 @@ func TestTenantReservationHoldsOthersToTheNextWindow(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		get(t, c, "/api/v2/public/customers")
 	}
-	if now.Minute() != 0 {
+	if r.at().Minute() != 0 {
 		t.Fatal("the room left by the reservation was not used")
 	}
 	get(t, c, "/api/v2/public/customers")
-	if now.Minute() != 1 {
-		t.Errorf("a request beyond the reservation's room must wait for the next window; clock %s", now.Format("15:04:05"))
+	if r.at().Minute() != 1 {
+		t.Errorf("a request beyond the reservation's room must wait for the next window; clock %s", r.at().Format("15:04:05"))
 	}
 	p.Release(a)
 }
 
 func TestAWholeTenantClaimOwnsTheNextWindow(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: TenantBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: TenantBudget})
 	// A probe that spans a boundary is held when the whole-tenant claim is
 	// granted: the whole claim's window is postponed until it ends.
 	spans := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10, Span: 2}
@@ -172,16 +161,14 @@ func TestAWholeTenantClaimOwnsTheNextWindow(t *testing.T) {
 	}
 	p.Release(quick)
 	// The rest of this window is everyone's.
-	if s := get(t, c, "/api/v1/partner/customers"); s != 200 || now.Minute() != 0 {
-		t.Fatalf("a request in the current window was held: %d at %s", s, now.Format("15:04:05"))
+	if s := get(t, c, "/api/v1/partner/customers"); s != 200 || r.at().Minute() != 0 {
+		t.Fatalf("a request in the current window was held: %d at %s", s, r.at().Format("15:04:05"))
 	}
 	ctx := context.Background()
 	// 10:01: probe-a still holds its claim: the window is postponed.
-	mu.Lock()
-	now = time.Date(2026, 1, 1, 10, 1, 0, 500e6, time.UTC)
-	mu.Unlock()
-	if s := get(t, c, "/api/v1/partner/customers"); s != 200 || now.Minute() != 1 {
-		t.Fatalf("a request was held in a window the whole-tenant claim had to give up: %d at %s", s, now.Format("15:04:05"))
+	r.set(time.Date(2026, 1, 1, 10, 1, 0, 500e6, time.UTC))
+	if s := get(t, c, "/api/v1/partner/customers"); s != 200 || r.at().Minute() != 1 {
+		t.Fatalf("a request was held in a window the whole-tenant claim had to give up: %d at %s", s, r.at().Format("15:04:05"))
 	}
 	p.Release(spans)
 	start, err := p.AwaitWindow(ctx, whole)
@@ -221,11 +208,9 @@ func TestEveryClaimIsGrantedOnAVirtualClock(t *testing.T) {
 // against its deadline (a real-clock run saw checks cut off at 3 minutes
 // while a probe owned GET /me).
 func TestAWaitForAnOwnerIsTheChecksWait(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	a := &Claim{Who: "probe-a", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
 	if !p.TryClaim(a) {
 		t.Fatal("not granted")
@@ -247,11 +232,9 @@ func TestAWaitForAnOwnerIsTheChecksWait(t *testing.T) {
 // while it is spent in this window (a probe exhausted it just before), and
 // is granted in the next window.
 func TestAClaimWaitsForTheBudgetsItUses(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	me := bucket("/api/v1/partner/me")
 	probe := &Claim{Who: "probe", Buckets: []Bucket{me}, Tenant: RouteBudget}
 	if !p.TryClaim(probe) {
@@ -269,9 +252,7 @@ func TestAClaimWaitsForTheBudgetsItUses(t *testing.T) {
 	if p.TryClaim(user) {
 		t.Fatal("granted while a budget it uses is spent in this window")
 	}
-	mu.Lock()
-	now = now.Add(time.Minute)
-	mu.Unlock()
+	r.set(r.at().Add(time.Minute))
 	get(t, c, "/api/v1/partner/customers") // the plan sees the new minute
 	if !p.TryClaim(user) {
 		t.Fatal("not granted in a fresh window")
@@ -289,11 +270,9 @@ func TestAClaimWaitsForTheBudgetsItUses(t *testing.T) {
 // target's 429 (a real-clock run saw two such failures spoil the failed-
 // auth probe's window).
 func TestPendingFailuresAreReservedInTheWindowARequestGoesOutIn(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 50, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 50, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	owner := &Claim{Who: "probe", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
 	if !p.TryClaim(owner) {
 		t.Fatal("not granted")
@@ -306,15 +285,11 @@ func TestPendingFailuresAreReservedInTheWindowARequestGoesOutIn(t *testing.T) {
 	done := make(chan time.Time)
 	go func() {
 		getCtx(t, ctx, c, "/api/v1/partner/me")
-		mu.Lock()
-		done <- now
-		mu.Unlock()
+		done <- r.at()
 	}()
 	heldSoon(t, p)
 	// The next window begins and another check fills it.
-	mu.Lock()
-	now = time.Date(2026, 1, 1, 10, 1, 5, 0, time.UTC)
-	mu.Unlock()
+	r.set(time.Date(2026, 1, 1, 10, 1, 5, 0, time.UTC))
 	other := p.Ticket("other")
 	if !other.TryReserve(FailedAuthBudget) {
 		t.Fatal("the new window should be free for the other check")
@@ -331,12 +306,10 @@ func TestPendingFailuresAreReservedInTheWindowARequestGoesOutIn(t *testing.T) {
 // refused at the key step, before the rate limits: it is not held while a
 // probe owns the key's GET /me, and counts in no route budget.
 func TestAKeyTheTargetNeverIssuedSpendsNoRouteBudget(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
 	p.ValidKey = func(k string) bool { return k == testKey+".secret" }
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	owner := &Claim{Who: "probe", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
 	if !p.TryClaim(owner) {
 		t.Fatal("not granted")
@@ -365,12 +338,10 @@ func TestAKeyTheTargetNeverIssuedSpendsNoRouteBudget(t *testing.T) {
 // spends no route budget but is the failure itself: its holder's pending
 // failures are reserved in the window it goes out in.
 func TestAWrongKeysFailureIsReservedToo(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
 	p.ValidKey = func(k string) bool { return k == testKey+".secret" }
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	full := p.Ticket("other")
 	if !full.TryReserve(FailedAuthBudget) {
 		t.Fatal("no room")
@@ -383,8 +354,8 @@ func TestAWrongKeysFailureIsReservedToo(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if now.Minute() != 1 {
-		t.Errorf("the wrong-key request went out at %s, in a window others had filled; want it held to the next", now.Format("15:04:05"))
+	if r.at().Minute() != 1 {
+		t.Errorf("the wrong-key request went out at %s, in a window others had filled; want it held to the next", r.at().Format("15:04:05"))
 	}
 	full.Close()
 }
@@ -394,15 +365,14 @@ func TestAWrongKeysFailureIsReservedToo(t *testing.T) {
 // keeps the window's reservations; a real-clock run lost them so, and two
 // checks' failures landed in the failed-auth probe's window.
 func TestTheLedgerNeverRollsBack(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 1, 0, 300_000_000, time.UTC)
-	p := planOn(&now, &mu)
+	r := newRig(time.Date(2026, 1, 1, 10, 1, 0, 300_000_000, time.UTC))
+	p := r.p
 	a := p.Ticket("a")
 	if !a.TryReserve(FailedAuthBudget) {
 		t.Fatal("no room at the start of a window")
 	}
 	// An answer stamped 10:00:59 arriving now: the target is behind us.
-	p.observeDate("Thu, 01 Jan 2026 10:00:59 GMT", now.Add(-time.Millisecond), now)
+	p.observeDate("Thu, 01 Jan 2026 10:00:59 GMT", r.at().Add(-time.Millisecond), r.at())
 	p.mu.Lock()
 	p.roll()
 	held := p.held
@@ -418,18 +388,14 @@ func TestTheLedgerNeverRollsBack(t *testing.T) {
 // the next, which another check may hold whole): the request waits for
 // the next window.
 func TestNoFailureIsSentAsAWindowEnds(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	mine := p.Ticket("check")
 	if !mine.TryReserve(1) {
 		t.Fatal("no room")
 	}
-	mu.Lock()
-	now = time.Date(2026, 1, 1, 10, 0, 59, 500_000_000, time.UTC)
-	mu.Unlock()
+	r.set(time.Date(2026, 1, 1, 10, 0, 59, 500_000_000, time.UTC))
 	req, _ := http.NewRequestWithContext(WithTicket(context.Background(), mine, func() int { return 1 }), http.MethodGet, "http://target/api/v1/partner/me", nil)
 	req.Header.Set("X-Api-Key", testKey+".wrong")
 	resp, err := c.Do(req)
@@ -437,8 +403,8 @@ func TestNoFailureIsSentAsAWindowEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if now.Minute() != 1 {
-		t.Errorf("the failure went out at %s, half a second before the window ends; want it in the next", now.Format("15:04:05.000"))
+	if r.at().Minute() != 1 {
+		t.Errorf("the failure went out at %s, half a second before the window ends; want it in the next", r.at().Format("15:04:05.000"))
 	}
 }
 
@@ -447,17 +413,14 @@ func TestNoFailureIsSentAsAWindowEnds(t *testing.T) {
 // budgets is granted from the next minute (a second run back to back met
 // 429s within its first 600).
 func TestNoClaimInTheRunsFirstMinute(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
 	p.UntrustedFirstWindow = true
 	probe := &Claim{Who: "probe", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: RouteBudget}
 	if p.TryClaim(probe) {
 		t.Fatal("granted in the minute the run began in")
 	}
-	mu.Lock()
-	now = now.Add(time.Minute)
-	mu.Unlock()
+	r.set(r.at().Add(time.Minute))
 	if !p.TryClaim(probe) {
 		t.Fatal("not granted in the run's first whole minute")
 	}
@@ -472,11 +435,9 @@ func TestNoClaimInTheRunsFirstMinute(t *testing.T) {
 // tables waited out the whole-tenant minutes and the failed-auth windows
 // ran on after them).
 func TestARefusalAtTheKeyStepGoesOutInAWholeTenantMinute(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	whole := &Claim{Who: "ceiling", Whole: true}
 	if !p.TryClaim(whole) {
 		t.Fatal("not granted")
@@ -484,9 +445,7 @@ func TestARefusalAtTheKeyStepGoesOutInAWholeTenantMinute(t *testing.T) {
 	if _, err := p.AwaitWindow(context.Background(), whole); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	in := now
-	mu.Unlock()
+	in := r.at()
 	refused := make(chan struct{})
 	go func() {
 		getCtx(t, ExpectKeyRefusal(context.Background()), c, "/api/v1/partner/customers")
@@ -498,9 +457,7 @@ func TestARefusalAtTheKeyStepGoesOutInAWholeTenantMinute(t *testing.T) {
 		p.Release(whole)
 		t.Fatal("a request meant to be refused at the key step was held in a whole-tenant minute")
 	}
-	mu.Lock()
-	after := now
-	mu.Unlock()
+	after := r.at()
 	if after != in {
 		t.Errorf("a request meant to be refused at the key step waited from %s to %s in a whole-tenant minute", in.Format("15:04:05"), after.Format("15:04:05"))
 	}
@@ -528,11 +485,9 @@ func TestARefusalAtTheKeyStepGoesOutInAWholeTenantMinute(t *testing.T) {
 // reserves it again before the request goes out: here in the next
 // window, since another check took the window's budget meanwhile.
 func TestAWaitingCheckLendsItsFailedAuthReservation(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	owner := &Claim{Who: "probe", Buckets: []Bucket{bucket("/api/v1/partner/me")}, Tenant: 10}
 	if !p.TryClaim(owner) {
 		t.Fatal("not granted")
@@ -562,9 +517,7 @@ func TestAWaitingCheckLendsItsFailedAuthReservation(t *testing.T) {
 	}
 	p.Release(owner)
 	<-done
-	mu.Lock()
-	at := now
-	mu.Unlock()
+	at := r.at()
 	if at.Minute() != 1 {
 		t.Errorf("the request went out at %s, in the window the other check holds 15 of; want it in the next, reserved there", at.Format("15:04:05"))
 	}

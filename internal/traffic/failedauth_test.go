@@ -127,9 +127,8 @@ func TestMinimum(t *testing.T) {
 // three windows behind the route-scope tables, holding its claim, and the
 // whole-tenant minutes waited for it).
 func TestAProbeFirstInLineGetsTheNextWindow(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
 	sleeping, proceed := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	p.Sleep = func(_ context.Context, d time.Duration) error {
@@ -137,13 +136,11 @@ func TestAProbeFirstInLineGetsTheNextWindow(t *testing.T) {
 			sleeping <- struct{}{}
 			<-proceed
 		})
-		mu.Lock()
-		if next := time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin); now.Before(next) {
-			now = next
+		if next := time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin); r.at().Before(next) {
+			r.set(next)
 		} else {
-			now = now.Add(d)
+			r.set(r.at().Add(d))
 		}
-		mu.Unlock()
 		return nil
 	}
 	full := p.Ticket("full")
@@ -156,9 +153,7 @@ func TestAProbeFirstInLineGetsTheNextWindow(t *testing.T) {
 	<-sleeping
 	// The next window begins while the probe still sleeps: a check
 	// starting now finds room for all but the probe's one.
-	mu.Lock()
-	now = time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin + time.Millisecond)
-	mu.Unlock()
+	r.set(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin + time.Millisecond))
 	other := p.Ticket("other")
 	if other.TryReserve(FailedAuthBudget) {
 		t.Error("a reservation made after the probe took the whole next window")

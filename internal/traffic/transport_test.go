@@ -15,7 +15,7 @@ import (
 // beyond budget, and can be told that its window is already spent.
 type fakeTarget struct {
 	mu     sync.Mutex
-	now    *time.Time
+	now    func() time.Time
 	counts map[string]int
 	window time.Time
 	budget int
@@ -28,17 +28,47 @@ func (f *fakeTarget) RoundTrip(r *http.Request) (*http.Response, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sent++
-	if w := f.now.Truncate(time.Minute); !w.Equal(f.window) {
+	now := f.now()
+	if w := now.Truncate(time.Minute); !w.Equal(f.window) {
 		f.window, f.counts = w, map[string]int{}
 	}
 	k := r.Method + " " + Template(r.URL.Path) + " " + r.Header.Get("X-Api-Key")
-	h := http.Header{"Date": {f.now.UTC().Format(http.TimeFormat)}}
-	if f.counts[k] >= f.budget || f.now.Before(f.spentUntil) {
+	h := http.Header{"Date": {now.UTC().Format(http.TimeFormat)}}
+	if f.counts[k] >= f.budget || now.Before(f.spentUntil) {
 		h.Set("Retry-After", "1")
 		return &http.Response{StatusCode: 429, Header: h, Body: io.NopCloser(strings.NewReader(`{"status":429,"code":"rate_limited"}`)), Request: r}, nil
 	}
 	f.counts[k]++
 	return &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(strings.NewReader(`{}`)), Request: r}, nil
+}
+
+// rig is a plan on a test clock, shared with the fake targets it serves
+// (their windows follow the same clock).
+type rig struct {
+	mu  sync.Mutex
+	now time.Time
+	p   *Plan
+}
+
+// newRig is a plan whose clock starts at start and moves only when the
+// plan sleeps or the test sets it.
+func newRig(start time.Time) *rig {
+	r := &rig{now: start}
+	r.p = planOn(&r.now, &r.mu)
+	return r
+}
+
+// at is the rig's clock.
+func (r *rig) at() time.Time { r.mu.Lock(); defer r.mu.Unlock(); return r.now }
+
+// set moves the rig's clock to t.
+func (r *rig) set(t time.Time) { r.mu.Lock(); r.now = t; r.mu.Unlock() }
+
+// serve puts tgt on the rig's clock and returns a client sending to it
+// through the plan.
+func (r *rig) serve(tgt *fakeTarget) *http.Client {
+	tgt.now = r.at
+	return &http.Client{Transport: &Transport{Plan: r.p, Next: tgt}}
 }
 
 func planOn(now *time.Time, mu *sync.Mutex) *Plan {
@@ -61,18 +91,16 @@ func get(t *testing.T, c *http.Client, path string) int {
 }
 
 func TestHoldsARouteAtItsBudgetUntilTheNextWindow(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: RouteBudget}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: RouteBudget})
 	for i := 0; i < RouteBudget+50; i++ {
 		if s := get(t, c, "/api/v1/partner/customers/"+[]string{"8c1b2c8e-58f5-4a59-9d60-8a8f1ddc7f4b", "2b1b2c8e-58f5-4a59-9d60-8a8f1ddc7f4b"}[i%2]); s != 200 {
 			t.Fatalf("request %d answered %d: the plan let the route's budget overflow", i+1, s)
 		}
 	}
-	if p.Windows() != 1 || now.Minute() != 1 {
-		t.Errorf("want one wait into the next minute, got %d waits, clock %s", p.Windows(), now.Format("15:04:05"))
+	if p.Windows() != 1 || r.at().Minute() != 1 {
+		t.Errorf("want one wait into the next minute, got %d waits, clock %s", p.Windows(), r.at().Format("15:04:05"))
 	}
 	if st := p.Stats(); st.Sent != RouteBudget+50 || st.Busiest.Template != "/api/v1/partner/customers/{id}" {
 		t.Errorf("stats %+v", st)
@@ -80,12 +108,11 @@ func TestHoldsARouteAtItsBudgetUntilTheNextWindow(t *testing.T) {
 }
 
 func TestWaitsOutA429ItDidNotAskForAndSendsAgain(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
 	// Another run spent this window's budget before ours began.
-	tgt := &fakeTarget{now: &now, budget: RouteBudget, spentUntil: time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC)}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	tgt := &fakeTarget{budget: RouteBudget, spentUntil: time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC)}
+	c := r.serve(tgt)
 	done := make(chan int, 1)
 	done <- get(t, c, "/api/v1/partner/me")
 	if s := <-done; s != 200 {
@@ -97,11 +124,9 @@ func TestWaitsOutA429ItDidNotAskForAndSendsAgain(t *testing.T) {
 }
 
 func TestAnOwnerSeesItsOwn429s(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
-	tgt := &fakeTarget{now: &now, budget: 3}
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt}}
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	c := r.serve(&fakeTarget{budget: 3})
 	release := p.Own()
 	defer release()
 	codes := []int{}
@@ -145,9 +170,8 @@ func TestTemplates(t *testing.T) {
 // Eight refused failed authentications sent again after one window must
 // not all go into the next one when it cannot take them.
 func TestResendsAfterAFailedAuth429TakeTheirPlace(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
 	var tmu sync.Mutex
 	perWindow := map[int]int{}
 	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -191,23 +215,21 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // a fresh window (a client-wide timeout cut a real-clock run's waits at
 // 30 s and its checks failed on the 429 they were waiting out).
 func TestTheTimeoutBoundsAttemptsNotWaits(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
-	p := planOn(&now, &mu)
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
 	p.Sleep = func(_ context.Context, d time.Duration) error {
 		time.Sleep(100 * time.Millisecond) // a wait longer than the timeout
-		mu.Lock()
-		now = now.Add(d)
-		mu.Unlock()
+		r.set(r.at().Add(d))
 		return nil
 	}
-	tgt := &fakeTarget{now: &now, budget: RouteBudget, spentUntil: time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC)}
+	tgt := &fakeTarget{budget: RouteBudget, spentUntil: time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC)}
+	r.serve(tgt)
 	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt, Timeout: 50 * time.Millisecond}}
 	if s := get(t, c, "/api/v1/partner/me"); s != 200 {
 		t.Fatalf("answered %d: the wait for a fresh window was cut by the request timeout", s)
 	}
 	// What it replaced: the client's own Timeout covers the waits.
-	now = time.Date(2026, 1, 1, 10, 5, 10, 0, time.UTC)
+	r.set(time.Date(2026, 1, 1, 10, 5, 10, 0, time.UTC))
 	tgt.spentUntil = time.Date(2026, 1, 1, 10, 6, 0, 0, time.UTC)
 	old := &http.Client{Transport: &Transport{Plan: p, Next: tgt}, Timeout: 50 * time.Millisecond}
 	req, _ := http.NewRequest(http.MethodGet, "http://target/api/v1/partner/me", nil)
