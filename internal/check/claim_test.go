@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // TestClaimHoldersShareTheWindowOnARealClock: on a real clock, budget
@@ -74,5 +76,44 @@ func TestClaimHoldersShareTheWindowOnARealClock(t *testing.T) {
 	}
 	if tgt.Plan().Claims() != 0 {
 		t.Errorf("%d claims left after the run", tgt.Plan().Claims())
+	}
+}
+
+// TestAWaitingCheckLendsItsSlotOnARealClock: a check waiting for the
+// traffic plan (here a clock-minute wait counted in its Waits) does not
+// hold its worker slot: with --parallel 1 the next check runs meanwhile.
+// A real-clock run's pool filled with checks waiting for a probe's
+// release, and the failed-auth windows of its first minutes went unused.
+func TestAWaitingCheckLendsItsSlotOnARealClock(t *testing.T) {
+	tgt := wrongServer(t) // no control API: a real clock
+	ran := make(chan struct{})
+	waiter := &Check{ID: "demo/a-waits", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+		// Waits for the plan up to 5 s, and ends as soon as the other
+		// check has run meanwhile.
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() {
+			select {
+			case <-ran:
+			case <-time.After(5 * time.Second):
+			}
+			cancel()
+		}()
+		traffic.WaitFor(ctx, 5*time.Second)
+		select {
+		case <-ran:
+		default:
+			t.Errorf("X-001", "the other check did not run while this one waited")
+		}
+	}}
+	other := &Check{ID: "demo/b-runs", Title: "t", Rules: []string{"X-002"}, Run: func(*T) { close(ran) }}
+	s := NewSchedule(tgt, []*Check{waiter, other}, 1)
+	var order []string
+	s.OnResult = func(r *Result) { order = append(order, r.ID+":"+string(r.Status)) }
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.Start(ctx)
+	s.Wait()
+	if len(order) != 2 || order[0] != "demo/a-waits:passed" || order[1] != "demo/b-runs:passed" {
+		t.Errorf("results %v", order)
 	}
 }

@@ -143,7 +143,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	}
 	// The check's deadline counts its own time, not its waits for the
 	// traffic plan (a fresh failed-auth window on a real clock).
-	waits := &traffic.Waits{}
+	waits := &traffic.Waits{OnWait: onWaitOf(ctx)}
 	ctx, cancel := context.WithCancelCause(traffic.WithWaits(ctx, waits))
 	defer cancel(nil)
 	limit, begun := checkTimeout(target, c), time.Now()

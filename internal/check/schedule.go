@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/traffic"
@@ -68,7 +69,13 @@ type Schedule struct {
 	// normal counts the running checks that hold no claim: at most
 	// parallel; claim holders (real clock) run beside them, on their own
 	// workers, since they mostly wait for their second of the minute.
-	normal  int
+	normal int
+	// waiting counts the running checks waiting for the traffic plan (a
+	// fresh window, a probe's release): on a real clock their worker
+	// slots go to other checks meanwhile (a pool full of checks waiting
+	// for a probe left the failed-auth windows of a run's first minutes
+	// unused).
+	waiting atomic.Int32
 	claims  map[string]*traffic.Claim
 	alone   bool
 	groups  map[string]bool
@@ -146,6 +153,9 @@ func (s *Schedule) run(ctx context.Context) {
 		}
 	}
 	workers = min(workers, s.parallel+maxClaimWorkers)
+	if !s.target.VirtualClock() {
+		workers += waitingWorkers * s.parallel
+	}
 	for i := 0; i < workers; i++ {
 		wg.Add(1)
 		go func() {
@@ -187,6 +197,19 @@ func notRun(c *Check, err error) *Result {
 // tenant's budget bounds how many hold a claim at once anyway).
 const maxClaimWorkers = 4
 
+// waitingWorkers is how many more workers per parallel slot a real-clock
+// run keeps for the slots of checks waiting for the plan.
+const waitingWorkers = 3
+
+type onWaitKey struct{}
+
+// onWaitOf is the scheduler's hook for a check's waits (nil outside a
+// schedule).
+func onWaitOf(ctx context.Context) func(bool) {
+	f, _ := ctx.Value(onWaitKey{}).(func(bool))
+	return f
+}
+
 func (s *Schedule) runOne(ctx context.Context, c *Check, ticket *traffic.Ticket) *Result {
 	s.mu.Lock()
 	cl := s.claims[c.ID]
@@ -196,6 +219,15 @@ func (s *Schedule) runOne(ctx context.Context, c *Check, ticket *traffic.Ticket)
 		// its own; the claim ends with the check.
 		defer s.target.Plan().Release(cl)
 		ctx = traffic.WithClaim(ctx, cl)
+	} else if !s.target.VirtualClock() {
+		ctx = context.WithValue(ctx, onWaitKey{}, func(waiting bool) {
+			if waiting {
+				s.waiting.Add(1)
+			} else {
+				s.waiting.Add(-1)
+			}
+			s.cond.Broadcast()
+		})
 	}
 	// An alone check starts in a fresh window on a virtual clock (what
 	// others spent is not for it); the others share the window.
@@ -281,7 +313,7 @@ func (s *Schedule) pick(ctx context.Context) (*Check, *traffic.Ticket) {
 				case g != "" && s.groups[g]:
 					onlyAuth = false
 					continue
-				case !claims && s.normal >= s.parallel:
+				case !claims && s.normal-int(s.waiting.Load()) >= s.parallel:
 					onlyAuth = false
 					continue
 				}
