@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -115,5 +116,63 @@ func TestAWaitingCheckLendsItsSlotOnARealClock(t *testing.T) {
 	s.Wait()
 	if len(order) != 2 || order[0] != "demo/a-waits:passed" || order[1] != "demo/b-runs:passed" {
 		t.Errorf("results %v", order)
+	}
+}
+
+// TestWaitingChecksLeaveAProbeItsWorker: checks waiting for the plan lend
+// their slots to other checks, never the workers kept for claim holders:
+// a real-clock run's pool filled with checks waiting for probes whose
+// claims were booked, and the probes never got a worker to run on.
+func TestWaitingChecksLeaveAProbeItsWorker(t *testing.T) {
+	tgt := wrongServer(t) // no control API: a real clock
+	probed := make(chan struct{})
+	var cs []*Check
+	for i := range 10 {
+		cs = append(cs, &Check{ID: fmt.Sprintf("demo/a-waits-%02d", i), Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			go func() {
+				select {
+				case <-probed:
+				case <-time.After(5 * time.Second):
+				}
+				cancel()
+			}()
+			traffic.WaitFor(ctx, 5*time.Second)
+			select {
+			case <-probed:
+			default:
+				t.Errorf("X-001", "the probe did not run while this check waited")
+			}
+		}})
+	}
+	cs = append(cs, &Check{ID: "demo/z-probe", Title: "t", Rules: []string{"RATE-004"}, Labels: []string{Alone},
+		Budget: &Budget{Routes: []string{"tenant GET /api/v1/partner/me"}, Tenant: 600},
+		Run:    func(*T) { close(probed) }})
+	// The probe's claim is booked, not granted, in the run's first
+	// minute; the next begins once the other checks all wait.
+	plan := tgt.Plan()
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+	plan.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	plan.UntrustedFirstWindow = true
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		mu.Lock()
+		now = time.Date(2026, 1, 1, 10, 1, 5, 0, time.UTC)
+		mu.Unlock()
+	}()
+	s := NewSchedule(tgt, cs, 1)
+	var failed []string
+	s.OnResult = func(r *Result) {
+		if r.Status != Passed {
+			failed = append(failed, r.ID+":"+string(r.Status))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.Start(ctx)
+	s.Wait()
+	if len(failed) != 0 {
+		t.Errorf("not passed: %v", failed)
 	}
 }

@@ -313,7 +313,10 @@ func (s *Schedule) pick(ctx context.Context) (*Check, *traffic.Ticket) {
 				case g != "" && s.groups[g]:
 					onlyAuth = false
 					continue
-				case !claims && s.normal-int(s.waiting.Load()) >= s.parallel:
+				case !claims && (s.normal-int(s.waiting.Load()) >= s.parallel || s.normal >= s.parallel*(1+waitingWorkers)):
+					// The workers added for claim holders stay theirs:
+					// checks waiting for a probe's release must leave
+					// the probe a worker to start on.
 					onlyAuth = false
 					continue
 				}
