@@ -176,3 +176,51 @@ func TestWaitingChecksLeaveAProbeItsWorker(t *testing.T) {
 		t.Errorf("not passed: %v", failed)
 	}
 }
+
+// TestWaitingChecksLeaveRoomForFailedAuth: checks that cause no failed
+// authentication never take the last workers kept for waiting checks: a
+// check that spends the failed-auth window still starts once it fits,
+// though every other check waits (the windows bound a real-clock run).
+func TestWaitingChecksLeaveRoomForFailedAuth(t *testing.T) {
+	tgt := wrongServer(t) // no control API: a real clock
+	hold := tgt.Plan().Ticket("someone else")
+	if !hold.TryReserve(traffic.Budget) {
+		t.Fatal("no room")
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		hold.Close()
+	}()
+	spent := make(chan struct{})
+	var cs []*Check
+	for i := range 4 {
+		cs = append(cs, &Check{ID: fmt.Sprintf("demo/a-waits-%02d", i), Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			go func() {
+				select {
+				case <-spent:
+				case <-time.After(5 * time.Second):
+				}
+				cancel()
+			}()
+			traffic.WaitFor(ctx, 5*time.Second)
+		}})
+	}
+	cs = append(cs, &Check{ID: "demo/z-failed-auth", Title: "t", Rules: []string{"X-002"}, FailedAuth: 1,
+		Run: func(*T) { close(spent) }})
+	s := NewSchedule(tgt, cs, 1)
+	var took time.Duration
+	s.OnFinish = func(r *Result) {
+		if r.ID == "demo/z-failed-auth" {
+			took = time.Since(r.Started)
+		}
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.Start(ctx)
+	s.Wait()
+	if time.Since(start) > 4*time.Second {
+		t.Errorf("the run took %s: the check spending failed authentications waited for the others' 5 s (took %s)", time.Since(start).Round(time.Millisecond), took)
+	}
+}

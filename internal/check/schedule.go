@@ -201,6 +201,29 @@ const maxClaimWorkers = 4
 // run keeps for the slots of checks waiting for the plan.
 const waitingWorkers = 3
 
+// authWorkers is how many of the workers kept for waiting checks only
+// checks that cause failed authentications may take (at most half of
+// them): the failed-auth
+// windows bound a real-clock run, so a pool full of checks waiting for
+// probes must still start the next one that spends them.
+const authWorkers = 4
+
+// normalCap is how many checks holding no claim may run at once, c
+// among them: the workers added for claim holders stay theirs (checks
+// waiting for a probe's release must leave the probe a worker to start
+// on), and the last authWorkers of the rest are for checks causing
+// failed authentications.
+func (s *Schedule) normalCap(c *Check) int {
+	n := s.parallel
+	if !s.target.VirtualClock() {
+		n *= 1 + waitingWorkers
+		if c.failedAuthCause() == 0 {
+			n -= min(authWorkers, s.parallel*waitingWorkers/2)
+		}
+	}
+	return n
+}
+
 type onWaitKey struct{}
 
 // onWaitOf is the scheduler's hook for a check's waits (nil outside a
@@ -313,10 +336,7 @@ func (s *Schedule) pick(ctx context.Context) (*Check, *traffic.Ticket) {
 				case g != "" && s.groups[g]:
 					onlyAuth = false
 					continue
-				case !claims && (s.normal-int(s.waiting.Load()) >= s.parallel || s.normal >= s.parallel*(1+waitingWorkers)):
-					// The workers added for claim holders stay theirs:
-					// checks waiting for a probe's release must leave
-					// the probe a worker to start on.
+				case !claims && (s.normal-int(s.waiting.Load()) >= s.parallel || s.normal >= s.normalCap(c)):
 					onlyAuth = false
 					continue
 				}
