@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sort"
 	"sync"
 
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
@@ -25,6 +26,37 @@ type Outcome struct {
 	CaughtBy    []string `json:"caught_by"` // checks that failed naming the rule
 	Caught      bool     `json:"caught"`
 	Note        string   `json:"note,omitempty"`
+	// Source is what the ledger credits: "fault:NAME" for a fault mode,
+	// "variant:NAME" for a wrong-server variant.
+	Source string `json:"source,omitempty"`
+	// FailedUnder are the rule ids the checks' failures were reported
+	// under, each declared by the check that reported it: the rules this
+	// fault proves able to fail under their own id.
+	FailedUnder []string `json:"failed_under,omitempty"`
+	// Undeclared are failures under a rule their check does not declare,
+	// "check RULE" (a defect of the check: it must report under a rule
+	// it names).
+	Undeclared []string `json:"undeclared,omitempty"`
+}
+
+// FailedUnder sorts a check result's failures by whether the check
+// declares their rule: the declared rule ids, and "check RULE" for each
+// failure under a rule the check does not name.
+func FailedUnder(r *check.Result) (declared, undeclared []string) {
+	c := check.Get(r.ID)
+	seen := map[string]bool{}
+	for _, f := range r.Failures {
+		if seen[f.Rule] {
+			continue
+		}
+		seen[f.Rule] = true
+		if c != nil && c.Declares(f.Rule) {
+			declared = append(declared, f.Rule)
+		} else {
+			undeclared = append(undeclared, r.ID+" "+f.Rule)
+		}
+	}
+	return declared, undeclared
 }
 
 // runnable leaves out checks that wait on real time.
@@ -32,7 +64,7 @@ func runnable(c *check.Check) bool { return !c.HasLabel(check.Slow) }
 
 // Prove runs one fault.
 func Prove(ctx context.Context, f sandbox.Fault) Outcome {
-	o := Outcome{Fault: f.Name, Rule: f.Rule, Description: f.Description}
+	o := Outcome{Fault: f.Name, Rule: f.Rule, Description: f.Description, Source: FaultSource + f.Name}
 	if f.Rule == "" {
 		o.Note = "fault names no rule"
 		return o
@@ -58,19 +90,32 @@ func Prove(ctx context.Context, f sandbox.Fault) Outcome {
 	}
 	defer l.Close()
 	for _, c := range checks {
-		res := check.Run(ctx, l.Target, c)
-		for _, fl := range res.Failures {
-			if fl.Rule == f.Rule {
-				o.CaughtBy = append(o.CaughtBy, c.ID)
-				break
-			}
-		}
-		if res.Status == check.Error && o.Note == "" {
-			o.Note = fmt.Sprintf("%s reached no verdict: %s", c.ID, res.Error)
+		o.record(c, check.Run(ctx, l.Target, c))
+	}
+	o.finish()
+	return o
+}
+
+// record adds one check's result to the outcome.
+func (o *Outcome) record(c *check.Check, res *check.Result) {
+	d, u := FailedUnder(res)
+	o.FailedUnder = append(o.FailedUnder, d...)
+	o.Undeclared = append(o.Undeclared, u...)
+	for _, fl := range res.Failures {
+		if fl.Rule == o.Rule {
+			o.CaughtBy = append(o.CaughtBy, c.ID)
+			break
 		}
 	}
+	if res.Status == check.Error && o.Note == "" {
+		o.Note = fmt.Sprintf("%s reached no verdict: %s", c.ID, res.Error)
+	}
+}
+
+func (o *Outcome) finish() {
 	o.Caught = len(o.CaughtBy) > 0
-	return o
+	o.FailedUnder = sortedSet(o.FailedUnder)
+	o.Undeclared = sortedSet(o.Undeclared)
 }
 
 // ProveAll runs every fault, each against its own sandbox, GOMAXPROCS at
@@ -117,4 +162,21 @@ func Baseline(ctx context.Context) ([]*check.Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// sortedSet returns the distinct strings of xs, sorted.
+func sortedSet(xs []string) []string {
+	if len(xs) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
