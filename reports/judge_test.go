@@ -26,8 +26,8 @@ func TestRuleStatuses(t *testing.T) {
 	cat := catalogue.MustLoad()
 	doc := NewDocument(sampleRun(), cat)
 	rules := RuleStatuses(doc, cat)
-	if len(rules) != len(cat.Rules) {
-		t.Fatalf("%d statuses for %d rules", len(rules), len(cat.Rules))
+	if len(rules) != cat.Counted() {
+		t.Fatalf("%d statuses for %d rules", len(rules), cat.Counted())
 	}
 	for id, want := range map[string]string{"AUTH-001": RulePassed, "AUTH-002": RuleFailed, "IDEM-003": RuleFailed, "IDEM-001": RuleSkipped, "IDEM-002": RuleNoVerdict} {
 		if got := statusOf(rules, id); got.Status != want {
@@ -68,6 +68,31 @@ func TestCertifyNamesWhatStandsInTheWay(t *testing.T) {
 	clean := &Run{Target: "http://h", Selected: 1, Results: []*check.Result{{ID: "auth/a", Area: "auth", Rules: []string{"AUTH-001"}, Status: check.Passed}}}
 	if v := Certify(NewDocument(clean, cat), cat); !v.Certifiable {
 		t.Errorf("a whole-catalogue run with no failure is not certifiable: %v", v.Reasons)
+	}
+}
+
+// TestCertifyNamesRulesNotVerifiedHere: a certifiable run whose required
+// rules were skipped for want of the control API names them, with why, in
+// the statement; a run with none says nothing of them.
+func TestCertifyNamesRulesNotVerifiedHere(t *testing.T) {
+	cat := catalogue.MustLoad()
+	run := &Run{Target: "http://h", Selected: 2, Results: []*check.Result{
+		{ID: "auth/a", Area: "auth", Rules: []string{"AUTH-001"}, Status: check.Passed},
+		{ID: "auth/b", Area: "auth", Rules: []string{"AUTH-002", "AUTH-003"}, Status: check.Skipped, SkipReason: "target has no control API (control_url)"},
+	}}
+	v := Certify(NewDocument(run, cat), cat)
+	if !v.Certifiable || v.NotVerifiedHere != 2 || len(v.NotVerified) != 2 {
+		t.Fatalf("verdict %+v, want certifiable with AUTH-002 and AUTH-003 not verified here", v)
+	}
+	st := v.NotVerifiedStatement()
+	for _, want := range []string{"2 required rules were not verified on this target", "AUTH-002, AUTH-003", "control API"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("statement %q lacks %q", st, want)
+		}
+	}
+	run.Results = run.Results[:1]
+	if st := Certify(NewDocument(run, cat), cat).NotVerifiedStatement(); st != "" {
+		t.Errorf("nothing unverified, yet the statement says %q", st)
 	}
 }
 

@@ -114,6 +114,18 @@ func Parse(raw []byte) (*Catalogue, error) {
 	return &c, nil
 }
 
+// Counted is how many rules the catalogue counts: each once, an alias as
+// the rule it restates.
+func (c *Catalogue) Counted() int {
+	n := 0
+	for _, r := range c.Rules {
+		if r.AliasOf == "" {
+			n++
+		}
+	}
+	return n
+}
+
 // Rule returns a rule by id, or nil; an alias's id gives its entry (see
 // Canonical for the rule it counts as).
 func (c *Catalogue) Rule(id string) *Rule { return c.byID[id] }

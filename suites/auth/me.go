@@ -112,7 +112,7 @@ func init() {
 		check.Check{
 			ID:    "auth/me-prefix-every-key",
 			Title: "GET /me reports api_key_prefix equal to the public prefix of whichever key is used",
-			Rules: []string{"ME-004", "AUTH-011", "SCOPE-002"},
+			Rules: []string{"ME-004", "AUTH-011", "SCOPE-002", "ME-002"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				names := []string{}

@@ -42,7 +42,7 @@ func init() {
 		check.Check{
 			ID:     "customers/list-does-not-activate",
 			Title:  "GET customers never refreshes or activates; GET customers/{id} then activates an approved case",
-			Rules:  []string{"LIFE-015", "LIFE-011", "CUST-010"},
+			Rules:  []string{"LIFE-015", "LIFE-011", "CUST-010", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

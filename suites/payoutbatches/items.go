@@ -17,7 +17,7 @@ func init() {
 		check.Check{
 			ID:     "payoutbatches/item-validation",
 			Title:  "Items with a zero, negative or fractional amount, an omitted or all-zero beneficiary, or a missing, unapproved, provisioning or other-currency beneficiary are Skipped with failure_code validation; the rest stay Pending",
-			Rules:  []string{"PB-049", "PB-050", "PB-051", "PB-052", "PB-053", "PB-054", "PB-055", "PB-056", "PB-057", "PB-031", "PB-025", "PB-024", "PB-029", "PB-040"},
+			Rules:  []string{"PB-049", "PB-050", "PB-051", "PB-052", "PB-053", "PB-054", "PB-055", "PB-056", "PB-057", "PB-031", "PB-025", "PB-024", "PB-029", "PB-040", "PB-012"},
 			Labels: []string{check.Mutating},
 			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.gbp_pending", "beneficiaries.gbp_provisioning"),
 			Run: func(t *check.T) {

@@ -138,7 +138,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "transfers/client-reference-idempotency",
 		Title:  "An identical retry returns the same transfer; other parameters under the same client reference are 409 internal_transfer_client_reference_reused",
-		Rules:  []string{"ITR-020", "ITR-021", "ITR-033"},
+		Rules:  []string{"ITR-020", "ITR-021", "ITR-033", "ITR-012"},
 		Labels: []string{check.Mutating},
 		Needs:  needs,
 		Run: func(t *check.T) {
@@ -178,7 +178,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "transfers/take-list",
 		Title:  "The child's internal-transfers list shows both directions, takes take (clamped 1-200) and has no pagination",
-		Rules:  []string{"ITR-009", "ITR-013", "ITR-036"},
+		Rules:  []string{"ITR-009", "ITR-013", "ITR-036", "ITR-012"},
 		Labels: []string{check.Mutating},
 		Needs:  needs,
 		Run: func(t *check.T) {

@@ -49,7 +49,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/rotation-race-loser-not-stored",
 			Title:  "Two racing rotations: one wins, the loser gets 409 webhook_secret_rotation_conflict; only the winner's secret is stored (secretSha256) and signs deliveries",
-			Rules:  []string{"WHM-051", "ERR-122", "ERR-124", "WHM-076"},
+			Rules:  []string{"WHM-051", "ERR-122", "ERR-124", "WHM-076", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -130,7 +130,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/redirect-not-followed",
 			Title:  "An endpoint answering 307 with a Location is not followed: nothing is posted to the Location",
-			Rules:  []string{"EVT-036"},
+			Rules:  []string{"EVT-036", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {

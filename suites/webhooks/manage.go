@@ -38,7 +38,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/read-without-secret",
 			Title:  "GET of one subscription and the unpaged list carry no secret; secretSha256 matches the secret held",
-			Rules:  []string{"WHM-004", "WHM-005", "WHM-014", "WHM-013"},
+			Rules:  []string{"WHM-004", "WHM-005", "WHM-014", "WHM-013", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
@@ -70,7 +70,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/patch-replaces-whole",
 			Title:  "PATCH requires url, eventTypes and enabled, replaces the subscription, and maxAttempts null resets it to 5",
-			Rules:  []string{"WHM-006", "WHM-041", "WHM-042", "WHM-048", "ERR-120"},
+			Rules:  []string{"WHM-006", "WHM-041", "WHM-042", "WHM-048", "ERR-120", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
@@ -109,7 +109,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/delete-disables",
 			Title:  "DELETE disables the subscription: it is still read (enabled false) and listed, and PATCH re-enables it",
-			Rules:  []string{"WHM-007", "WHM-047", "WHM-046"},
+			Rules:  []string{"WHM-007", "WHM-047", "WHM-046", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
