@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -220,5 +222,37 @@ func TestRuleNotJudgedWithoutControl(t *testing.T) {
 		if got := statusOf(rules, id); got.Status != want {
 			t.Errorf("%s: %s (%s), want %s", id, got.Status, got.Reason, want)
 		}
+	}
+}
+
+// TestCoverageByKind: results.json and the page count the catalogue by
+// kind, each rule once: spec rules checked and proven, interpretations,
+// quirks, unobservable, restatements.
+func TestCoverageByKind(t *testing.T) {
+	cat := catalogue.MustLoad()
+	dir := t.TempDir()
+	if err := WriteJSON(dir, sampleRun(), cat, redact.New(secret)); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	var doc struct {
+		Kinds catalogue.KindCoverage `json:"rule_kinds"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := cat.ByKind(catalogue.MustLoadProof())
+	if doc.Kinds != want || want.Spec == 0 || want.SpecChecked == 0 || want.Interpretations == 0 || want.Quirks == 0 || want.Aliases == 0 {
+		t.Errorf("results.json rule_kinds %+v, want %+v", doc.Kinds, want)
+	}
+	if n := want.Spec + want.Interpretations + want.Quirks; n != cat.Counted() {
+		t.Errorf("kinds add up to %d, the catalogue counts %d", n, cat.Counted())
+	}
+	page, err := RenderHTML(dir, NewDocument(sampleRun(), cat), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), fmt.Sprintf("spec rules (must) <b>%d</b>, <b>%d</b> checked, <b>%d</b> proven", want.Spec, want.SpecChecked, want.SpecProven)) {
+		t.Error("the page does not count the rules by kind")
 	}
 }
