@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -321,4 +323,37 @@ func (c *Catalogue) ByKind(proof *Proof) KindCoverage {
 		}
 	}
 	return k
+}
+
+// CodeStatus is a sentence of the error catalogue that gives one code its
+// HTTP status ("Exchange: exchange_wallet_missing is 409."; document 2,
+// Errors).
+type CodeStatus struct {
+	Rule   string
+	Code   string
+	Status int
+}
+
+var codeStatusRe = []*regexp.Regexp{
+	regexp.MustCompile(`^(?:[A-Z][\w /,()-]*: )?([a-z][a-z0-9_]+) is (\d{3})\b`),
+	regexp.MustCompile(`^([a-z][a-z0-9_]+): (\d{3})\b`),
+}
+
+// CodeStatuses are the error catalogue's code-to-status sentences (rules
+// of area errors, restatements left out), in catalogue order.
+func (c *Catalogue) CodeStatuses() []CodeStatus {
+	var out []CodeStatus
+	for _, r := range c.Rules {
+		if r.Area != "errors" || r.AliasOf != "" {
+			continue
+		}
+		for _, re := range codeStatusRe {
+			if m := re.FindStringSubmatch(r.Rule); m != nil {
+				n, _ := strconv.Atoi(m[2])
+				out = append(out, CodeStatus{Rule: r.ID, Code: m[1], Status: n})
+				break
+			}
+		}
+	}
+	return out
 }

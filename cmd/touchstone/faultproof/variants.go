@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 )
 
@@ -132,7 +134,65 @@ func variantProxy(base string, v Variant) http.Handler {
 	return rp
 }
 
-// Variants are the wrong-server variants, each breaking one rule.
-func Variants() []Variant { return variants }
+// Variants are the wrong-server variants, each breaking one rule: one per
+// code-to-status sentence of the error catalogue, then the table of
+// variants.go's hand-written ones.
+func Variants() []Variant {
+	var out []Variant
+	for _, cs := range catalogue.MustLoad().CodeStatuses() {
+		out = append(out, codeStatusVariant(cs))
+	}
+	return append(out, variants...)
+}
+
+// codeStatusVariant answers the code with another status (409, or 422 for
+// a 409 code), the body's status member changed with it: only the
+// sentence giving the code its status is broken.
+func codeStatusVariant(cs catalogue.CodeStatus) Variant {
+	other := http.StatusConflict
+	if cs.Status == http.StatusConflict {
+		other = http.StatusUnprocessableEntity
+	}
+	return Variant{
+		Name:        "status-of-" + cs.Code + "-" + strings.ToLower(cs.Rule),
+		Rule:        cs.Rule,
+		Description: fmt.Sprintf("%s answered %d instead of %d", cs.Code, other, cs.Status),
+		Match:       func(*http.Request) bool { return true },
+		Change: func(_ *http.Request, a *Answer) {
+			if a.Status != cs.Status || answerCode(a) != cs.Code {
+				return
+			}
+			a.Status = other
+			a.EditJSON(func(v any) any {
+				m, ok := v.(map[string]any)
+				if !ok {
+					return v
+				}
+				for _, k := range []string{"status_code", "status"} {
+					if _, ok := m[k]; ok {
+						m[k] = other
+					}
+				}
+				return m
+			})
+		},
+	}
+}
+
+// answerCode is the code an error answer carries (envelope data.code, or
+// the flat or problem+json code member).
+func answerCode(a *Answer) string {
+	m, ok := a.JSON().(map[string]any)
+	if !ok {
+		return ""
+	}
+	if data, ok := m["data"].(map[string]any); ok {
+		if c, ok := data["code"].(string); ok {
+			return c
+		}
+	}
+	c, _ := m["code"].(string)
+	return c
+}
 
 var variants []Variant
