@@ -204,6 +204,7 @@ func init() {
 				}
 			}
 			if env == nil {
+				t.Errorf("EVT-057", "withdrawal settled, yet no withdrawal.completed delivery for %s", settled)
 				t.Fatalf("CWD-013", "no withdrawal.completed delivery for the settled crypto withdrawal %s", settled)
 			}
 			d, _ := env["data"].(map[string]any)

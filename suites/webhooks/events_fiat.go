@@ -73,6 +73,11 @@ func requestFamily(t *check.T, typ string, env, d map[string]any, cust, id, curr
 			rule = "FIAT-016"
 		}
 		t.Errorf(rule, "%s data.status is %v, want %s", typ, d["status"], status)
+		switch d["status"] {
+		case "active", "pending", "needs_information", "failed":
+		default:
+			t.Errorf("EVT-087", "%s data.status is %v, not one of active, pending, needs_information, failed", typ, d["status"])
+		}
 	}
 	if reason == "" {
 		if d["vendor_error_code"] != nil || d["vendor_error_message"] != nil || d["officer_note"] != nil {
@@ -160,6 +165,7 @@ func init() {
 				}
 				if d["status"] != "active" {
 					t.Errorf("FIAT-012", "viban.ready data.status is %v, want active (Completed translates to active)", d["status"])
+					t.Errorf("EVT-079", "viban.ready data.status is %v, want active", d["status"])
 				}
 				if p, _ := d["provider"].(string); p == "" || d["provider_name"] != d["provider"] {
 					t.Errorf("EVT-080", "viban.ready provider %v and provider_name %v, want both the raw provider code", d["provider"], d["provider_name"])

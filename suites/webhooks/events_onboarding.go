@@ -82,7 +82,9 @@ func init() {
 				if d["email"] != email {
 					t.Errorf("EVT-065", "data.email %v, want %s", d["email"], email)
 				}
-				if ut := d["user_type"]; ut != "personal" && ut != "business" {
+				if ut, present := d["user_type"]; !present {
+					t.Errorf("EVT-065", "data has no user_type")
+				} else if ut != "personal" && ut != "business" {
 					t.Errorf("EVT-067", "data.user_type %v, want personal or business", ut)
 				}
 				if st, ok := d["status"].(string); !ok || st == "" || st != strings.ToLower(st) {

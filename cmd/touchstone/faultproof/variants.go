@@ -3,6 +3,8 @@ package faultproof
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,10 +14,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 // Variant is a wrong server made from a faithful one: a loopback reverse
@@ -34,14 +38,54 @@ type Variant struct {
 	Match func(r *http.Request) bool
 	// Change edits the answer in place.
 	Change func(r *http.Request, a *Answer)
+	// Deliver, when set, edits each webhook delivery the sandbox sends
+	// (headers and body) before it reaches the check's receiver: the
+	// proxy stands between the sandbox and the receiver too, and signs the
+	// changed body again with the subscription's secret (read from the
+	// register and rotation answers), so that only the changed part is
+	// wrong.
+	Deliver func(d *Delivery)
+	// Unsigned leaves a changed delivery's signatures as the sandbox made
+	// them (Deliver changes them itself); Resign signs every delivery
+	// again after Deliver, changed or not (a header it changed is signed).
+	Unsigned, Resign bool
+	// Receiver, when set, changes the status the receiver answered a
+	// delivery with, as the sandbox sees it.
+	Receiver func(status int) int
 }
 
-// Answer is a proxied answer a variant may change.
-type Answer struct {
-	Status int
+// Delivery is a webhook delivery a variant may change.
+type Delivery struct {
 	Header http.Header
 	Body   []byte
+	// Secret is the secret the sandbox signed it with ("" when unknown);
+	// Secrets every secret the subscription has had, oldest first.
+	Secret  string
+	Secrets []string
+	// Drop: the delivery never reaches the receiver (the relay answers
+	// the sandbox 200).
+	Drop bool
 }
+
+// Answer is a proxied answer a variant may change; Request is the body of
+// the request it answers.
+type Answer struct {
+	Status  int
+	Header  http.Header
+	Body    []byte
+	Request []byte
+}
+
+// RequestJSON decodes the request body; nil when it is not a JSON object.
+func (a *Answer) RequestJSON() map[string]any {
+	var m map[string]any
+	if json.Unmarshal(a.Request, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+type requestBodyKey struct{}
 
 // JSON decodes the body (numbers kept exact); nil when it is not JSON.
 func (a *Answer) JSON() any {
@@ -91,10 +135,17 @@ func ProveVariant(ctx context.Context, v Variant) Outcome {
 		return o
 	}
 	defer run.Close()
-	srv := httptest.NewServer(variantProxy(run.BaseURL, v))
+	vs := newVariantServer(run.BaseURL, v)
+	srv := httptest.NewServer(vs)
 	defer srv.Close()
+	vs.self = srv.URL
 	p := *run.Profile
 	p.BaseURL = srv.URL
+	if v.Deliver != nil && p.ControlURL != "" {
+		// The control API passes the proxy too, which points the
+		// sandbox's deliveries at itself.
+		p.ControlURL = strings.Replace(p.ControlURL, run.BaseURL, srv.URL, 1)
+	}
 	tgt, err := check.NewTarget(ctx, &p, true)
 	if err != nil {
 		o.Note = "target: " + err.Error()
@@ -107,13 +158,201 @@ func ProveVariant(ctx context.Context, v Variant) Outcome {
 	return o
 }
 
-// variantProxy forwards to base, changing the answers v matches.
-func variantProxy(base string, v Variant) http.Handler {
+// variantServer forwards to the sandbox, changing the answers the variant
+// matches, and relays the sandbox's webhook deliveries to the check's
+// receiver, changed by the variant's Deliver.
+type variantServer struct {
+	v    Variant
+	rp   *httputil.ReverseProxy
+	self string // the proxy's own URL
+
+	mu       sync.Mutex
+	receiver string              // the check's receiver
+	secrets  map[string][]string // by subscription id, newest last
+	hashes   map[string]string   // payload hash sent by the sandbox -> of the body relayed
+}
+
+const relayPath = "/__relay"
+
+func newVariantServer(base string, v Variant) *variantServer {
+	vs := &variantServer{v: v, secrets: map[string][]string{}, hashes: map[string]string{}}
+	vs.rp = variantProxy(base, v, vs.noteAnswer)
+	return vs
+}
+
+func (vs *variantServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case vs.v.Deliver != nil && (r.URL.Path == relayPath || strings.HasPrefix(r.URL.Path, relayPath+"/")):
+		vs.relay(w, r)
+	case vs.v.Deliver != nil && r.Method == http.MethodPost && r.URL.Path == sandbox.ControlPrefix+"/webhooks/receiver":
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		u, _ := body["url"].(string)
+		vs.mu.Lock()
+		vs.receiver = strings.TrimRight(u, "/")
+		vs.mu.Unlock()
+		body["url"] = vs.self + relayPath
+		raw, _ := json.Marshal(body)
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		r.ContentLength = int64(len(raw))
+		r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+		vs.rp.ServeHTTP(w, r)
+	default:
+		if vs.v.Match != nil && r.Body != nil && vs.v.Match(r) {
+			raw, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+			r = r.WithContext(context.WithValue(r.Context(), requestBodyKey{}, raw))
+		}
+		vs.rp.ServeHTTP(w, r)
+	}
+}
+
+// noteAnswer keeps the secrets of register and rotation answers and gives
+// a delivery-attempts answer the hashes of the bodies relayed.
+func (vs *variantServer) noteAnswer(req *http.Request, body []byte) []byte {
+	if strings.HasSuffix(req.URL.Path, "/delivery-attempts") {
+		vs.mu.Lock()
+		for old, now := range vs.hashes {
+			body = bytes.ReplaceAll(body, []byte(old), []byte(now))
+		}
+		vs.mu.Unlock()
+		return body
+	}
+	vs.noteSecret(req, body)
+	return body
+}
+
+// noteSecret keeps the secrets of register and rotation answers.
+func (vs *variantServer) noteSecret(req *http.Request, body []byte) {
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil {
+		return
+	}
+	if d, ok := m["data"].(map[string]any); ok {
+		m = d
+	}
+	secret, _ := m["secret"].(string)
+	if secret == "" {
+		return
+	}
+	id, _ := m["subscriptionId"].(string)
+	if id == "" {
+		parts := strings.Split(req.URL.Path, "/")
+		for i, p := range parts {
+			if p == "webhook-subscriptions" && i+1 < len(parts) {
+				id = parts[i+1]
+			}
+		}
+	}
+	vs.mu.Lock()
+	vs.secrets[id] = append(vs.secrets[id], secret)
+	vs.mu.Unlock()
+}
+
+// relay passes one delivery on to the receiver, changed by the variant.
+func (vs *variantServer) relay(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	vs.mu.Lock()
+	receiver := vs.receiver
+	secrets := append([]string(nil), vs.secrets[r.Header.Get(verify.HeaderDeliveryID)]...)
+	vs.mu.Unlock()
+	d := &Delivery{Header: r.Header.Clone(), Body: body, Secrets: secrets}
+	for i := len(secrets) - 1; i >= 0; i-- {
+		if verify.Delivery(r.Header, body, secrets[i], verify.Options{Tolerance: 1 << 62}).SignatureOK() {
+			d.Secret = secrets[i]
+			break
+		}
+	}
+	vs.v.Deliver(d)
+	if d.Drop {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	if d.Secret != "" && (vs.v.Resign || !vs.v.Unsigned && !bytes.Equal(d.Body, body)) {
+		sign(d)
+	}
+	if !bytes.Equal(d.Body, body) {
+		// The attempts log reports the hash of what was posted.
+		old, now := sha256.Sum256(body), sha256.Sum256(d.Body)
+		vs.mu.Lock()
+		vs.hashes[hex.EncodeToString(old[:])] = hex.EncodeToString(now[:])
+		vs.mu.Unlock()
+	}
+	target := receiver + strings.TrimPrefix(r.URL.Path, relayPath)
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, target, bytes.NewReader(d.Body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	req.Header = d.Header
+	req.Header.Del("Content-Length")
+	resp, err := relayClient.Do(req)
+	if err != nil {
+		// The receiver did not answer (a deadline the sandbox gave up
+		// on): the sandbox sees the connection end.
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				_ = c.Close()
+				return
+			}
+		}
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, vv := range resp.Header {
+		w.Header()[k] = vv
+	}
+	status := resp.StatusCode
+	if vs.v.Receiver != nil {
+		status = vs.v.Receiver(status)
+	}
+	w.WriteHeader(status)
+	_, _ = io.Copy(w, resp.Body)
+}
+
+var relayClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// sign signs a changed delivery's body again, both header families, with
+// its secret (document 2, Events / Signatures).
+func sign(d *Delivery) { signWith(d, []byte(d.Secret)) }
+
+// variantProxy forwards to base, changing the answers v matches; note
+// sees every answer's body first.
+func variantProxy(base string, v Variant, note func(*http.Request, []byte) []byte) *httputil.ReverseProxy {
 	u, _ := url.Parse(base)
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.ModifyResponse = func(resp *http.Response) error {
 		req := resp.Request
-		if strings.HasPrefix(req.URL.Path, sandbox.ControlPrefix) || !v.Match(req) {
+		if strings.HasPrefix(req.URL.Path, sandbox.ControlPrefix) {
+			return nil
+		}
+		if v.Deliver != nil && strings.Contains(req.URL.Path, "webhook-subscriptions") {
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			body = note(req, body)
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			resp.ContentLength = int64(len(body))
+			resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		}
+		if v.Match == nil || !v.Match(req) {
 			return nil
 		}
 		body, err := io.ReadAll(resp.Body)
@@ -122,6 +361,7 @@ func variantProxy(base string, v Variant) http.Handler {
 			return err
 		}
 		a := &Answer{Status: resp.StatusCode, Header: resp.Header, Body: body}
+		a.Request, _ = req.Context().Value(requestBodyKey{}).([]byte)
 		v.Change(req, a)
 		resp.StatusCode = a.Status
 		resp.Status = strconv.Itoa(a.Status) + " " + http.StatusText(a.Status)
@@ -142,7 +382,8 @@ func Variants() []Variant {
 	for _, cs := range catalogue.MustLoad().CodeStatuses() {
 		out = append(out, codeStatusVariant(cs))
 	}
-	return append(out, variants...)
+	out = append(out, variants...)
+	return append(out, eventVariants...)
 }
 
 // codeStatusVariant answers the code with another status (409, or 422 for
