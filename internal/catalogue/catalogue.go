@@ -340,17 +340,18 @@ var codeStatusRe = []*regexp.Regexp{
 }
 
 // CodeStatuses are the error catalogue's code-to-status sentences (rules
-// of area errors, restatements left out), in catalogue order.
+// of area errors), in catalogue order; a restatement's under the rule it
+// restates.
 func (c *Catalogue) CodeStatuses() []CodeStatus {
 	var out []CodeStatus
 	for _, r := range c.Rules {
-		if r.Area != "errors" || r.AliasOf != "" {
+		if r.Area != "errors" {
 			continue
 		}
 		for _, re := range codeStatusRe {
 			if m := re.FindStringSubmatch(r.Rule); m != nil {
 				n, _ := strconv.Atoi(m[2])
-				out = append(out, CodeStatus{Rule: r.ID, Code: m[1], Status: n})
+				out = append(out, CodeStatus{Rule: c.Canonical(r.ID).ID, Code: m[1], Status: n})
 				break
 			}
 		}

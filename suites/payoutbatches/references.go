@@ -1,6 +1,7 @@
 package payoutbatches
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -191,8 +192,16 @@ func init() {
 }
 
 // referenceRules are a reference check's rules: its rail's, and those
-// runReferences creates and reads its batch under (PB-048: items failing
-// validation are Skipped while the others proceed; PB-008: the items).
+// runReferences creates, reads and judges every batch under (PB-048:
+// items failing validation are Skipped while the others proceed; PB-008:
+// the items; PB-076 and PB-088: the common cases, an omitted reference and
+// a reference kept on a Skipped item).
 func referenceRules(rules []string) []string {
-	return append(append([]string(nil), rules...), "PB-048", "PB-008")
+	out := append([]string(nil), rules...)
+	for _, r := range []string{"PB-048", "PB-008", "PB-076", "PB-088"} {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -199,7 +199,7 @@ func init() {
 	check.Register(check.Check{
 		ID:    "webhooks/event-fiat-account-needs-information-and-rejected",
 		Title: "A provisioning needing information emits needs_correction + customer.needs_information (needs_information, provider_status reason), a failure virtual_account_request.rejected (failed); pending and other states translate as documented",
-		Rules: []string{"EVT-054", "EVT-055", "EVT-084", "EVT-087", "EVT-088", "EVT-089", "EVT-090", "EVT-093",
+		Rules: []string{"EVT-054", "EVT-055", "EVT-084", "EVT-085", "EVT-087", "EVT-088", "EVT-089", "EVT-090", "EVT-093",
 			"FIAT-013", "FIAT-014", "FIAT-015", "FIAT-016", "EVT-137", "WHM-003"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},

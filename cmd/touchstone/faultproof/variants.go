@@ -383,6 +383,7 @@ func Variants() []Variant {
 		out = append(out, codeStatusVariant(cs))
 	}
 	out = append(out, variants...)
+	out = append(out, apiVariants...)
 	return append(out, eventVariants...)
 }
 
