@@ -7,12 +7,14 @@ package faultproof
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"runtime"
 	"sort"
 	"sync"
 
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/property"
 )
@@ -37,6 +39,98 @@ type Outcome struct {
 	// "check RULE" (a defect of the check: it must report under a rule
 	// it names).
 	Undeclared []string `json:"undeclared,omitempty"`
+	// Bystanders are the checks of other areas, naming no rule of the
+	// fault's area, run beside its own (a fixed sample: Bystanders);
+	// Stray those of them that did not pass, "check: status RULES" (a
+	// fault that breaks more than its rule is itself a defect).
+	Bystanders []string `json:"bystanders,omitempty"`
+	Stray      []string `json:"stray,omitempty"`
+}
+
+// WideRules are rules every answer of a kind obeys, so that a fault or
+// variant breaking one is seen by checks of other areas too, each with why;
+// their bystanders' failures are expected, not a defect of the fault.
+var WideRules = map[string]string{
+	"ENV-001":  "every v1 envelope carries message: any check reading an envelope sees it missing",
+	"ENV-008":  "every customer object's member names: any check reading a customer sees them",
+	"ERR-014":  "every problem+json answer's media type: any check reading a refusal sees it",
+	"CORR-003": "the X-Correlation-Id length check: the check-order checks send the same header",
+	"ERR-019":  "idempotency_key_invalid answers every mutating call without a key: the check-order checks assert its status",
+	"ERR-022":  "api_key_authentication_failed is every 401's code: every refused-key check asserts its status",
+}
+
+// BystanderCount is how many checks of other areas each fault and variant
+// runs beside its own, to show it breaks nothing else.
+const BystanderCount = 3
+
+// Bystanders is the fixed sample of checks a fault or variant breaking
+// rule runs to show it breaks nothing else: runnable checks of other
+// areas that name no rule of the rule's area and run alone in no way
+// (no virtual-clock moves, no budget probes), picked by a hash of name.
+func Bystanders(name, rule string) []*check.Check {
+	area := ruleArea(rule)
+	var pool []*check.Check
+	for _, c := range check.All() {
+		if !runnable(c) || c.Budget != nil || c.HasLabel(check.Alone) || c.Area() == area || namesArea(c, area) {
+			continue
+		}
+		pool = append(pool, c)
+	}
+	if len(pool) == 0 {
+		return nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	seed := h.Sum64()
+	var out []*check.Check
+	seen := map[int]bool{}
+	for i := 0; len(out) < BystanderCount && i < 4*BystanderCount; i++ {
+		j := int((seed + uint64(i)*0x9e3779b97f4a7c15) % uint64(len(pool)))
+		if !seen[j] {
+			seen[j] = true
+			out = append(out, pool[j])
+		}
+	}
+	return out
+}
+
+// ruleArea is a rule's area in the catalogue ("" when unknown).
+func ruleArea(rule string) string {
+	if cat, err := catalogue.Load(); err == nil {
+		if r := cat.Canonical(rule); r != nil {
+			return r.Area
+		}
+	}
+	return ""
+}
+
+// namesArea tells whether the check names a rule of the area.
+func namesArea(c *check.Check, area string) bool {
+	for _, r := range c.Rules {
+		if ruleArea(r) == area {
+			return true
+		}
+	}
+	return false
+}
+
+// runBystanders runs the sample (less the checks in skip) and records what
+// did not pass.
+func (o *Outcome) runBystanders(ctx context.Context, tgt *check.Target, skip map[string]string) {
+	for _, c := range Bystanders(o.Fault, o.Rule) {
+		if skip[c.ID] != "" {
+			continue
+		}
+		o.Bystanders = append(o.Bystanders, c.ID)
+		res := check.Run(ctx, tgt, c)
+		if (res.Status == check.Failed || res.Status == check.Error) && WideRules[o.Rule] == "" {
+			var rules []string
+			for _, f := range res.Failures {
+				rules = append(rules, f.Rule)
+			}
+			o.Stray = append(o.Stray, fmt.Sprintf("%s: %s %v %s", c.ID, res.Status, sortedSet(rules), res.Error))
+		}
+	}
 }
 
 // FailedUnder sorts a check result's failures by whether the check
@@ -92,6 +186,7 @@ func Prove(ctx context.Context, f sandbox.Fault) Outcome {
 	for _, c := range checks {
 		o.record(c, check.Run(ctx, l.Target, c))
 	}
+	o.runBystanders(ctx, l.Target, nil)
 	o.finish()
 	return o
 }

@@ -115,24 +115,89 @@ func (a *Answer) EditJSON(f func(v any) any) {
 }
 
 // ProveVariant runs the checks naming the variant's rule against a faithful
-// sandbox seen through the variant.
+// sandbox seen through the variant. A check that does not pass through a
+// proxy that changes nothing (ProxyBaseline: a request the proxy cannot
+// forward as sent) neither proves a rule here nor stands by.
 func ProveVariant(ctx context.Context, v Variant) Outcome {
+	unfaithful := ProxyBaseline(ctx)
 	o := Outcome{Fault: v.Name, Rule: v.Rule, Description: v.Description, Source: VariantSource + v.Name}
 	var checks []*check.Check
 	for _, c := range check.ForRule(v.Rule) {
-		if runnable(c) {
+		if runnable(c) && unfaithful[c.ID] == "" {
 			checks = append(checks, c)
 			o.Checks = append(o.Checks, c.ID)
 		}
 	}
 	if len(checks) == 0 {
-		o.Note = "no check names rule " + v.Rule
+		o.Note = "no check names rule " + v.Rule + " and passes through the proxy"
 		return o
 	}
+	return proveThrough(ctx, v, o, checks, unfaithful)
+}
+
+var (
+	proxyOnce sync.Once
+	proxyFail map[string]string
+)
+
+// noChange is the variant that changes nothing, deliveries included.
+var noChange = Variant{Name: "no-change", Match: func(*http.Request) bool { return false }, Change: func(*http.Request, *Answer) {}, Deliver: func(*Delivery) {}}
+
+// ProxyBaseline runs every runnable check once through a variant proxy
+// that changes nothing and returns those that did not pass, with why:
+// the proxy cannot forward them as sent (a header value Go's client
+// refuses), so they prove nothing through a variant.
+func ProxyBaseline(ctx context.Context) map[string]string {
+	proxyOnce.Do(func() {
+		proxyFail = map[string]string{}
+		var all []*check.Check
+		for _, c := range check.All() {
+			if runnable(c) {
+				all = append(all, c)
+			}
+		}
+		err := withVariant(ctx, noChange, func(tgt *check.Target) {
+			for _, c := range all {
+				res := check.Run(ctx, tgt, c)
+				if res.Status == check.Failed || res.Status == check.Error {
+					proxyFail[c.ID] = fmt.Sprintf("%s %s", res.Status, res.Summary())
+				}
+			}
+		})
+		if err != nil {
+			for _, c := range all {
+				proxyFail[c.ID] = err.Error()
+			}
+		}
+	})
+	return proxyFail
+}
+
+// proveThrough runs checks (and the bystanders not in unfaithful) through
+// the variant.
+func proveThrough(ctx context.Context, v Variant, o Outcome, checks []*check.Check, unfaithful map[string]string) Outcome {
+	if len(checks) == 0 {
+		return o
+	}
+	err := withVariant(ctx, v, func(tgt *check.Target) {
+		for _, c := range checks {
+			o.record(c, check.Run(ctx, tgt, c))
+		}
+		o.runBystanders(ctx, tgt, unfaithful)
+	})
+	if err != nil {
+		o.Note = err.Error()
+	}
+	o.finish()
+	return o
+}
+
+// withVariant starts a faithful sandbox behind the variant's proxy and
+// calls f with the target it makes.
+func withVariant(ctx context.Context, v Variant, f func(tgt *check.Target)) error {
 	run, err := sandbox.StartVirtual(1, "")
 	if err != nil {
-		o.Note = "sandbox did not start: " + err.Error()
-		return o
+		return fmt.Errorf("sandbox did not start: %v", err)
 	}
 	defer run.Close()
 	vs := newVariantServer(run.BaseURL, v)
@@ -148,14 +213,10 @@ func ProveVariant(ctx context.Context, v Variant) Outcome {
 	}
 	tgt, err := check.NewTarget(ctx, &p, true)
 	if err != nil {
-		o.Note = "target: " + err.Error()
-		return o
+		return fmt.Errorf("target: %v", err)
 	}
-	for _, c := range checks {
-		o.record(c, check.Run(ctx, tgt, c))
-	}
-	o.finish()
-	return o
+	f(tgt)
+	return nil
 }
 
 // variantServer forwards to the sandbox, changing the answers the variant
