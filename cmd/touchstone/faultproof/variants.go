@@ -445,6 +445,7 @@ func Variants() []Variant {
 	}
 	out = append(out, variants...)
 	out = append(out, apiVariants...)
+	out = append(out, moreVariants...)
 	return append(out, eventVariants...)
 }
 
