@@ -74,7 +74,8 @@ func TestIntegratorPathOnARemoteRealClockSandbox(t *testing.T) {
 	}
 	if stdout, stderr, code := touchstone(t, "verify", archive, "--key", filepath.Join(cert, "certificate", "public-key.pem")); code != exitOK {
 		t.Errorf("verify: exit %d\n%s\n%s", code, stdout, stderr)
-	} // Without the control API some required rules go unverified: the
+	}
+	// Without the control API some required rules go unverified: the
 	// statement names each, with why.
 	raw, err := os.ReadFile(filepath.Join(cert, "certificate", "certificate.json"))
 	if err != nil {
