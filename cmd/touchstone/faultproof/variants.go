@@ -446,6 +446,7 @@ func Variants() []Variant {
 	out = append(out, variants...)
 	out = append(out, apiVariants...)
 	out = append(out, moreVariants...)
+	out = append(out, extraVariants...)
 	return append(out, eventVariants...)
 }
 

@@ -1,0 +1,80 @@
+package faultproof
+
+import (
+	"net/http"
+)
+
+// A third table of variants, one sentence each.
+
+// statusRenamed renames a status value wherever it appears in the answers
+// to method on path.
+func statusRenamed(rule, name, method, path, from, to string) Variant {
+	return apiVariant(rule, name, "status "+from+" is answered "+to, method, path, func(_ *http.Request, _ *Answer, body map[string]any) {
+		walk(body, func(m map[string]any) {
+			if m["status"] == from {
+				m["status"] = to
+			}
+		})
+	})
+}
+
+// memberSet sets k to v in every object of the answers that has k.
+func memberSet(rule, name, method, path, k string, v any) Variant {
+	return apiVariant(rule, name, k+" is answered "+jsonText(v), method, path, func(_ *http.Request, _ *Answer, body map[string]any) {
+		walk(body, func(m map[string]any) {
+			if _, ok := m[k]; ok {
+				m[k] = v
+			}
+		})
+	})
+}
+
+var extraVariants = []Variant{
+	eventEdit("FIAT-013", "account-rejected-status-cased", "data.status Failed, not failed", inData(func(d map[string]any) {
+		if d["status"] == "failed" {
+			d["status"] = "Failed"
+		}
+	}), accountFamily...),
+	eventEdit("FIAT-015", "account-pending-status-cased", "data.status Pending, not pending", inData(func(d map[string]any) {
+		if d["status"] == "pending" {
+			d["status"] = "Pending"
+		}
+	}), accountFamily...),
+	statusRenamed("CWD-014", "crypto-withdrawal-parked-renamed", http.MethodPost, `/crypto/withdrawals$`, "ManualReviewRequired", "Parked"),
+	statusRenamed("FWD-009", "withdrawal-pending-provider-renamed", "", `/banking/withdrawals`, "PendingProvider", "Submitted"),
+	memberSet("DEP-004", "deposit-reference-other", http.MethodGet, `/deposits`, "reference", "another reference"),
+	dataEdit("ITR-010", "transfer-status-pending", "a successful internal transfer reads pending", http.MethodPost, `/internal-transfers$`, func(_ *http.Request, d map[string]any) {
+		if t, ok := d["internal_transfer"].(map[string]any); ok && t["status"] == "completed" {
+			t["status"] = "pending"
+		}
+	}),
+	apiVariant("PB-031", "batch-item-skipped-code", "Skipped items carry failure_code invalid", "", pathBatches, itemsWhere("Skipped", "failure_code", "invalid")),
+	dataEdit("PAGE-005", "page-default-two", "without page the list answers current_page 2", http.MethodGet, `.`, func(r *http.Request, d map[string]any) {
+		if p, ok := d["pagination"].(map[string]any); ok && r.URL.Query().Get("page") == "" {
+			p["current_page"] = 2
+		}
+	}),
+	dataEdit("PAGE-016", "unpaged-list-paged", "the wallet and end-customer lists carry data.pagination", http.MethodGet, `/(crypto/wallets|end-customers)$`, func(_ *http.Request, d map[string]any) {
+		d["pagination"] = map[string]any{"current_page": 1, "last_page": 1, "per_page": 100, "total": 1}
+	}),
+	apiVariant("PB-071", "batch-usd-default-rail", "a USD batch without a rail gets DOMESTIC_WIRE", http.MethodPost, `/payout-batches$`, func(r *http.Request, a *Answer, body map[string]any) {
+		if req := a.RequestJSON(); req != nil && req["rail"] == nil && req["currency"] == "USD" {
+			batches(func(b map[string]any) { b["rail"] = "DOMESTIC_WIRE" })(r, a, body)
+		}
+	}),
+	memberSet("SUB-008", "document-category-other", http.MethodGet, `/documents`, "category", "PASSPORT"),
+	apiVariant("V2-005", "v2-list-no-limit", "a v2 list does not report limit", http.MethodGet, `/api/v2/public/customers$`, func(_ *http.Request, _ *Answer, body map[string]any) { delete(body, "limit") }),
+	{Name: "openapi-v2-not-served", Rule: "VER-004", Description: "/openapi/v2public.json answers 404",
+		Match: func(r *http.Request) bool { return r.URL.Path == "/openapi/v2public.json" },
+		Change: func(_ *http.Request, a *Answer) {
+			a.Status, a.Body = http.StatusNotFound, []byte(`{"title":"Not Found","detail":"no","status":404,"code":null}`)
+		}},
+	dataEdit("BEN-020", "beneficiary-list-key-other", "the beneficiary list is data.items", http.MethodGet, `/banking/beneficiaries$`, rename("beneficiaries", "items")),
+	{Name: "rate-429-plain-json", Rule: "ERR-009", Description: "429 answers are application/json",
+		Match: func(*http.Request) bool { return true },
+		Change: func(_ *http.Request, a *Answer) {
+			if a.Status == http.StatusTooManyRequests {
+				a.Header.Set("Content-Type", "application/json")
+			}
+		}},
+}
