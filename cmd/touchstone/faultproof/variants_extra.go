@@ -2,6 +2,7 @@ package faultproof
 
 import (
 	"net/http"
+	"strings"
 )
 
 // A third table of variants, one sentence each.
@@ -29,7 +30,37 @@ func memberSet(rule, name, method, path, k string, v any) Variant {
 	})
 }
 
+// assetNetwork answers another deposit-address network for one asset.
+func assetNetwork(rule, asset, network string) Variant {
+	return apiVariant(rule, "crypto-network-"+asset, asset+" deposit addresses are on network "+network, "", `/crypto/`, func(_ *http.Request, _ *Answer, body map[string]any) {
+		walk(body, func(m map[string]any) {
+			if _, ok := m["network"]; ok && m["asset_code"] == asset {
+				m["network"] = network
+			}
+		})
+	})
+}
+
+// codeRenamed answers another code in place of code on the answers to
+// method on path (the status kept).
+func codeRenamed(rule, code, method, path string) Variant {
+	return apiVariant(rule, "code-renamed-"+code+"-"+strings.ToLower(rule), code+" is answered "+code+"_other", method, path, func(_ *http.Request, _ *Answer, body map[string]any) {
+		if d, ok := body["data"].(map[string]any); ok && d["code"] == code {
+			d["code"] = code + "_other"
+		}
+		if body["code"] == code {
+			body["code"] = code + "_other"
+		}
+	})
+}
+
 var extraVariants = []Variant{
+	codeRenamed("CRYP-029", "unsupported_asset", http.MethodPost, `/crypto/`),
+	statusRenamed("SUB-006", "customer-onboarding-reads-draft", http.MethodGet, `/partner/customers/[^/]+$`, "Onboarding", "Draft"),
+	assetNetwork("CRYP-007", "BTC", "BTC_MAINNET"),
+	assetNetwork("CRYP-008", "ETH", "ETH_MAINNET"),
+	assetNetwork("CRYP-009", "USDC", "POLYGON"),
+	assetNetwork("CRYP-011", "TRX", "TRC20"),
 	eventEdit("FIAT-013", "account-rejected-status-cased", "data.status Failed, not failed", inData(func(d map[string]any) {
 		if d["status"] == "failed" {
 			d["status"] = "Failed"
