@@ -53,6 +53,7 @@ func init() {
 				binding(t, "tenant", data, "tenant")
 				if v, present := data["customer_id"]; present && v != nil {
 					t.Errorf("BIND-012", "GET /me with keys.tenant: customer_id is %v, want null (a tenant key names customers explicitly)", v)
+					t.Errorf("ME-001", "GET /me with keys.tenant: customer_id is %v, want null for a tenant-bound key", v)
 				}
 			},
 		},

@@ -30,6 +30,7 @@ func init() {
 			e := entryOf(fresh.Success(t, "WLA-012", r))
 			id := shape.String(t, "WLA-014", e, "id")
 			if st := shape.String(t, "WLA-006", e, "status"); st != "PendingVerification" {
+				t.ErrorAt(r, "WLA-012", "POST withdrawal-addresses answers status %q, want PendingVerification", st)
 				t.FatalAt(r, "WLA-006", "a new whitelist entry has status %q, want PendingVerification", st)
 			}
 			if reason, has := e["rejected_reason"]; !has || reason != nil {

@@ -103,6 +103,7 @@ func init() {
 				shape.String(t, "ITR-007", x, "id")
 				shape.String(t, "ITR-007", x, "journal_entry_id")
 				if st := shape.String(t, "ITR-010", x, "status"); st != "completed" {
+					t.ErrorAt(r, "ITR-007", "data.internal_transfer.status %q, want completed", st)
 					t.FatalAt(r, "ITR-010", "status %q, want completed", st)
 				}
 				if ref := shape.String(t, "ITR-004", x, "client_reference"); ref != b["client_reference"] {

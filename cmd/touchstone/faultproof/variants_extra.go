@@ -55,6 +55,47 @@ func codeRenamed(rule, code, method, path string) Variant {
 }
 
 var extraVariants = []Variant{
+	dataEdit("ENV-005", "customers-list-key-items", "the customer list is data.items, not data.customers", http.MethodGet, `/partner/customers$`, rename("customers", "items")),
+	dataEdit("ME-001", "me-tenant-key-customer", "a tenant-bound key's customer_id is set", http.MethodGet, `/me$`, func(_ *http.Request, d map[string]any) {
+		if d["subject_binding"] == "tenant" && d["customer_id"] == nil {
+			d["customer_id"] = otherUUID
+		}
+	}),
+	dataEdit("WLA-012", "whitelist-created-active", "a new whitelist entry is Active", http.MethodPost, `/crypto/withdrawal-addresses$`, func(_ *http.Request, d map[string]any) {
+		walk(d, func(m map[string]any) {
+			if m["status"] == "PendingVerification" {
+				m["status"] = "Active"
+			}
+		})
+	}),
+	dataEdit("ITR-007", "transfer-answer-pending", "a successful internal transfer answers pending", http.MethodPost, `/internal-transfers$`, func(_ *http.Request, d map[string]any) {
+		if t, ok := d["internal_transfer"].(map[string]any); ok && t["status"] == "completed" {
+			t["status"] = "pending"
+		}
+	}),
+	unpaged("PAGE-024", "payout-batches", `/payout-batches$`),
+	apiVariant("WHM-004", "webhook-list-with-secret", "the subscription list carries secrets", http.MethodGet, `/webhook-subscriptions$`, func(_ *http.Request, _ *Answer, body map[string]any) {
+		walk(body, func(m map[string]any) {
+			if _, ok := m["subscriptionId"]; ok {
+				m["secret"] = "whsec_leaked"
+			}
+		})
+	}),
+	apiVariant("WHM-005", "webhook-read-with-secret", "reading a subscription returns its secret", http.MethodGet, pathSub, func(_ *http.Request, _ *Answer, body map[string]any) {
+		if _, ok := body["subscriptionId"]; ok {
+			body["secret"] = "whsec_leaked"
+		}
+	}),
+	apiVariant("AUTH-018", "auth-401-code-other", "401 answers carry code api_key_revoked", "", `.`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if a.Status == http.StatusUnauthorized && body["code"] == "api_key_authentication_failed" {
+			body["code"] = "api_key_revoked"
+		}
+	}),
+	apiVariant("ERR-139", "auth-401-granular-detail", "401 answers give the granular reason as detail", "", `.`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if a.Status == http.StatusUnauthorized && body["detail"] == "API key authentication failed." {
+			body["detail"] = "API key revoked."
+		}
+	}),
 	codeRenamed("CRYP-029", "unsupported_asset", http.MethodPost, `/crypto/`),
 	statusRenamed("SUB-006", "customer-onboarding-reads-draft", http.MethodGet, `/partner/customers/[^/]+$`, "Onboarding", "Draft"),
 	assetNetwork("CRYP-007", "BTC", "BTC_MAINNET"),
