@@ -308,10 +308,13 @@ func init() {
 		Run: func(t *check.T) {
 			cust := t.Customer("active_personal")
 			defer func() { _ = t.Control().SourceAccount(t.Context(), cust, "EUR", "") }()
-			for rule, code := range map[string]string{
-				"ERR-092": "source_account_not_ready", "ERR-093": "withdrawal_client_money_blocked",
-				"ERR-094": "source_account_pot_missing", "ERR-095": "fiat_withdrawal_prerequisites_missing",
+			// In a fixed order: a map's would make the first refusal to
+			// fail vary from run to run.
+			for _, rc := range [][2]string{
+				{"ERR-092", "source_account_not_ready"}, {"ERR-093", "withdrawal_client_money_blocked"},
+				{"ERR-094", "source_account_pot_missing"}, {"ERR-095", "fiat_withdrawal_prerequisites_missing"},
 			} {
+				rule, code := rc[0], rc[1]
 				if err := t.Control().SourceAccount(t.Context(), cust, "EUR", code); err != nil {
 					t.Fatalf(rule, "control: source account: %v", err)
 				}
