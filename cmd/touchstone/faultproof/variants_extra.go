@@ -55,6 +55,11 @@ func codeRenamed(rule, code, method, path string) Variant {
 }
 
 var extraVariants = []Variant{
+	dataEdit("BEN-005", "beneficiary-create-key-other", "beneficiary creation answers data.beneficiary", http.MethodPost, `/banking/beneficiaries$`, rename("beneficiaries", "beneficiary")),
+	dataEdit("CONV-014", "conversion-key-other", "conversion creation answers data.conversion", http.MethodPost, `/conversion-requests$`, rename("conversion_request", "conversion")),
+	statusRenamed("LIFE-007", "customer-suspended-reads-active", http.MethodGet, `/partner/customers/[^/]+$`, "Suspended", "Active"),
+	statusRenamed("LIFE-008", "customer-blocked-reads-active", http.MethodGet, `/partner/customers/[^/]+$`, "Blocked", "Active"),
+	statusRenamed("LIFE-009", "customer-closed-reads-active", http.MethodGet, `/partner/customers/[^/]+$`, "Closed", "Active"),
 	dataEdit("ENV-005", "customers-list-key-items", "the customer list is data.items, not data.customers", http.MethodGet, `/partner/customers$`, rename("customers", "items")),
 	dataEdit("ME-001", "me-tenant-key-customer", "a tenant-bound key's customer_id is set", http.MethodGet, `/me$`, func(_ *http.Request, d map[string]any) {
 		if d["subject_binding"] == "tenant" && d["customer_id"] == nil {

@@ -27,6 +27,9 @@ func TestVariants(t *testing.T) {
 			if !o.Caught {
 				t.Errorf("variant %s (%s) breaks %s: not caught: %s (checks %v, failed under %v, undeclared %v)", v.Name, v.Description, v.Rule, o.Note, o.Checks, o.FailedUnder, o.Undeclared)
 			}
+			for _, s := range o.Stray {
+				t.Errorf("variant %s also breaks a check of another area: %s", v.Name, s)
+			}
 			t.Logf("%s: caught by %v; failed under %v; undeclared %v", v.Name, o.CaughtBy, o.FailedUnder, o.Undeclared)
 		})
 	}
