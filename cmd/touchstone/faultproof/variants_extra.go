@@ -3,6 +3,7 @@ package faultproof
 import (
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // A third table of variants, one sentence each.
@@ -54,7 +55,38 @@ func codeRenamed(rule, code, method, path string) Variant {
 	})
 }
 
+// sameSecret answers a rotation with the secret the subscription was
+// registered with (remembered from the register answers it saw).
+func sameSecret() Variant {
+	var mu sync.Mutex
+	first := map[string]string{}
+	return Variant{Name: "webhook-rotation-same-secret", Rule: "WHM-008", Description: "a secret rotation answers the secret already held",
+		Match: func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/webhook-subscriptions") },
+		Change: func(r *http.Request, a *Answer) {
+			m, ok := a.JSON().(map[string]any)
+			if !ok {
+				return
+			}
+			id, _ := m["subscriptionId"].(string)
+			secret, _ := m["secret"].(string)
+			if id == "" || secret == "" {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.HasSuffix(r.URL.Path, "/secret-rotations") {
+				if old := first[id]; old != "" {
+					m["secret"] = old
+					a.SetJSON(m)
+				}
+				return
+			}
+			first[id] = secret
+		}}
+}
+
 var extraVariants = []Variant{
+	sameSecret(),
 	dataEdit("BEN-005", "beneficiary-create-key-other", "beneficiary creation answers data.beneficiary", http.MethodPost, `/banking/beneficiaries$`, rename("beneficiaries", "beneficiary")),
 	dataEdit("CONV-014", "conversion-key-other", "conversion creation answers data.conversion", http.MethodPost, `/conversion-requests$`, rename("conversion_request", "conversion")),
 	statusRenamed("LIFE-007", "customer-suspended-reads-active", http.MethodGet, `/partner/customers/[^/]+$`, "Suspended", "Active"),
