@@ -20,6 +20,53 @@ type Verdict struct {
 	// cannot change (no control API, a real clock): they are verified on
 	// the reference sandbox, not on this target, and do not block.
 	NotVerifiedHere int `json:"not_verified_here"`
+	// NotVerified are those rules, each with why (grouped by reason in
+	// the certificate's statement: NotVerifiedStatement).
+	NotVerified []NotVerifiedRule `json:"not_verified,omitempty"`
+}
+
+// NotVerifiedRule is a required rule a certifiable run did not verify on
+// its target, and why.
+type NotVerifiedRule struct {
+	ID  string `json:"id"`
+	Why string `json:"why"`
+}
+
+// NotVerifiedStatement names the required rules not verified on the
+// target, grouped by why, for the certificate's statement: "" when there
+// are none.
+func (v Verdict) NotVerifiedStatement() string {
+	if len(v.NotVerified) == 0 {
+		return ""
+	}
+	byWhy := map[string][]string{}
+	var whys []string
+	for _, r := range v.NotVerified {
+		w := notVerifiedClass(r.Why)
+		if byWhy[w] == nil {
+			whys = append(whys, w)
+		}
+		byWhy[w] = append(byWhy[w], r.ID)
+	}
+	sort.Strings(whys)
+	var parts []string
+	for _, w := range whys {
+		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(byWhy[w], ", "), w))
+	}
+	return fmt.Sprintf("%d required rules were not verified on this target: %s.", len(v.NotVerified), strings.Join(parts, "; "))
+}
+
+// notVerifiedClass is the reason a rule went unverified, in a few words:
+// the control API, a real clock, or the skip reason itself.
+func notVerifiedClass(why string) string {
+	low := strings.ToLower(why)
+	switch {
+	case strings.Contains(low, "control api"):
+		return "they need the sandbox control API, which this target does not offer"
+	case strings.Contains(low, "virtual clock") || strings.Contains(low, "real clock"):
+		return "they need a virtual clock"
+	}
+	return why
 }
 
 // Certify judges a run for certification: the whole catalogue ran (no
@@ -55,6 +102,7 @@ func Certify(doc *Document, cat *catalogue.Catalogue) Verdict {
 			missing[f] = append(missing[f], rs.ID)
 		} else {
 			v.NotVerifiedHere++
+			v.NotVerified = append(v.NotVerified, NotVerifiedRule{ID: rs.ID, Why: rs.Reason})
 		}
 	}
 	for f := range missing {

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,8 +28,8 @@ func TestRuleStatuses(t *testing.T) {
 	cat := catalogue.MustLoad()
 	doc := NewDocument(sampleRun(), cat)
 	rules := RuleStatuses(doc, cat)
-	if len(rules) != len(cat.Rules) {
-		t.Fatalf("%d statuses for %d rules", len(rules), len(cat.Rules))
+	if len(rules) != cat.Counted() {
+		t.Fatalf("%d statuses for %d rules", len(rules), cat.Counted())
 	}
 	for id, want := range map[string]string{"AUTH-001": RulePassed, "AUTH-002": RuleFailed, "IDEM-003": RuleFailed, "IDEM-001": RuleSkipped, "IDEM-002": RuleNoVerdict} {
 		if got := statusOf(rules, id); got.Status != want {
@@ -68,6 +70,31 @@ func TestCertifyNamesWhatStandsInTheWay(t *testing.T) {
 	clean := &Run{Target: "http://h", Selected: 1, Results: []*check.Result{{ID: "auth/a", Area: "auth", Rules: []string{"AUTH-001"}, Status: check.Passed}}}
 	if v := Certify(NewDocument(clean, cat), cat); !v.Certifiable {
 		t.Errorf("a whole-catalogue run with no failure is not certifiable: %v", v.Reasons)
+	}
+}
+
+// TestCertifyNamesRulesNotVerifiedHere: a certifiable run whose required
+// rules were skipped for want of the control API names them, with why, in
+// the statement; a run with none says nothing of them.
+func TestCertifyNamesRulesNotVerifiedHere(t *testing.T) {
+	cat := catalogue.MustLoad()
+	run := &Run{Target: "http://h", Selected: 2, Results: []*check.Result{
+		{ID: "auth/a", Area: "auth", Rules: []string{"AUTH-001"}, Status: check.Passed},
+		{ID: "auth/b", Area: "auth", Rules: []string{"AUTH-002", "AUTH-003"}, Status: check.Skipped, SkipReason: "target has no control API (control_url)"},
+	}}
+	v := Certify(NewDocument(run, cat), cat)
+	if !v.Certifiable || v.NotVerifiedHere != 2 || len(v.NotVerified) != 2 {
+		t.Fatalf("verdict %+v, want certifiable with AUTH-002 and AUTH-003 not verified here", v)
+	}
+	st := v.NotVerifiedStatement()
+	for _, want := range []string{"2 required rules were not verified on this target", "AUTH-002, AUTH-003", "control API"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("statement %q lacks %q", st, want)
+		}
+	}
+	run.Results = run.Results[:1]
+	if st := Certify(NewDocument(run, cat), cat).NotVerifiedStatement(); st != "" {
+		t.Errorf("nothing unverified, yet the statement says %q", st)
 	}
 }
 
@@ -195,5 +222,37 @@ func TestRuleNotJudgedWithoutControl(t *testing.T) {
 		if got := statusOf(rules, id); got.Status != want {
 			t.Errorf("%s: %s (%s), want %s", id, got.Status, got.Reason, want)
 		}
+	}
+}
+
+// TestCoverageByKind: results.json and the page count the catalogue by
+// kind, each rule once: spec rules checked and proven, interpretations,
+// quirks, unobservable, restatements.
+func TestCoverageByKind(t *testing.T) {
+	cat := catalogue.MustLoad()
+	dir := t.TempDir()
+	if err := WriteJSON(dir, sampleRun(), cat, redact.New(secret)); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	var doc struct {
+		Kinds catalogue.KindCoverage `json:"rule_kinds"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := cat.ByKind(catalogue.MustLoadProof())
+	if doc.Kinds != want || want.Spec == 0 || want.SpecChecked == 0 || want.Interpretations == 0 || want.Quirks == 0 || want.Aliases == 0 {
+		t.Errorf("results.json rule_kinds %+v, want %+v", doc.Kinds, want)
+	}
+	if n := want.Spec + want.Interpretations + want.Quirks; n != cat.Counted() {
+		t.Errorf("kinds add up to %d, the catalogue counts %d", n, cat.Counted())
+	}
+	page, err := RenderHTML(dir, NewDocument(sampleRun(), cat), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), fmt.Sprintf("spec rules (must) <b>%d</b>, <b>%d</b> checked, <b>%d</b> proven", want.Spec, want.SpecChecked, want.SpecProven)) {
+		t.Error("the page does not count the rules by kind")
 	}
 }

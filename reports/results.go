@@ -87,7 +87,13 @@ type Document struct {
 	Tally
 	RuleCounts map[string]int `json:"rule_counts,omitempty"`
 	Coverage   coverageDoc    `json:"rule_coverage"`
-	Results    []ResultDoc    `json:"results"`
+	// Kinds counts the catalogue by kind of rule: the spec's own rules
+	// checked and proven able to fail under their own id (the fault
+	// proof's ledger), the harness's interpretations, the quirks, the
+	// unobservable rules; each rule once (a restatement as the rule it
+	// restates).
+	Kinds   *catalogue.KindCoverage `json:"rule_kinds,omitempty"`
+	Results []ResultDoc             `json:"results"`
 }
 
 type coverageDoc struct {
@@ -174,6 +180,10 @@ func NewDocument(r *Run, cat *catalogue.Catalogue) *Document {
 	doc := &Document{Run: r, Tally: r.Tally()}
 	if cat != nil {
 		doc.Coverage.Areas, doc.Coverage.Covered, doc.Coverage.Total = cat.Coverage()
+		if proof, err := catalogue.LoadProof(); err == nil {
+			k := cat.ByKind(proof)
+			doc.Kinds = &k
+		}
 	}
 	results := append([]*check.Result(nil), r.Results...)
 	sort.Slice(results, func(i, j int) bool { return results[i].ID < results[j].ID })

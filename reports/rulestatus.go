@@ -90,6 +90,9 @@ func RuleStatuses(doc *Document, cat *catalogue.Catalogue) []RuleStatus {
 	}
 	var out []RuleStatus
 	for _, r := range cat.Rules {
+		if r.AliasOf != "" {
+			continue // one rule, counted once: the rule it restates
+		}
 		rs := RuleStatus{Rule: r}
 		results := byRule[r.ID]
 		switch {

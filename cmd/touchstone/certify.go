@@ -62,7 +62,10 @@ type certificate struct {
 	Verified    int                `json:"rules_verified"`
 	Catalogued  int                `json:"rules_catalogued"`
 	NotVerified int                `json:"required_rules_not_verifiable_on_target"`
-	Signer      string             `json:"signer_fingerprint"`
+	// NotVerifiedRules name them, each with why (the statement groups
+	// them by why).
+	NotVerifiedRules []reports.NotVerifiedRule `json:"required_rules_not_verified,omitempty"`
+	Signer           string                    `json:"signer_fingerprint"`
 }
 
 // writeCertificate writes OUT/certificate (and OUT/certificate.tar.gz)
@@ -112,11 +115,12 @@ func writeCertificate(f runFlags, doc *reports.Document, cat *catalogue.Catalogu
 	}
 	pub := priv.Public().(ed25519.PublicKey)
 	cert := certificate{
-		Statement: fmt.Sprintf("Every check of the Touchstone catalogue was run against %s: %d passed, none failed, %d skipped, none for a missing fixture (each skip's reason is in results.json); %d of %d catalogued rules were verified.",
-			doc.Target, doc.Total.Passed, doc.Total.Skipped, len(doc.Verified), len(cat.Rules)),
+		Statement: strings.TrimSpace(fmt.Sprintf("Every check of the Touchstone catalogue was run against %s: %d passed, none failed, %d skipped, none for a missing fixture (each skip's reason is in results.json); %d of %d catalogued rules were verified. %s",
+			doc.Target, doc.Total.Passed, doc.Total.Skipped, len(doc.Verified), cat.Counted(), v.NotVerifiedStatement())),
 		Target: doc.TargetInfo, Tool: doc.Tool, Spec: doc.Spec, Started: doc.Started, Ended: doc.Ended,
-		Counts: doc.Total, Verified: len(doc.Verified), Catalogued: len(cat.Rules), NotVerified: v.NotVerifiedHere,
-		Signer: certify.Fingerprint(pub),
+		Counts: doc.Total, Verified: len(doc.Verified), Catalogued: cat.Counted(), NotVerified: v.NotVerifiedHere,
+		NotVerifiedRules: v.NotVerified,
+		Signer:           certify.Fingerprint(pub),
 	}
 	red := tgt.Redactor
 	if err := writeJSONFile(filepath.Join(dir, "certificate.json"), &cert, red); err != nil {

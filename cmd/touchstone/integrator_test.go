@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -73,5 +74,30 @@ func TestIntegratorPathOnARemoteRealClockSandbox(t *testing.T) {
 	}
 	if stdout, stderr, code := touchstone(t, "verify", archive, "--key", filepath.Join(cert, "certificate", "public-key.pem")); code != exitOK {
 		t.Errorf("verify: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Without the control API some required rules go unverified: the
+	// statement names each, with why.
+	raw, err := os.ReadFile(filepath.Join(cert, "certificate", "certificate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Statement   string `json:"statement"`
+		NotVerified int    `json:"required_rules_not_verifiable_on_target"`
+		Rules       []struct {
+			ID  string `json:"id"`
+			Why string `json:"why"`
+		} `json:"required_rules_not_verified"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.NotVerified == 0 || len(c.Rules) != c.NotVerified || !strings.Contains(c.Statement, "control API") {
+		t.Errorf("certificate: %d required rules not verified, %d named; statement %q", c.NotVerified, len(c.Rules), c.Statement)
+	}
+	for _, r := range c.Rules {
+		if !strings.Contains(c.Statement, r.ID) || r.Why == "" {
+			t.Errorf("certificate: rule %s not verified here (%q) is not named in the statement", r.ID, r.Why)
+		}
 	}
 }

@@ -126,8 +126,8 @@ func TestUnreachableTargetIsNoVerdict(t *testing.T) {
 func TestRulesEndsWithCoverageLine(t *testing.T) {
 	out, _, code := touchstone(t, "rules")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || !strings.HasPrefix(lines[len(lines)-1], "rules covered: ") {
-		t.Fatalf("touchstone rules: exit %d, last line %q", code, lines[len(lines)-1])
+	if code != 0 || !strings.HasPrefix(lines[len(lines)-2], "rules covered: ") || !strings.HasPrefix(lines[len(lines)-1], "rules proven: ") {
+		t.Fatalf("touchstone rules: exit %d, last lines %q", code, lines[len(lines)-2:])
 	}
 }
 

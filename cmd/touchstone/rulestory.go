@@ -28,6 +28,25 @@ func printRuleStory(w io.Writer, cat *catalogue.Catalogue, id string) bool {
 	if r.Interpretation != "" {
 		fmt.Fprintf(w, "  interpretation: %s\n", r.Interpretation)
 	}
+	if r.AliasOf != "" {
+		fmt.Fprintf(w, "  restates %s: one rule, counted once; its checks and faults are %s's\n", r.AliasOf, r.AliasOf)
+		r = cat.Rule(r.AliasOf)
+		id = r.ID
+		fmt.Fprintf(w, "%s  (%s; document %d, section %q; area %s)\n  rule: %s\n", r.ID, r.Kind, r.Doc, r.Section, r.Area, r.Rule)
+	}
+	if a := cat.Aliases(id); len(a) > 0 {
+		fmt.Fprintf(w, "  restated as: %s (counted once, as %s)\n", strings.Join(a, ", "), id)
+	}
+	if proof, err := catalogue.LoadProof(); err == nil && len(r.Checks) > 0 {
+		switch {
+		case proof.IsProven(id):
+			fmt.Fprintf(w, "  proven able to fail under %s by: %s\n", id, strings.Join(proof.Proven[id], ", "))
+		case proof.Unproven[id] != "":
+			fmt.Fprintf(w, "  not proven able to fail under %s: %s\n", id, proof.Unproven[id])
+		default:
+			fmt.Fprintf(w, "  not yet proven able to fail under %s: no fault mode or wrong-server variant has made a check fail under it\n", id)
+		}
+	}
 	checks := check.ForRule(id)
 	fmt.Fprintf(w, "checks (%d):\n", len(checks))
 	for _, c := range checks {

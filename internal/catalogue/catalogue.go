@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -35,7 +37,16 @@ type Rule struct {
 	// the API (a dashboard-only operation, an internal precondition); such
 	// a rule names no checks and counts apart from the unchecked ones.
 	Unobservable string `json:"unobservable,omitempty"`
+	// AliasOf, when set, is the rule this one restates (the spec states
+	// the same sentence twice): it is one rule, counted once, under the
+	// id AliasOf names; checks declare and fail under that id, and this
+	// entry names no checks.
+	AliasOf string `json:"alias_of,omitempty"`
 }
+
+// Spec tells whether the rule is the spec's own requirement (kind must),
+// as opposed to the harness's interpretation or a documented quirk.
+func (r *Rule) Spec() bool { return r.Kind == Must }
 
 // Catalogue is the whole list.
 type Catalogue struct {
@@ -86,16 +97,61 @@ func Parse(raw []byte) (*Catalogue, error) {
 		if r.Kind == Interpretation && strings.TrimSpace(r.Interpretation) == "" {
 			return nil, fmt.Errorf("catalogue: interpretation rule %s records no reading", r.ID)
 		}
+		if r.AliasOf != "" && len(r.Checks) > 0 {
+			return nil, fmt.Errorf("catalogue: rule %s restates %s but names checks %v (checks declare %s)", r.ID, r.AliasOf, r.Checks, r.AliasOf)
+		}
 		if strings.TrimSpace(r.Unobservable) != "" && len(r.Checks) > 0 {
 			return nil, fmt.Errorf("catalogue: rule %s is marked unobservable but names checks %v", r.ID, r.Checks)
 		}
 		c.byID[r.ID] = r
 	}
+	for _, r := range c.Rules {
+		if r.AliasOf == "" {
+			continue
+		}
+		if t := c.byID[r.AliasOf]; t == nil || t.AliasOf != "" {
+			return nil, fmt.Errorf("catalogue: rule %s restates %s, which is not a rule of its own", r.ID, r.AliasOf)
+		}
+	}
 	return &c, nil
 }
 
-// Rule returns a rule by id, or nil.
+// Counted is how many rules the catalogue counts: each once, an alias as
+// the rule it restates.
+func (c *Catalogue) Counted() int {
+	n := 0
+	for _, r := range c.Rules {
+		if r.AliasOf == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Rule returns a rule by id, or nil; an alias's id gives its entry (see
+// Canonical for the rule it counts as).
 func (c *Catalogue) Rule(id string) *Rule { return c.byID[id] }
+
+// Canonical returns the rule an id counts as: the rule itself, or the
+// rule an alias restates; nil for an unknown id.
+func (c *Catalogue) Canonical(id string) *Rule {
+	r := c.byID[id]
+	if r != nil && r.AliasOf != "" {
+		return c.byID[r.AliasOf]
+	}
+	return r
+}
+
+// Aliases returns the ids that restate a rule.
+func (c *Catalogue) Aliases(id string) []string {
+	var out []string
+	for _, r := range c.Rules {
+		if r.AliasOf == id {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
 
 // Areas returns the areas in first-appearance order.
 func (c *Catalogue) Areas() []string {
@@ -128,6 +184,10 @@ func (c *Catalogue) Problems(checks []CheckRef) []string {
 		for _, r := range ch.Rules {
 			if c.byID[r] == nil {
 				out = append(out, fmt.Sprintf("check %s names unknown rule %s", ch.ID, r))
+				continue
+			}
+			if a := c.byID[r].AliasOf; a != "" {
+				out = append(out, fmt.Sprintf("check %s names %s, which restates %s: name %s", ch.ID, r, a, a))
 				continue
 			}
 			naming[r] = append(naming[r], ch.ID)
@@ -197,6 +257,9 @@ func (c *Catalogue) Coverage() (areas []AreaCoverage, covered, total int) {
 		idx[areas[i].Area] = &areas[i]
 	}
 	for _, r := range c.Rules {
+		if r.AliasOf != "" {
+			continue // counted once, as the rule it restates
+		}
 		a := idx[r.Area]
 		a.Rules++
 		total++
@@ -208,4 +271,90 @@ func (c *Catalogue) Coverage() (areas []AreaCoverage, covered, total int) {
 		}
 	}
 	return areas, covered, total
+}
+
+// KindCoverage counts the catalogue by kind of rule, each rule once (an
+// alias as the rule it restates): spec rules (kind must) checked and
+// proven able to fail under their own id, the harness's interpretations
+// and the documented quirks checked, and the rules no check can observe.
+type KindCoverage struct {
+	Spec            int `json:"spec"`            // kind must
+	SpecChecked     int `json:"spec_checked"`    // ... named by a check
+	SpecProven      int `json:"spec_proven"`     // ... shown failing under their own id
+	Interpretations int `json:"interpretations"` // kind interpretation
+	InterpChecked   int `json:"interpretations_checked"`
+	Quirks          int `json:"quirks"` // kind quirk
+	QuirksChecked   int `json:"quirks_checked"`
+	Unobservable    int `json:"unobservable"` // any kind, no check can observe it
+	Aliases         int `json:"aliases"`      // restatements, counted as the rule they restate
+}
+
+// ByKind counts the catalogue by kind; proof may be nil (nothing proven).
+func (c *Catalogue) ByKind(proof *Proof) KindCoverage {
+	var k KindCoverage
+	for _, r := range c.Rules {
+		if r.AliasOf != "" {
+			k.Aliases++
+			continue
+		}
+		if r.Unobservable != "" {
+			k.Unobservable++
+		}
+		checked := len(r.Checks) > 0
+		switch r.Kind {
+		case Must:
+			k.Spec++
+			if checked {
+				k.SpecChecked++
+				if proof.IsProven(r.ID) {
+					k.SpecProven++
+				}
+			}
+		case Interpretation:
+			k.Interpretations++
+			if checked {
+				k.InterpChecked++
+			}
+		case Quirk:
+			k.Quirks++
+			if checked {
+				k.QuirksChecked++
+			}
+		}
+	}
+	return k
+}
+
+// CodeStatus is a sentence of the error catalogue that gives one code its
+// HTTP status ("Exchange: exchange_wallet_missing is 409."; document 2,
+// Errors).
+type CodeStatus struct {
+	Rule   string
+	Code   string
+	Status int
+}
+
+var codeStatusRe = []*regexp.Regexp{
+	regexp.MustCompile(`^(?:[A-Z][\w /,()-]*: )?([a-z][a-z0-9_]+) is (\d{3})\b`),
+	regexp.MustCompile(`^([a-z][a-z0-9_]+): (\d{3})\b`),
+}
+
+// CodeStatuses are the error catalogue's code-to-status sentences (rules
+// of area errors), in catalogue order; a restatement's under the rule it
+// restates.
+func (c *Catalogue) CodeStatuses() []CodeStatus {
+	var out []CodeStatus
+	for _, r := range c.Rules {
+		if r.Area != "errors" {
+			continue
+		}
+		for _, re := range codeStatusRe {
+			if m := re.FindStringSubmatch(r.Rule); m != nil {
+				n, _ := strconv.Atoi(m[2])
+				out = append(out, CodeStatus{Rule: c.Canonical(r.ID).ID, Code: m[1], Status: n})
+				break
+			}
+		}
+	}
+	return out
 }

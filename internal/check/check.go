@@ -117,6 +117,13 @@ func (c *Check) judged(without bool) []string {
 	return out
 }
 
+// Declares tells whether the check may fail under a rule: one it names,
+// or the schema rule, under which the runner validates every answer of
+// every check against the target's served documents (SchemaRule).
+func (c *Check) Declares(rule string) bool {
+	return rule == SchemaRule || slices.Contains(c.Rules, rule)
+}
+
 // Area is the part of the id before the slash.
 func (c *Check) Area() string { a, _, _ := strings.Cut(c.ID, "/"); return a }
 

@@ -297,6 +297,10 @@ func (t *T) NewKey() string { return "ts-" + uuid.NewString() }
 // Errorf records a violation of rule and lets the check go on. The
 // evidence is the last exchange the check sent; when the failure is about
 // one response, use ErrorAt.
+// Declares tells whether the running check may fail under a rule
+// (Check.Declares).
+func (t *T) Declares(rule string) bool { return t.check.Declares(rule) }
+
 func (t *T) Errorf(rule, format string, args ...any) {
 	t.fail(rule, nil, fmt.Sprintf(format, args...))
 }

@@ -68,6 +68,7 @@ func (w Want) status(t *check.T, r *client.Response) {
 	if r.Status == w.Status {
 		return
 	}
+	codeAtWrongStatus(t, r, w.Status, w.Code)
 	want := fmt.Sprint(w.Status)
 	if w.Code != "" {
 		want += " " + w.Code

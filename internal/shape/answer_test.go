@@ -79,3 +79,37 @@ func TestAnswerHelpers(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeAtWrongStatus: a refusal carrying the wanted code at another
+// status fails under the error catalogue's sentence for that code too, when
+// the check declares it; under the check's own rule only when it does not.
+func TestCodeAtWrongStatus(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		w.Write([]byte(`{"success":false,"status_code":422,"message":"no","data":{"code":"exchange_wallet_missing","detail":"d"}}`))
+	}))
+	defer srv.Close()
+	tgt, err := check.NewTarget(context.Background(), &profile.Profile{Name: "t", BaseURL: srv.URL}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt.Schemas = nil
+	for _, declared := range [][]string{{"CONV-011", "ERR-060"}, {"CONV-011"}} {
+		res := check.Run(context.Background(), tgt, &check.Check{ID: "shape/code-status", Title: "t", Rules: declared, Run: func(ct *check.T) {
+			r := ct.Do(ct.Anonymous(), client.Request{Method: http.MethodPost, Path: "/api/v1/partner/x"})
+			shape.EnvelopeAnswer(ct, r, shape.Want{Rule: "CONV-011", Status: http.StatusConflict, Code: "exchange_wallet_missing"})
+		}})
+		var rules []string
+		for _, f := range res.Failures {
+			rules = append(rules, f.Rule)
+		}
+		want := "CONV-011"
+		if len(declared) == 2 {
+			want = "ERR-060,CONV-011"
+		}
+		if strings.Join(rules, ",") != want {
+			t.Errorf("declaring %v: failed under %v, want %s", declared, rules, want)
+		}
+	}
+}

@@ -48,6 +48,7 @@ func ContentType(t *check.T, rule string, r *client.Response, want string) {
 // members type/title/status/detail, status equal to the HTTP status, and
 // code equal to want (want "" means no code: absent or null).
 func ProblemJSON(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
+	codeAtWrongStatus(t, r, status, code)
 	Status(t, rule, r, status)
 	ContentType(t, rule, r, Problem)
 	m := Object(t, rule, r)
@@ -95,6 +96,7 @@ func Envelope(t *check.T, rule string, r *client.Response, status int) map[strin
 // Refusal asserts an operation refusal: envelope with success false, the
 // status repeated, data.code equal to code and data.detail present.
 func Refusal(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
+	codeAtWrongStatus(t, r, status, code)
 	data := Envelope(t, rule, r, status)
 	if data["code"] != code {
 		t.FatalAt(r, rule, "data.code is %v, want %q", data["code"], code)
@@ -108,6 +110,7 @@ func Refusal(t *check.T, rule string, r *client.Response, status int, code strin
 // Flat asserts the flat error shape: title, detail, status and code (want
 // "" means code must be null).
 func Flat(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
+	codeAtWrongStatus(t, r, status, code)
 	Status(t, rule, r, status)
 	ContentType(t, rule, r, JSON)
 	m := Object(t, rule, r)

@@ -28,7 +28,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/nested-issue-and-read",
 		Title:  "An approved child of a parent holding completed GBP accounts gets a PROVIDER_B GBP account on the nested route, readable in its list and by id; USD is 422 unsupported_currency",
-		Rules:  []string{"FIAT-008", "FIAT-010", "SUB-026", "SUB-027"},
+		Rules:  []string{"FIAT-008", "FIAT-010", "SUB-026", "SUB-027", "FIAT-004"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.parent", "customers.child"},
 		Run: func(t *check.T) {
@@ -62,7 +62,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/nested-prerequisites",
 		Title:  "Nested issuance needs the child approved (409 kyc_or_kyb_not_approved), the parent's completed account in the currency (refused without it) and the programme (403 sub_customer_onboarding_disabled); a Completed nested account has provider_account_id",
-		Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020"},
+		Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -110,7 +110,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/consolidate-insufficient-balance",
 		Title:  "Consolidating a new child that holds nothing is 409 consolidation_insufficient_balance",
-		Rules:  []string{"SUB-029", "SUB-030"},
+		Rules:  []string{"SUB-029", "SUB-030", "SUB-005"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.parent"},
 		Run: func(t *check.T) {

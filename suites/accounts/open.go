@@ -20,7 +20,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/open-complete-bank-details",
 		Title:  "POST banking/accounts answers data.account (id, status); once Completed it has provider_account_id and the currency's bank details (GBP sort_code + account_number, EUR iban + bic); the list and by-id read show it",
-		Rules:  []string{"FIAT-001", "FIAT-004", "FIAT-005", "FIAT-006", "FIAT-007", "FIAT-011", "FIAT-018", "FIAT-022", "SVC-002"},
+		Rules:  []string{"FIAT-001", "FIAT-004", "FIAT-005", "FIAT-006", "FIAT-007", "FIAT-011", "FIAT-018", "FIAT-022", "SVC-002", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -68,7 +68,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/usd-always-provider-a",
 		Title:  "A USD account is PROVIDER_A even when the tenant's routing rule names PROVIDER_B; asking PROVIDER_B or an unknown provider for USD is 422 unsupported_provider",
-		Rules:  []string{"FIAT-002", "ERR-069"},
+		Rules:  []string{"FIAT-002", "ERR-069", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -105,7 +105,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/blocked-jurisdiction-list-before-routing",
 		Title:  "Every country of the blocked list gets 403 fiat_unsupported_jurisdiction, even when no routing rule exists for the currency; a country off the list is not refused so",
-		Rules:  []string{"SVC-007", "SVC-008", "SVC-010"},
+		Rules:  []string{"SVC-007", "SVC-008", "SVC-010", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -123,7 +123,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/currency-type-and-self-serve",
 		Title:  "A currency not offered to the customer's type is 403 flat currency_not_available_for_customer_type; a locked customer gets 403 self_serve_provisioning_disabled first, even before the kyc precondition",
-		Rules:  []string{"SVC-009", "SVC-010", "ERR-034", "ERR-035", "ERR-036"},
+		Rules:  []string{"SVC-009", "SVC-010", "ERR-034", "ERR-035", "ERR-036", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -140,7 +140,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/operation-codes",
 		Title:  "Account opening refusals: 422 unsupported_currency, provider_unavailable, missing_provider_prerequisites; 409 provider_routing_unavailable, onboarding_prerequisite_not_met (envelope data.code)",
-		Rules:  []string{"ERR-068", "ERR-070", "ERR-071", "ERR-072", "ERR-073", "ERR-041"},
+		Rules:  []string{"ERR-068", "ERR-070", "ERR-071", "ERR-072", "ERR-073", "ERR-041", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -165,7 +165,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/duplicate-currency-account",
 		Title:  "Opening an account in a currency where a Completed account exists at another provider is 409 duplicate_currency_account",
-		Rules:  []string{"ERR-074"},
+		Rules:  []string{"ERR-074", "FIAT-018"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.active_personal"},
 		Run: func(t *check.T) {
@@ -201,7 +201,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/compliance-gates",
 		Title:  "Account opening applies the compliance policy gates in the flat body: 403 compliance_subject_blocked, 409 compliance_subject_manual_review, _lifecycle_unavailable, _lifecycle_unknown",
-		Rules:  []string{"ERR-028", "ERR-029", "ERR-030", "ERR-031", "ERR-032", "ERR-005"},
+		Rules:  []string{"ERR-028", "ERR-029", "ERR-030", "ERR-031", "ERR-032", "ERR-005", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -228,7 +228,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/form-schema-and-transactions",
 		Title:  "form-schema is its own route (200 envelope); a credited deposit is a journal line of the receiving account only",
-		Rules:  []string{"FIAT-019", "FIAT-020", "FIAT-021", "FIAT-024", "SVC-006"},
+		Rules:  []string{"FIAT-019", "FIAT-020", "FIAT-021", "FIAT-024", "SVC-006", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {

@@ -51,7 +51,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/open-replays-once",
 		Title:  "A retry of POST banking/accounts with the same Idempotency-Key and body replays the first answer byte for byte and opens one account",
-		Rules:  []string{"IDEM-008", "FIAT-022"},
+		Rules:  []string{"IDEM-008", "FIAT-022", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -78,7 +78,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/not-active-states-blocked",
 		Title:  "A customer in PendingCompliance, Onboarding or Suspended cannot open a fiat account (409 kyc_or_kyb_not_approved); once Active it can",
-		Rules:  []string{"LIFE-001", "LIFE-004", "LIFE-025"},
+		Rules:  []string{"LIFE-001", "LIFE-004", "LIFE-025", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -97,7 +97,7 @@ func init() {
 	check.Register(check.Check{
 		ID:    "accounts/parent-id-reads-parent-own",
 		Title: "GET .../banking/accounts with the parent's id lists the parent's own accounts, never its child's nested accounts",
-		Rules: []string{"BIND-004"},
+		Rules: []string{"BIND-004", "SUB-027"},
 		Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
 		Run: func(t *check.T) {
 			parent, child := t.Customer("parent"), t.Customer("child")

@@ -172,7 +172,7 @@ func init() {
 		check.Check{
 			ID:    "auth/subject-key-reaches-subject-and-children",
 			Title: "a subject key reads its subject and each direct child it onboarded",
-			Rules: []string{"BIND-006", "ME-003"},
+			Rules: []string{"BIND-006", "ME-003", "ME-002"},
 			Needs: []string{"keys.subject", "customers.parent", "customers.child"},
 			Run: func(t *check.T) {
 				sk := t.Client("subject")
@@ -214,7 +214,7 @@ func init() {
 		check.Check{
 			ID:    "auth/subject-key-list-narrowed",
 			Title: "a subject key's customer list is silently narrowed to its subject and direct children",
-			Rules: []string{"BIND-008"},
+			Rules: []string{"BIND-008", "ME-002"},
 			Needs: []string{"keys.subject", "customers.parent"},
 			Run: func(t *check.T) {
 				sk := t.Client("subject")
@@ -253,7 +253,7 @@ func init() {
 		check.Check{
 			ID:    "auth/tenant-key-reaches-any-customer",
 			Title: "a tenant key reads every customer of its tenant and none of another tenant's",
-			Rules: []string{"BIND-010", "SVC-001", "BIND-017"},
+			Rules: []string{"BIND-010", "SVC-001", "BIND-017", "BIND-001"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				tk := t.Client("tenant")

@@ -33,7 +33,7 @@ func init() {
 		check.Check{
 			ID:    "auth/format-known-environments",
 			Title: "a well-formed unknown key with each documented environment segment (live, sandbox, test, dev, key) is a plain 401, not a format error",
-			Rules: []string{"AUTH-012", "AUTH-019", "AUTH-015", "AUTH-016", "ERR-139"},
+			Rules: []string{"AUTH-012", "AUTH-019", "AUTH-015", "AUTH-016", "AUTH-017", "ERR-139"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(len(environments))
@@ -48,7 +48,7 @@ func init() {
 		check.Check{
 			ID:    "auth/issued-key-environment-segment",
 			Title: "every accepted profile key reports an api_key_prefix whose environment segment is live, sandbox, test, dev or key",
-			Rules: []string{"AUTH-012", "AUTH-011"},
+			Rules: []string{"AUTH-012", "AUTH-011", "ME-002"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				var names []string

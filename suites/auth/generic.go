@@ -25,13 +25,13 @@ type refusedKey struct {
 
 var refusedKeys = []refusedKey{
 	{"unknown-key", "an unknown well-formed key is 401 with detail exactly 'API key authentication failed.'",
-		[]string{"AUTH-019", "AUTH-015", "AUTH-016", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
+		[]string{"AUTH-019", "AUTH-015", "AUTH-016", "AUTH-017", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
 		func(t *check.T) (string, string) { return "unknown", unknownKey(t) }},
 	{"wrong-secret", "a known public prefix with a wrong secret is 401 with detail exactly 'API key authentication failed.'",
-		[]string{"AUTH-020", "AUTH-015", "AUTH-016", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
+		[]string{"AUTH-020", "AUTH-015", "AUTH-016", "AUTH-017", "AUTH-018", "ERR-139"}, []string{"keys.tenant"},
 		func(t *check.T) (string, string) { return "tenant", wrongSecretKey(t) }},
 	{"other-environment-key", "a key minted for another environment is a plain 401 with detail exactly 'API key authentication failed.'",
-		[]string{"AUTH-013", "AUTH-025", "AUTH-015", "AUTH-016", "ERR-139"}, []string{"keys.other_environment"},
+		[]string{"AUTH-013", "AUTH-015", "AUTH-016", "AUTH-017", "AUTH-018", "ERR-139"}, []string{"keys.other_environment"},
 		func(t *check.T) (string, string) { return "other_environment", t.Profile().Key("other_environment") }},
 }
 

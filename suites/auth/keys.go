@@ -97,6 +97,15 @@ func masked(v any) any {
 // problem+json api_key_authentication_failed, WWW-Authenticate: Bearer, and
 // the detail generic (specific false) or a specific one (specific true).
 func expect401(t *check.T, rule string, r *client.Response, specific bool, what string) {
+	if code := shape.BodyCode(r); r.Status == http.StatusUnauthorized && code != "" && code != "api_key_authentication_failed" {
+		// One code per status: a 401 naming its reason breaks ERR-139 and
+		// AUTH-018 (when the check judges them), besides the shape.
+		for _, rl := range []string{"ERR-139", "AUTH-018"} {
+			if t.Declares(rl) {
+				t.ErrorAt(r, rl, "%s: 401 code is %q, want api_key_authentication_failed (one code per status)", what, code)
+			}
+		}
+	}
 	m := shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", ShapeRule: "AUTH-017", What: what})
 	wwwAuthenticate(t, r, what)
 	detail, _ := m["detail"].(string)
@@ -105,6 +114,9 @@ func expect401(t *check.T, rule string, r *client.Response, specific bool, what 
 		t.Errorf(rule, "%s: detail is the generic %q; a request-shape mistake gets a specific detail", what, genericDetail)
 	case !specific && detail != genericDetail:
 		t.Errorf(rule, "%s: detail is %q, want exactly %q (the granular reason is never returned)", what, detail, genericDetail)
+		if t.Declares("ERR-139") && rule != "ERR-139" {
+			t.Errorf("ERR-139", "%s: detail is %q: the granular reason is returned", what, detail)
+		}
 	}
 }
 

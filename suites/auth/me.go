@@ -53,6 +53,7 @@ func init() {
 				binding(t, "tenant", data, "tenant")
 				if v, present := data["customer_id"]; present && v != nil {
 					t.Errorf("BIND-012", "GET /me with keys.tenant: customer_id is %v, want null (a tenant key names customers explicitly)", v)
+					t.Errorf("ME-001", "GET /me with keys.tenant: customer_id is %v, want null for a tenant-bound key", v)
 				}
 			},
 		},
@@ -112,7 +113,7 @@ func init() {
 		check.Check{
 			ID:    "auth/me-prefix-every-key",
 			Title: "GET /me reports api_key_prefix equal to the public prefix of whichever key is used",
-			Rules: []string{"ME-004", "AUTH-011", "SCOPE-002"},
+			Rules: []string{"ME-004", "AUTH-011", "SCOPE-002", "ME-002"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				names := []string{}

@@ -111,7 +111,7 @@ func init() {
 		check.Check{
 			ID:    "auth/rotation-overlap-both-keys-work",
 			Title: "within the overlap window both keys of a rotation authenticate; the new key has a new public prefix and a new secret",
-			Rules: []string{"AUTH-032", "ME-004", "AUTH-020"},
+			Rules: []string{"AUTH-032", "ME-004", "AUTH-020", "ME-002", "AUTH-017"},
 			Needs: []string{"keys.rotated_old", "keys.rotated_new"},
 			Run: func(t *check.T) {
 				old, succ, oldKey, newKey := rotatedPair(t)
@@ -150,7 +150,7 @@ func init() {
 		check.Check{
 			ID:     "auth/rotation-keeps-scopes-and-allowlist",
 			Title:  "the key a rotation minted has the old key's binding, scopes and allowlist: the same answers on routes of several scopes",
-			Rules:  []string{"AUTH-033"},
+			Rules:  []string{"AUTH-033", "ME-002"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.rotated_old", "keys.rotated_new", "customers.parent"},
 			Run: func(t *check.T) {
@@ -196,7 +196,7 @@ func init() {
 		check.Check{
 			ID:     "auth/rotation-past-overlap-old-refused",
 			Title:  "a rotation with the default overlap keeps the old key valid for 24 hours and refuses it with a plain 401 after; the successor keeps working (control API, virtual clock)",
-			Rules:  []string{"AUTH-024", "AUTH-032", "AUTH-015", "AUTH-016", "ERR-139"},
+			Rules:  []string{"AUTH-024", "AUTH-032", "AUTH-015", "AUTH-016", "ERR-139", "ME-002", "AUTH-017"},
 			Labels: []string{check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

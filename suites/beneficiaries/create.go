@@ -19,6 +19,9 @@ func init() {
 			cust := t.Customer("active_personal")
 			r := fresh.PostBeneficiary(t, cust, fresh.GBPPayee("Grace Payee"))
 			d := fresh.Success(t, "BEN-021", r)
+			if _, ok := d["beneficiaries"].([]any); !ok {
+				t.ErrorAt(r, "BEN-005", "creating a beneficiary answered no data.beneficiaries array: data has %v", d)
+			}
 			arr := shape.Array(t, "BEN-021", d, "beneficiaries")
 			if len(arr) == 0 {
 				t.FatalAt(r, "BEN-005", "data.beneficiaries is empty; one result per selected provider is due")

@@ -59,7 +59,7 @@ func init() {
 		check.Check{
 			ID:     "checkorder/key-before-rate-limit",
 			Title:  "with a route budget spent, a wrong key secret is 401, not 429",
-			Rules:  []string{"ORDER-007", "ORDER-006"},
+			Rules:  []string{"ORDER-007", "ORDER-006", "RATE-004"},
 			Needs:  []string{"keys.read_only"},
 			Budget: &check.Budget{Routes: []string{"read_only GET " + api.P + "/me"}, Tenant: 602},
 			Run: func(t *check.T) {
@@ -95,7 +95,7 @@ func init() {
 		check.Check{
 			ID:     "checkorder/rate-limit-before-idempotency-key",
 			Title:  "with a route budget spent, a write without Idempotency-Key is 429 rate_limited, not 400",
-			Rules:  []string{"ORDER-010", "ORDER-009", "ERR-009"},
+			Rules:  []string{"ORDER-010", "ORDER-009", "ERR-009", "RATE-004"},
 			Needs:  []string{"keys.tenant"},
 			Budget: &check.Budget{Routes: []string{"tenant PATCH " + api.P + "/customers/{id}"}, Tenant: 602},
 			Run: func(t *check.T) {

@@ -56,7 +56,7 @@ func init() {
 		check.Check{
 			ID:     "checkorder/shape-429-problem-json",
 			Title:  "a 429 is application/problem+json with code rate_limited and Retry-After",
-			Rules:  []string{"ERR-009", "ERR-014", "ERR-026"},
+			Rules:  []string{"ERR-009", "ERR-014", "ERR-026", "RATE-004"},
 			Needs:  []string{"keys.umbrella"},
 			Budget: &check.Budget{Routes: []string{"umbrella GET " + api.P + "/customers"}, Tenant: 601},
 			Run: func(t *check.T) {

@@ -39,7 +39,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/retry-replays",
 		Title:  "A crypto withdrawal retried with the same Idempotency-Key and body replays the first answer byte for byte and creates one row",
-		Rules:  []string{"IDEM-008"},
+		Rules:  []string{"IDEM-008", "CWD-020"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
 		Run: func(t *check.T) {

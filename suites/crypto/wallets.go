@@ -74,7 +74,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "crypto/asset-table-networks-and-scales",
 		Title:  "Deposit addresses follow the asset table (BTC on BITCOIN, ETH/USDC/USDT on ETHEREUM) and each balance string carries exactly the asset's decimals; TRX needs the tenant policy (422 crypto_asset_network_policy_not_configured without, TRON with)",
-		Rules:  []string{"CRYP-007", "CRYP-008", "CRYP-009", "CRYP-010", "CRYP-011", "CRYP-016", "CRYP-003", "CRYP-015", "CRYP-031", "CRYP-035", "ERR-135", "CRYP-025"},
+		Rules:  []string{"CRYP-007", "CRYP-008", "CRYP-009", "CRYP-010", "CRYP-011", "CRYP-016", "CRYP-003", "CRYP-015", "CRYP-031", "CRYP-035", "ERR-135", "CRYP-025", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -143,7 +143,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "crypto/deposit-address-refusals",
 		Title:  "Deposit-address refusals: crypto_deposits_disabled and crypto_wallet_opening_not_configured (422); provisioning in progress, provider exception and workflow unavailable (409, message says pending; a retry with a new key issues)",
-		Rules:  []string{"CRYP-030", "ERR-136", "CRYP-032", "CRYP-033", "CRYP-034", "ERR-114"},
+		Rules:  []string{"CRYP-030", "ERR-136", "CRYP-032", "CRYP-033", "CRYP-034", "ERR-114", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -175,7 +175,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "crypto/balance-newest-request",
 		Title:  "The balance read reports Unknown with the all-zero id when no request exists, the pooled ledger id once funded, then the newest wallet request whatever its status; the wallet list shows only issued addresses",
-		Rules:  []string{"CRYP-020", "CRYP-021", "CRYP-022", "CRYP-023", "CRYP-019", "CRYP-025"},
+		Rules:  []string{"CRYP-020", "CRYP-021", "CRYP-022", "CRYP-023", "CRYP-019", "CRYP-025", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -271,7 +271,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "crypto/reads-transient-503",
 		Title:  "A provider refresh failure makes the wallet list and the balance read answer 503 provider_balance_refresh_failed in the envelope; the next read succeeds",
-		Rules:  []string{"ERR-011"},
+		Rules:  []string{"ERR-011", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {

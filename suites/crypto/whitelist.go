@@ -19,7 +19,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "whitelist/create-pending-and-duplicate",
 		Title:  "A whitelist entry starts PendingVerification with rejected_reason null and is listed; a repeat of asset/network/address (asset in another case) is 409 crypto_withdrawal_address_already_exists",
-		Rules:  []string{"WLA-001", "WLA-003", "WLA-004", "WLA-005", "WLA-006", "WLA-011", "WLA-012", "WLA-014", "ERR-119"},
+		Rules:  []string{"WLA-001", "WLA-003", "WLA-004", "WLA-005", "WLA-006", "WLA-011", "WLA-012", "WLA-014", "ERR-119", "CUST-022"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -30,6 +30,7 @@ func init() {
 			e := entryOf(fresh.Success(t, "WLA-012", r))
 			id := shape.String(t, "WLA-014", e, "id")
 			if st := shape.String(t, "WLA-006", e, "status"); st != "PendingVerification" {
+				t.ErrorAt(r, "WLA-012", "POST withdrawal-addresses answers status %q, want PendingVerification", st)
 				t.FatalAt(r, "WLA-006", "a new whitelist entry has status %q, want PendingVerification", st)
 			}
 			if reason, has := e["rejected_reason"]; !has || reason != nil {
@@ -50,7 +51,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "whitelist/required-fields",
 		Title:  "A whitelist entry without label, or a USDT entry without network, is refused (400 binding or 422) and creates no entry",
-		Rules:  []string{"WLA-001", "WLA-002"},
+		Rules:  []string{"WLA-001", "WLA-002", "CUST-022"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -80,7 +81,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "whitelist/staff-decisions",
 		Title:  "Staff approval makes an entry Active (rejected_reason null); a refusal makes it Rejected with rejected_reason; Disabled exists (reason null)",
-		Rules:  []string{"WLA-007", "WLA-008", "WLA-009", "WLA-003"},
+		Rules:  []string{"WLA-007", "WLA-008", "WLA-009", "WLA-003", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -117,7 +118,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "whitelist/no-api-approval",
 		Title:  "No API route approves a whitelist entry: PATCH of the entry and POST .../approve are refused and the entry stays PendingVerification",
-		Rules:  []string{"WLA-010"},
+		Rules:  []string{"WLA-010", "CUST-022"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {

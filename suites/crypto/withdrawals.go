@@ -83,7 +83,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/refusals",
 		Title:  "Crypto withdrawal refusals with no row: whitelisted_address_required (also for a raw destination by default), whitelisted_address_not_found, whitelisted_address_asset_mismatch, invalid_amount, unsupported_asset (422); USDT on TRON without policy 409 crypto_withdrawal_failed",
-		Rules:  []string{"CWD-001", "CWD-023", "CWD-024", "CWD-025", "ERR-108", "ERR-109", "ERR-110", "ERR-111", "ERR-112", "ERR-118"},
+		Rules:  []string{"CWD-001", "CWD-023", "CWD-024", "CWD-025", "ERR-108", "ERR-109", "ERR-110", "ERR-111", "ERR-112", "ERR-118", "CWD-020"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
 		Run: func(t *check.T) {
@@ -115,7 +115,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/network-required-for-usdt",
 		Title:  "A USDT withdrawal without network is refused with a 422 envelope and no row; BTC without network takes its default network",
-		Rules:  []string{"CWD-003", "CWD-004"},
+		Rules:  []string{"CWD-003", "CWD-004", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -132,7 +132,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/usdc-on-ethereum",
 		Title:  "USDC withdraws on ETHEREUM, its one withdrawal network (the asset table): a USDC withdrawal on ETHEREUM is taken, one naming TRON is refused",
-		Rules:  []string{"CRYP-009"},
+		Rules:  []string{"CRYP-009", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -154,7 +154,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/raw-destination-policy",
 		Title:  "With raw addresses enabled a destination_address alone is paid (an invalid one is 422 invalid_destination_address) and is ignored when a whitelisted_address_id is given",
-		Rules:  []string{"CWD-006", "ERR-113"},
+		Rules:  []string{"CWD-006", "ERR-113", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -183,7 +183,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/entry-not-active-and-no-wallet",
 		Title:  "A PendingVerification entry is 409 whitelisted_address_not_active; a customer without a custody wallet is 409 crypto_withdrawal_prerequisites_missing",
-		Rules:  []string{"ERR-115", "CWD-022", "ERR-116", "CWD-026"},
+		Rules:  []string{"ERR-115", "CWD-022", "ERR-116", "CWD-026", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -204,7 +204,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/park-and-fee-policy-202",
 		Title:  "A parked withdrawal answers 202 ManualReviewRequired with no code and can settle later; a tenant fee policy of manual review answers 202 Blocked, final, nothing reserved",
-		Rules:  []string{"CWD-014", "CWD-015", "ERR-137", "CWD-017", "CWD-012", "CWD-021"},
+		Rules:  []string{"CWD-014", "CWD-015", "ERR-137", "CWD-017", "CWD-012", "CWD-021", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -247,7 +247,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/422-row-kept-and-decision-codes",
 		Title:  "A withdrawal its funds do not cover is 422 insufficient_funds with a Failed row kept in the list and nothing held; the workflow's decision codes pass through verbatim as 422 (awaiting_crypto_delivery says how much can be sent now; provider_submission_failed releases the hold)",
-		Rules:  []string{"CWD-018", "CWD-019", "CWD-012", "ERR-125", "ERR-126", "ERR-127", "ERR-128", "ERR-129", "ERR-130", "ERR-131", "ERR-132", "ERR-133", "ERR-134", "ERR-117"},
+		Rules:  []string{"CWD-018", "CWD-019", "CWD-012", "ERR-125", "ERR-126", "ERR-127", "ERR-128", "ERR-129", "ERR-130", "ERR-131", "ERR-132", "ERR-133", "ERR-134", "ERR-117", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -294,7 +294,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/settle-and-fail",
 		Title:  "A submitted withdrawal moves ProviderPending then Settled (the hold leaves the balance); a failed one is Failed and its amount is available again",
-		Rules:  []string{"CWD-011", "CWD-010", "CWD-012"},
+		Rules:  []string{"CWD-011", "CWD-010", "CWD-012", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -332,7 +332,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/balance-keyed-on-asset",
 		Title:  "A USDT withdrawal on TRON (tenant policy on) draws on the same USDT balance the Ethereum deposit address reports",
-		Rules:  []string{"CRYP-006", "CRYP-010", "CRYP-015"},
+		Rules:  []string{"CRYP-006", "CRYP-010", "CRYP-015", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -358,7 +358,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "cryptowithdrawals/paused",
 		Title:  "During a platform-wide money-movement pause a crypto withdrawal answers 409 crypto_withdrawal_failed with free-text detail",
-		Rules:  []string{"ERR-039"},
+		Rules:  []string{"ERR-039", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {

@@ -39,7 +39,7 @@ func init() {
 		check.Check{
 			ID:     "customers/create-new-starts-draft",
 			Title:  "POST customers with a new email creates a Draft customer whose external_reference is the email",
-			Rules:  []string{"CUST-022", "LIFE-002", "CUST-002", "CUST-018", "SVC-003"},
+			Rules:  []string{"CUST-022", "LIFE-002", "CUST-002", "CUST-018", "SVC-003", "CUST-001", "CUST-003", "CUST-004", "CUST-005", "CUST-006", "CUST-007", "CUST-008"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

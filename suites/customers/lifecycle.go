@@ -19,7 +19,7 @@ func init() {
 		check.Check{
 			ID:     "customers/lifecycle-initiate-opens-onboarding",
 			Title:  "Verification initiate moves a Draft customer to Onboarding and returns the session",
-			Rules:  []string{"LIFE-010", "LIFE-002", "LIFE-003"},
+			Rules:  []string{"LIFE-010", "LIFE-002", "LIFE-003", "CUST-022"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -44,7 +44,7 @@ func init() {
 		check.Check{
 			ID:     "customers/lifecycle-refreshing-reads-activate",
 			Title:  "Each refreshing read (customer, onboarding status, single-kind status, initiate, token) activates a customer whose case the provider approved",
-			Rules:  []string{"LIFE-011", "CUST-010", "ONB-030", "LIFE-005"},
+			Rules:  []string{"LIFE-011", "CUST-010", "ONB-030", "LIFE-005", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -91,7 +91,7 @@ func init() {
 		check.Check{
 			ID:     "customers/lifecycle-terminal-never-reactivated",
 			Title:  "A Suspended, Blocked, Closed or Rejected customer is never re-activated by a refreshing read",
-			Rules:  []string{"LIFE-016", "LIFE-013", "LIFE-006"},
+			Rules:  []string{"LIFE-016", "LIFE-013", "LIFE-006", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

@@ -2,6 +2,7 @@ package customers
 
 import (
 	"net/http"
+	"sort"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -20,6 +21,9 @@ func init() {
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: map[string][]string{"limit": {"500"}}})
 				data := shape.Envelope(t, "CUST-009", r, http.StatusOK)
+				if _, ok := data["customers"]; !ok {
+					t.ErrorAt(r, "ENV-005", "the list is not under its named key data.customers: data has %v", mapKeys(data))
+				}
 				items := shape.Array(t, "CUST-009", data, "customers")
 				if _, ok := data["pagination"].(map[string]any); !ok {
 					t.Fatalf("PAGE-018", "data.pagination is %v, want an object", data["pagination"])
@@ -42,7 +46,7 @@ func init() {
 		check.Check{
 			ID:     "customers/list-does-not-activate",
 			Title:  "GET customers never refreshes or activates; GET customers/{id} then activates an approved case",
-			Rules:  []string{"LIFE-015", "LIFE-011", "CUST-010"},
+			Rules:  []string{"LIFE-015", "LIFE-011", "CUST-010", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -67,4 +71,14 @@ func init() {
 			},
 		},
 	)
+}
+
+// mapKeys are m's keys, sorted.
+func mapKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -19,7 +19,7 @@ func init() {
 		check.Check{
 			ID:     "customers/lifecycle-provider-unreachable-stale-read",
 			Title:  "With the identity provider unreachable, refreshing reads of an approved customer answer 200 with the stored (stale) status; once it is reachable again the read activates",
-			Rules:  []string{"LIFE-012", "LIFE-011"},
+			Rules:  []string{"LIFE-012", "LIFE-011", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

@@ -107,7 +107,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "exchange/only-available-exchangeable",
 		Title:  "The source is reserved out of Available: with 1,000,000 sat Available, 600,000 converts and a second 600,000 is 422 insufficient_onchain_balance",
-		Rules:  []string{"BAL-001", "ERR-057"},
+		Rules:  []string{"BAL-001", "ERR-057", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -121,7 +121,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "exchange/proceeds-spendable-once-settled",
 		Title:  "The proceeds of a conversion are spendable only once it is Settled: converting them before is 422 insufficient_onchain_balance, after settlement it is taken",
-		Rules:  []string{"CONV-006", "BAL-001"},
+		Rules:  []string{"CONV-006", "BAL-001", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -142,7 +142,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "exchange/refusals-409",
 		Title:  "The exchange 409 refusals the API cannot provoke (account, wallet, funding account, ledger, workflow, crypto balance, network, network funds, order failed) are 409 envelopes with their code",
-		Rules:  []string{"ERR-059", "ERR-060", "ERR-061", "ERR-062", "ERR-063", "ERR-064", "ERR-065", "ERR-066", "ERR-067"},
+		Rules:  []string{"ERR-059", "ERR-060", "ERR-061", "ERR-062", "ERR-063", "ERR-064", "ERR-065", "ERR-066", "ERR-067", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -185,7 +185,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "exchange/compliance-gate",
 		Title:  "A conversion for a customer blocked by compliance is the flat 403 compliance_subject_blocked",
-		Rules:  []string{"ERR-028"},
+		Rules:  []string{"ERR-028", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -197,7 +197,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "exchange/not-mine-404",
 		Title:  "Another customer's conversion read through this customer is a 404 byte-identical to a nonexistent conversion",
-		Rules:  []string{"CONV-013", "BIND-020"},
+		Rules:  []string{"CONV-013", "BIND-020", "CONV-004"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.exchange", "customers.active_business"},
 		Run: func(t *check.T) {
@@ -213,7 +213,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "exchange/list-paged",
 		Title:  "GET conversion-requests pages with limit and page (data.pagination); a new conversion is on the first page",
-		Rules:  []string{"CONV-012", "PAGE-023", "PAGE-025"},
+		Rules:  []string{"CONV-012", "PAGE-023", "PAGE-025", "CONV-004"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.exchange"},
 		Run: func(t *check.T) {

@@ -57,6 +57,9 @@ func created(t *check.T, rule string, r *client.Response) map[string]any {
 	d := shape.Envelope(t, rule, r, r.Status)
 	cr, ok := d["conversion_request"].(map[string]any)
 	if !ok {
+		if t.Declares("CONV-014") {
+			t.ErrorAt(r, "CONV-014", "POST conversion-requests answered no data.conversion_request: data has %v", d)
+		}
 		t.FatalAt(r, "CONV-004", "data.conversion_request is %v, want an object", d["conversion_request"])
 	}
 	shape.String(t, "CONV-004", cr, "id")

@@ -181,7 +181,7 @@ func init() {
 		check.Check{
 			ID:     "headers/correlation-on-429",
 			Title:  "X-Correlation-Id is on a 429 too: echoed or generated",
-			Rules:  []string{"CORR-007", "CORR-005"},
+			Rules:  []string{"CORR-007", "CORR-005", "RATE-004"},
 			Needs:  []string{"keys.pascal_scopes", "customers.active_personal"},
 			Budget: &check.Budget{Routes: []string{"pascal_scopes GET " + api.P + "/customers/{id}"}, Tenant: 602},
 			Run: func(t *check.T) {

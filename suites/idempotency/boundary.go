@@ -24,7 +24,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/size-limit-1mib",
 			Title:  "a JSON body of exactly 1,048,576 bytes is replay-protected; 1,048,577 bytes is not (the retry re-executes, the key is not held)",
-			Rules:  []string{"IDEM-014", "IDEM-018", "IDEM-024"},
+			Rules:  []string{"IDEM-014", "IDEM-018", "IDEM-024", "CUST-022"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -60,7 +60,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/large-response-not-stored",
 			Title:  "a protected request whose 2xx response exceeds 1 MiB is not stored: the identical retry re-executes",
-			Rules:  []string{"IDEM-015", "IDEM-024"},
+			Rules:  []string{"IDEM-015", "IDEM-024", "CUST-022"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -98,7 +98,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/chunked-not-protected",
 			Title:  "a chunked JSON request (no Content-Length) is not replay-protected: the identical retry re-executes",
-			Rules:  []string{"IDEM-014", "IDEM-018"},
+			Rules:  []string{"IDEM-014", "IDEM-018", "CUST-022"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -121,7 +121,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/non-json-not-protected",
 			Title:  "a request whose Content-Type is not JSON is not replay-protected: the identical retry re-executes",
-			Rules:  []string{"IDEM-018", "IDEM-014"},
+			Rules:  []string{"IDEM-018", "IDEM-014", "CUST-022"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")

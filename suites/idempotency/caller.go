@@ -15,7 +15,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "idempotency/caller-separation",
 		Title:  "the same Idempotency-Key under another API key neither conflicts nor replays: it executes",
-		Rules:  []string{"IDEM-016", "IDEM-019"},
+		Rules:  []string{"IDEM-016", "IDEM-019", "CUST-022"},
 		Labels: []string{check.Mutating}, Needs: []string{"keys.tenant", "keys.pascal_scopes"},
 		Run: func(t *check.T) {
 			a, b := t.Client("tenant"), t.Client("pascal_scopes")

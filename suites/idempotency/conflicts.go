@@ -20,7 +20,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/reuse-different-body",
 			Title:  "the same key with a different body is 409 idempotency_key_reused problem+json; nothing is created or changed",
-			Rules:  []string{"IDEM-011", "IDEM-022", "ERR-024"},
+			Rules:  []string{"IDEM-011", "IDEM-022", "ERR-024", "CUST-009"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				mark := customersMark(t) // every customer made from here on is newer
@@ -49,7 +49,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/reuse-different-path",
 			Title:  "the same key and body on another customer's path is 409 idempotency_key_reused; that customer is unchanged",
-			Rules:  []string{"IDEM-010", "IDEM-022", "ERR-024"},
+			Rules:  []string{"IDEM-010", "IDEM-022", "ERR-024", "CUST-022"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -66,7 +66,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/reuse-different-query",
 			Title:  "the same key and body with a query string added is 409 idempotency_key_reused (the path includes the query)",
-			Rules:  []string{"IDEM-017", "IDEM-010", "IDEM-022"},
+			Rules:  []string{"IDEM-017", "IDEM-010", "IDEM-022", "CUST-022"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")

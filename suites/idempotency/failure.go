@@ -16,7 +16,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/failed-attempt-does-not-lock",
 			Title:  "after a 422 the same key with a corrected body executes (200), and after a 409 refusal an identical retry re-executes once the cause is gone",
-			Rules:  []string{"IDEM-013"},
+			Rules:  []string{"IDEM-013", "CUST-022"},
 			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")

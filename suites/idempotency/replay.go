@@ -18,7 +18,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/replay-create",
 			Title:  "an identical POST /customers retried 3x replays status, Content-Type and body byte for byte and creates one customer, even after the customer changed",
-			Rules:  []string{"IDEM-008", "IDEM-019"},
+			Rules:  []string{"IDEM-008", "IDEM-019", "CUST-009"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				mark := customersMark(t) // every customer made from here on is newer
@@ -54,7 +54,7 @@ func init() {
 		check.Check{
 			ID:     "idempotency/replay-does-not-re-execute",
 			Title:  "an identical PATCH retry after another change replays the first response and leaves the later change in place",
-			Rules:  []string{"IDEM-008", "IDEM-019"},
+			Rules:  []string{"IDEM-008", "IDEM-019", "CUST-022"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")

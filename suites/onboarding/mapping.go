@@ -57,7 +57,7 @@ func init() {
 		check.Register(check.Check{
 			ID:     "onboarding/mapping-" + m.slug,
 			Title:  "A " + m.state + " customer reads " + m.vocab + " on the onboarding status routes",
-			Rules:  []string{m.rule, "ONB-005", "ONB-008", "ONB-009"},
+			Rules:  []string{m.rule, "ONB-004", "ONB-005", "ONB-008", "ONB-009", "CUST-022"},
 			Labels: labels,
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

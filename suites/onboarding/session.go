@@ -51,7 +51,7 @@ func init() {
 		check.Check{
 			ID:     "onboarding/initiate-first-call",
 			Title:  "The first initiate returns a real token and link in a verification session with the documented message",
-			Rules:  []string{"ONB-015", "ONB-028", "ONB-012", "ONB-014", "ONB-040"},
+			Rules:  []string{"ONB-015", "ONB-028", "ONB-012", "ONB-014", "ONB-040", "CUST-022"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -72,7 +72,7 @@ func init() {
 		check.Check{
 			ID:     "onboarding/initiate-replay-same-case",
 			Title:  "A repeat initiate re-mints a token for the same onboarding case; a same-key retry replays byte for byte",
-			Rules:  []string{"ONB-016", "ONB-017"},
+			Rules:  []string{"ONB-016", "ONB-017", "CUST-022"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -106,7 +106,7 @@ func init() {
 		check.Check{
 			ID:     "onboarding/initiate-already-verified",
 			Title:  "Initiate for an already verified customer returns token and link null with status approved",
-			Rules:  []string{"ONB-018", "ONB-040", "ONB-041"},
+			Rules:  []string{"ONB-018", "ONB-040", "ONB-041", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "customers.active_business"},
 			Run: func(t *check.T) {
@@ -132,7 +132,7 @@ func init() {
 		check.Check{
 			ID:     "onboarding/initiate-held-for-review",
 			Title:  "Initiate for a customer held for manual review returns token and link null with status pending",
-			Rules:  []string{"ONB-019", "ONB-020"},
+			Rules:  []string{"ONB-019", "ONB-020", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -153,7 +153,7 @@ func init() {
 		check.Check{
 			ID:     "onboarding/token-fresh",
 			Title:  "POST onboarding/{kind}/token returns a verification session with a fresh token",
-			Rules:  []string{"ONB-029", "ONB-012", "ONB-021"},
+			Rules:  []string{"ONB-029", "ONB-012", "ONB-021", "CUST-022"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

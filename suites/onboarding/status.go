@@ -105,7 +105,7 @@ func init() {
 		check.Check{
 			ID:     "onboarding/can-proceed-to-kyb",
 			Title:  "can_proceed_to_kyb is true only for an Active person and always false for a business",
-			Rules:  []string{"ONB-007"},
+			Rules:  []string{"ONB-007", "ONB-001"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.active_personal", "customers.active_business"},
 			Run: func(t *check.T) {
@@ -126,7 +126,7 @@ func init() {
 		check.Check{
 			ID:    "onboarding/single-kind-status",
 			Title: "The single-kind status routes return the combined mapped value plus customer_status; the other kind is 200 with a null status",
-			Rules: []string{"ONB-009", "ONB-010", "ONB-011"},
+			Rules: []string{"ONB-009", "ONB-010", "ONB-011", "ONB-001"},
 			Needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business"},
 			Run: func(t *check.T) {
 				tenant := t.Client("tenant")

@@ -32,10 +32,16 @@ type pagedList struct {
 	// last_page on an empty list; nil when the target offers none.
 	empty      func(t *check.T) (*client.Client, string)
 	emptyNeeds []string
+	// emptyRules are the rules empty's setup fails under (creating a
+	// customer whose list is empty: CUST-022).
+	emptyRules []string
 	// create adds one row to the list with the list's key and returns its
 	// id; nil when rows cannot be added through the API. It is used to put
 	// rows with equal created_at on a standing virtual clock.
 	create func(t *check.T) string
+	// createRules are the rules create fails under (the operation that
+	// adds the row, and the shape of its answer).
+	createRules []string
 	// written says other checks add rows to the list as they run (checks
 	// run side by side): its checks, which compare pages and totals read
 	// one after the other, run alone.
@@ -45,11 +51,12 @@ type pagedList struct {
 var pagedLists = []pagedList{
 	{
 		name: "customers", rule: "PAGE-018", items: "customers", key: "tenant",
-		path:       func(*check.T) string { return api.P + "/customers" },
-		empty:      func(t *check.T) (*client.Client, string) { return t.Client("unbound"), api.P + "/customers" },
-		emptyNeeds: []string{"keys.unbound"},
-		create:     createCustomer,
-		written:    true,
+		path:        func(*check.T) string { return api.P + "/customers" },
+		empty:       func(t *check.T) (*client.Client, string) { return t.Client("unbound"), api.P + "/customers" },
+		emptyNeeds:  []string{"keys.unbound"},
+		create:      createCustomer,
+		createRules: []string{"CUST-022"},
+		written:     true,
 	},
 	{
 		name: "banking-deposits", rule: "PAGE-019", items: "deposits", key: "tenant", needs: []string{"customers.active_personal"},
@@ -62,15 +69,18 @@ var pagedLists = []pagedList{
 			id, _ := fresh.Customer(t)
 			return t.Client("tenant"), conversionRequests(id)
 		},
-		create:  createConversion,
-		written: true, // the exchange checks convert for customers.exchange
+		emptyRules:  []string{"CUST-022"},
+		create:      createConversion,
+		createRules: []string{"CONV-014", "CONV-004"},
+		written:     true, // the exchange checks convert for customers.exchange
 	},
 	// Crypto lists (suites/crypto): the crypto fixture customer's.
 	{
 		name: "crypto-withdrawals", rule: "PAGE-022", items: "withdrawals", key: "tenant", needs: []string{"crypto.customer", "crypto.whitelist_btc"},
-		path:    func(t *check.T) string { return api.Customer(t.Crypto("customer")) + "/crypto/withdrawals" },
-		create:  createCryptoWithdrawal,
-		written: true, // the crypto withdrawal checks withdraw for crypto.customer
+		path:        func(t *check.T) string { return api.Customer(t.Crypto("customer")) + "/crypto/withdrawals" },
+		create:      createCryptoWithdrawal,
+		createRules: []string{"CWD-021"},
+		written:     true, // the crypto withdrawal checks withdraw for crypto.customer
 	},
 	{
 		name: "crypto-deposits", rule: "PAGE-020", items: "deposits", key: "tenant", needs: []string{"crypto.customer"},

@@ -14,6 +14,18 @@ import (
 
 // Rules of document 1, Pagination, as catalogued.
 
+// declared is a list check's rules: its own, the list's, and PAGE-008,
+// the pagination members every list check reads its pages by.
+func declared(rules []string, more ...string) []string {
+	out := append([]string(nil), rules...)
+	for _, r := range more {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func init() {
 	for _, l := range pagedLists {
 		l := l
@@ -25,7 +37,7 @@ func init() {
 			check.Register(check.Check{
 				ID:     "pagination/" + l.name + "-" + slug,
 				Title:  fmt.Sprintf("%s list: %s", l.name, title),
-				Rules:  append(append([]string(nil), rules...), l.rule),
+				Rules:  declared(rules, l.rule, "PAGE-008"),
 				Labels: labels,
 				Needs:  append(append([]string(nil), needs...), extraNeeds...),
 				Run:    func(t *check.T) { run(t, l) },
@@ -45,7 +57,7 @@ func init() {
 			[]string{"PAGE-009"}, nil, nil, checkLastPage)
 		if l.empty != nil {
 			reg("last-page-empty", "an empty list reports total 0 and last_page 1, never 0",
-				[]string{"PAGE-009", "PAGE-008"}, nil, l.emptyNeeds, checkLastPageEmpty)
+				append([]string{"PAGE-009", "PAGE-008"}, l.emptyRules...), nil, l.emptyNeeds, checkLastPageEmpty)
 		}
 		reg("total-all-pages", "total is the real count: the last page of several sizes holds the remainder and the next page is empty; pages of several sizes meet without gaps or duplicates at both ends",
 			[]string{"PAGE-010", "PAGE-011", "VER-009", "VER-011"}, nil, nil, checkTotals)
@@ -53,7 +65,7 @@ func init() {
 			[]string{"PAGE-012", "PAGE-013", "PAGE-011"}, nil, nil, checkNewestFirst)
 		if l.create != nil {
 			reg("id-tiebreak", "rows created at one instant (standing virtual clock, or together within one second) are ordered by id descending",
-				[]string{"PAGE-013", "PAGE-012"}, []string{check.Mutating}, nil, checkTiebreak)
+				append([]string{"PAGE-013", "PAGE-012"}, l.createRules...), []string{check.Mutating}, nil, checkTiebreak)
 		}
 	}
 }

@@ -53,7 +53,7 @@ func init() {
 		check.Register(check.Check{
 			ID:     "payoutbatches/references-generated-" + strings.ToLower(g.rail),
 			Title:  "Sixty generated references around the " + g.rail + " limits meet the fate the harness's own reference rules predict",
-			Rules:  g.rules,
+			Rules:  referenceRules(g.rules),
 			Labels: []string{check.Mutating},
 			Needs:  append(append([]string{}, needs...), "beneficiaries."+g.ben),
 			Run: func(t *check.T) {

@@ -43,7 +43,7 @@ func init() {
 		check.Check{
 			ID:     "payoutbatches/create-refusals",
 			Title:  "POST payout-batches refuses a missing currency, AUD and other currencies, no items and over 500 items with their 422 codes; 500 items are accepted",
-			Rules:  []string{"PB-092", "PB-093", "PB-094", "PB-095", "PB-039", "ERR-102", "ERR-103", "ERR-104", "ERR-105", "VER-010"},
+			Rules:  []string{"PB-092", "PB-093", "PB-094", "PB-095", "PB-039", "VER-010"},
 			Labels: []string{check.Mutating},
 			Needs:  needs,
 			Run: func(t *check.T) {
@@ -76,7 +76,7 @@ func init() {
 		check.Check{
 			ID:     "payoutbatches/unsupported-rail",
 			Title:  "A rail the batch currency does not offer (book transfer, another currency's rail) is 422 unsupported_rail with data.detail naming the allowed rails",
-			Rules:  []string{"PB-072", "PB-073", "PB-096", "ERR-106"},
+			Rules:  []string{"PB-072", "PB-073", "PB-096"},
 			Labels: []string{check.Mutating},
 			Needs:  needs,
 			Run: func(t *check.T) {
@@ -103,7 +103,7 @@ func init() {
 		check.Check{
 			ID:     "payoutbatches/subject-not-active",
 			Title:  "POST payout-batches for a customer that is not Active is 422 subject_not_active",
-			Rules:  []string{"PB-097", "ERR-107"},
+			Rules:  []string{"PB-097"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.suspended", "customers.draft", "beneficiaries.gbp"},
 			Run: func(t *check.T) {

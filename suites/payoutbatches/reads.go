@@ -38,7 +38,7 @@ func init() {
 				// earlier runs left; the front page is what the rules need.
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path + "?limit=20"})
 				data := shape.Envelope(t, "PB-042", r, http.StatusOK)
-				pg := shape.Pagination(t, "PB-042", data)
+				pg := shape.Pagination(t, "PAGE-024", data)
 				key := shape.ListKey(t, "PB-042", data, "")
 				rows := shape.Items(t, "PB-042", data, key, true)
 				if pg.Total < 3 || pg.PerPage != 20 || len(rows) != min(pg.Total, 20) {

@@ -1,6 +1,7 @@
 package payoutbatches
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -180,7 +181,7 @@ func init() {
 		check.Register(check.Check{
 			ID:     "payoutbatches/references-" + rc.id,
 			Title:  "Item references on " + rc.title + ": both sides of each limit, blank, whitespace-only, 256 vs 257 after trimming, omitted gives 'Batch payout'",
-			Rules:  rc.rules,
+			Rules:  referenceRules(rc.rules),
 			Labels: []string{check.Mutating},
 			Needs:  append(append([]string{}, needs...), "beneficiaries."+rc.ben),
 			Run: func(t *check.T) {
@@ -188,4 +189,19 @@ func init() {
 			},
 		})
 	}
+}
+
+// referenceRules are a reference check's rules: its rail's, and those
+// runReferences creates, reads and judges every batch under (PB-048:
+// items failing validation are Skipped while the others proceed; PB-008:
+// the items; PB-076 and PB-088: the common cases, an omitted reference and
+// a reference kept on a Skipped item).
+func referenceRules(rules []string) []string {
+	out := append([]string(nil), rules...)
+	for _, r := range []string{"PB-048", "PB-008", "PB-076", "PB-088"} {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -62,7 +62,7 @@ func init() {
 		check.Check{
 			ID:     "ratelimit/retry-after-seconds-left",
 			Title:  "Retry-After is the whole seconds left in the clock minute and counts down (at the 429, at :30 and at :59.5 of the minute)",
-			Rules:  []string{"RATE-016", "RATE-001", "RATE-017"},
+			Rules:  []string{"RATE-016", "RATE-001", "RATE-017", "RATE-004"},
 			Needs:  []string{"keys.subject"},
 			Budget: &check.Budget{Routes: []string{route("subject", "GET", me)}, Tenant: 603},
 			Run: func(t *check.T) {
@@ -84,7 +84,7 @@ func init() {
 		check.Check{
 			ID:     "ratelimit/no-ratelimit-headers",
 			Title:  "no X-RateLimit-* header on 2xx responses within the budget nor on the 429",
-			Rules:  []string{"RATE-002"},
+			Rules:  []string{"RATE-002", "RATE-004"},
 			Needs:  []string{"keys.read_only"},
 			Budget: &check.Budget{Routes: []string{route("read_only", "GET", me)}, Tenant: 601},
 			Run: func(t *check.T) {
@@ -198,7 +198,7 @@ func init() {
 		check.Check{
 			ID:     "ratelimit/window-boundary-double-budget",
 			Title:  "600 requests just before a clock-minute boundary and 600 just after all pass: fixed windows, not sliding",
-			Rules:  []string{"RATE-008"},
+			Rules:  []string{"RATE-008", "RATE-004"},
 			Needs:  []string{"keys.subject"},
 			Budget: &check.Budget{Routes: []string{route("subject", "GET", customers)}, Tenant: 1201, Windows: 2},
 			Run: func(t *check.T) {

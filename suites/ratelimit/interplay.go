@@ -130,7 +130,7 @@ func init() {
 		check.Check{
 			ID:     "ratelimit/route-refusals-not-counted-by-tenant",
 			Title:  "700 requests on one budget (600 pass, 100 refused) then 5,400 on nine others all pass; the tenant's next request is 429, in every second of the minute, and the next minute opens a fresh aggregate",
-			Rules:  []string{"RATE-011", "RATE-010"},
+			Rules:  []string{"RATE-011", "RATE-010", "RATE-004"},
 			Needs:  []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject", "customers.active_personal"},
 			Budget: &check.Budget{WholeTenant: true, Tenant: tenantBudget + 103, IntoNextMinute: true},
 			Run: func(t *check.T) {

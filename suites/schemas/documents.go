@@ -22,7 +22,7 @@ func init() {
 		check.Check{
 			ID:    "schemas/documents-cover-every-operation",
 			Title: "the served documents describe every documented operation",
-			Rules: []string{"VER-013"},
+			Rules: []string{"VER-013", "VER-003"},
 			Run:   documentsCoverOperations,
 		},
 	)

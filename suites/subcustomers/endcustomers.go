@@ -118,7 +118,7 @@ func init() {
 		check.Check{
 			ID:     "subcustomers/list-all-unpaged",
 			Title:  "GET end-customers returns data.end_customers with every child, no pagination, ignoring page and limit",
-			Rules:  []string{"SUB-007", "SUB-023", "PAGE-016", "PAGE-017"},
+			Rules:  []string{"SUB-007", "SUB-023", "PAGE-016", "PAGE-017", "SUB-005"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.parent", "customers.child"},
 			Run: func(t *check.T) {

@@ -50,7 +50,7 @@ func init() {
 		check.Check{
 			ID:     "subcustomers/programme-revoked",
 			Title:  "With the programme revoked, creating and verifying children is 403 sub_customer_onboarding_disabled while reads of existing children stay available",
-			Rules:  []string{"SUB-018", "SUB-019", "SUB-021", "ERR-051", "ERR-052"},
+			Rules:  []string{"SUB-018", "SUB-019", "SUB-021", "ERR-051", "ERR-052", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

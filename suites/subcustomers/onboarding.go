@@ -69,7 +69,7 @@ func init() {
 		check.Check{
 			ID:     "subcustomers/onboarding-personal",
 			Title:  "End-customer onboarding of a person needs contact_email, refuses business_profile and returns a verification session",
-			Rules:  []string{"SUB-025", "SUB-010", "SUB-012", "SUB-013", "ONB-014"},
+			Rules:  []string{"SUB-025", "SUB-010", "SUB-012", "SUB-013", "ONB-014", "SUB-005"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.parent"},
 			Run: func(t *check.T) {
@@ -88,7 +88,7 @@ func init() {
 		check.Check{
 			ID:     "subcustomers/onboarding-business",
 			Title:  "End-customer onboarding of a business needs business_profile with its named fields and an associated party",
-			Rules:  []string{"SUB-011", "SUB-025", "SUB-013", "ONB-014"},
+			Rules:  []string{"SUB-011", "SUB-025", "SUB-013", "ONB-014", "SUB-005"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.parent"},
 			Run: func(t *check.T) {

@@ -12,7 +12,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "subcustomers/subject-key-reach",
 		Title:  "The parent's subject key reaches its children and their nested routes; a customer that is not its child is 404",
-		Rules:  []string{"BIND-006", "BIND-002", "BIND-003", "SUB-024", "BIND-001"},
+		Rules:  []string{"BIND-006", "BIND-002", "BIND-003", "SUB-024", "BIND-001", "SUB-005"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.subject", "customers.parent", "customers.child", "customers.active_personal"},
 		Run: func(t *check.T) {

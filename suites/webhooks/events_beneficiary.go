@@ -12,7 +12,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/beneficiary-events-v1-shape",
 			Title:  "beneficiary.approved, beneficiary.rejected and fiat.beneficiary.updated use the svc.webhooks.v1 shape, signed like every delivery",
-			Rules:  []string{"EVT-007", "EVT-008", "EVT-131", "EVT-142"},
+			Rules:  []string{"EVT-007", "EVT-008", "EVT-131", "EVT-142", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {

@@ -13,7 +13,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "webhooks/event-beneficiary-decisions",
 		Title:  "A staff approval emits beneficiary.approved (empty rejection_reason) and fiat.beneficiary.updated (change approval); a rejection emits beneficiary.rejected; a bank registration emits fiat.beneficiary.updated (change registration)",
-		Rules:  []string{"EVT-061", "EVT-062", "EVT-129", "EVT-130", "EVT-132", "EVT-133", "EVT-134", "EVT-135", "EVT-136"},
+		Rules:  []string{"EVT-061", "EVT-062", "EVT-129", "EVT-130", "EVT-132", "EVT-133", "EVT-134", "EVT-135", "EVT-136", "WHM-003"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "webhook_url"},
 		Run: func(t *check.T) {

@@ -104,7 +104,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "webhooks/event-conversion-completed-live-rate",
 		Title:  "A conversion executes at the live rate, not the earlier quote; settling it reads Settled and emits conversion.completed with the reserved source, the quoted target and executed_rate target/source",
-		Rules:  []string{"CONV-002", "CONV-005", "CONV-006", "CONV-019", "EVT-060", "EVT-126", "EVT-127", "EVT-128"},
+		Rules:  []string{"CONV-002", "CONV-005", "CONV-006", "CONV-019", "EVT-060", "EVT-126", "EVT-127", "EVT-128", "WHM-003"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
 		Run: func(t *check.T) {
@@ -132,7 +132,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "webhooks/event-conversion-completed-exact-atomic",
 		Title:  "An ETH-to-GBP conversion of 9007199254740993 wei (above 2^53) is reported in conversion.completed exactly, with executed_rate consistent with the amounts",
-		Rules:  []string{"CONV-003", "EVT-127", "EVT-128"},
+		Rules:  []string{"CONV-003", "EVT-127", "EVT-128", "WHM-003"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
 		Run: func(t *check.T) {

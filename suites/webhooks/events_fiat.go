@@ -73,6 +73,11 @@ func requestFamily(t *check.T, typ string, env, d map[string]any, cust, id, curr
 			rule = "FIAT-016"
 		}
 		t.Errorf(rule, "%s data.status is %v, want %s", typ, d["status"], status)
+		switch d["status"] {
+		case "active", "pending", "needs_information", "failed":
+		default:
+			t.Errorf("EVT-087", "%s data.status is %v, not one of active, pending, needs_information, failed", typ, d["status"])
+		}
 	}
 	if reason == "" {
 		if d["vendor_error_code"] != nil || d["vendor_error_message"] != nil || d["officer_note"] != nil {
@@ -106,7 +111,7 @@ func init() {
 		ID:    "webhooks/event-fiat-account-issued",
 		Title: "A completed fiat account emits viban.ready (coordinates per currency, provider fields, nulls as documented), virtual_account_request.completed and customer.account_ready (one shape, status active)",
 		Rules: []string{"EVT-052", "EVT-053", "EVT-076", "EVT-077", "EVT-078", "EVT-079", "EVT-080", "EVT-081", "EVT-082", "EVT-083",
-			"EVT-084", "EVT-085", "EVT-086", "EVT-087", "EVT-088", "EVT-089", "EVT-091", "EVT-092", "EVT-093", "FIAT-012", "EVT-137", "EVT-046"},
+			"EVT-084", "EVT-085", "EVT-086", "EVT-087", "EVT-088", "EVT-089", "EVT-091", "EVT-092", "EVT-093", "FIAT-012", "EVT-137", "EVT-046", "WHM-003"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
@@ -160,6 +165,7 @@ func init() {
 				}
 				if d["status"] != "active" {
 					t.Errorf("FIAT-012", "viban.ready data.status is %v, want active (Completed translates to active)", d["status"])
+					t.Errorf("EVT-079", "viban.ready data.status is %v, want active", d["status"])
 				}
 				if p, _ := d["provider"].(string); p == "" || d["provider_name"] != d["provider"] {
 					t.Errorf("EVT-080", "viban.ready provider %v and provider_name %v, want both the raw provider code", d["provider"], d["provider_name"])
@@ -193,8 +199,8 @@ func init() {
 	check.Register(check.Check{
 		ID:    "webhooks/event-fiat-account-needs-information-and-rejected",
 		Title: "A provisioning needing information emits needs_correction + customer.needs_information (needs_information, provider_status reason), a failure virtual_account_request.rejected (failed); pending and other states translate as documented",
-		Rules: []string{"EVT-054", "EVT-055", "EVT-084", "EVT-087", "EVT-088", "EVT-089", "EVT-090", "EVT-093",
-			"FIAT-013", "FIAT-014", "FIAT-015", "FIAT-016", "EVT-137"},
+		Rules: []string{"EVT-054", "EVT-055", "EVT-084", "EVT-085", "EVT-087", "EVT-088", "EVT-089", "EVT-090", "EVT-093",
+			"FIAT-013", "FIAT-014", "FIAT-015", "FIAT-016", "EVT-137", "WHM-003"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
@@ -240,7 +246,7 @@ func init() {
 		ID:    "webhooks/event-fiat-deposit-received-and-returned",
 		Title: "A fiat deposit emits deposit.received with the documented fiat payload; a held one emits nothing; a bank recall emits deposit.returned (balance_adjusted false, under_review) and leaves the balance",
 		Rules: []string{"EVT-056", "FIAT-003", "DEP-001", "EVT-058", "EVT-094", "EVT-095", "EVT-096", "EVT-097", "EVT-098", "EVT-099", "EVT-100", "EVT-101",
-			"EVT-102", "EVT-103", "EVT-104", "EVT-105", "EVT-106", "EVT-107", "EVT-108", "EVT-109", "EVT-110", "EVT-111", "EVT-112"},
+			"EVT-102", "EVT-103", "EVT-104", "EVT-105", "EVT-106", "EVT-107", "EVT-108", "EVT-109", "EVT-110", "EVT-111", "EVT-112", "WHM-003"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {

@@ -19,7 +19,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/event-end-customer-created",
 			Title:  "Creating an end customer emits customer.created to the parent's endpoint, with email the empty string while it has none",
-			Rules:  []string{"EVT-045", "EVT-047", "EVT-066"},
+			Rules:  []string{"EVT-045", "EVT-047", "EVT-066", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -40,7 +40,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/event-kyb-business-fields",
 			Title:  "kyb.* data carries business_id, tenant_id and business_name equal to the business's external reference",
-			Rules:  []string{"EVT-069", "EVT-071", "EVT-072"},
+			Rules:  []string{"EVT-069", "EVT-071", "EVT-072", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "customers.active_business", "webhook_url"},
 			Run: func(t *check.T) {
@@ -64,7 +64,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/event-customer-created",
 			Title:  "Creating a customer through the API emits customer.created with customer_id, tenant_id, email, lowercase user_type and status",
-			Rules:  []string{"EVT-047", "EVT-048", "EVT-064", "EVT-065", "EVT-067", "EVT-068", "EVT-040", "EVT-041"},
+			Rules:  []string{"EVT-047", "EVT-048", "EVT-064", "EVT-065", "EVT-067", "EVT-068", "EVT-040", "EVT-041", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {
@@ -82,7 +82,9 @@ func init() {
 				if d["email"] != email {
 					t.Errorf("EVT-065", "data.email %v, want %s", d["email"], email)
 				}
-				if ut := d["user_type"]; ut != "personal" && ut != "business" {
+				if ut, present := d["user_type"]; !present {
+					t.Errorf("EVT-065", "data has no user_type")
+				} else if ut != "personal" && ut != "business" {
 					t.Errorf("EVT-067", "data.user_type %v, want personal or business", ut)
 				}
 				if st, ok := d["status"].(string); !ok || st == "" || st != strings.ToLower(st) {
@@ -93,7 +95,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/event-verification-outcomes",
 			Title:  "Verification rejected, pending review and approved emit kyc.rejected, kyc.pending_review and kyc.approved with their documented data",
-			Rules:  []string{"EVT-049", "EVT-050", "EVT-051", "EVT-069", "EVT-070", "EVT-072", "EVT-073", "EVT-074", "EVT-075"},
+			Rules:  []string{"EVT-049", "EVT-050", "EVT-051", "EVT-069", "EVT-070", "EVT-072", "EVT-073", "EVT-074", "EVT-075", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {

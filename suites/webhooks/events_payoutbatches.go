@@ -16,7 +16,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "webhooks/no-payout-batch-events",
 		Title:  "no webhook fires for any payout batch transition: a tenant-wide endpoint for every event type receives nothing about batches created, submitted, approved, rejected and executed",
-		Rules:  []string{"PB-047"},
+		Rules:  []string{"PB-047", "WHM-003"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "webhook_url"},
 		Run: func(t *check.T) {

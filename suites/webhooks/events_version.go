@@ -16,7 +16,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "webhooks/api-version-not-negotiated",
 		Title:  "a customer created by a request asking for another API version (Api-Version, X-Api-Version, Accept-Version headers) still emits customer.created with api_version 2026-05-legacy",
-		Rules:  []string{"VER-008"},
+		Rules:  []string{"VER-008", "WHM-003"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {

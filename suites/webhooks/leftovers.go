@@ -22,7 +22,7 @@ const redirectPath = "/ts-redirected"
 // status must match; the code is read from data.code (envelope) or the
 // top-level code member (flat or problem+json), either accepted.
 func webhookRefusal(t *check.T, rule string, r *client.Response, status int, code string) {
-	shape.Status(t, rule, r, status)
+	shape.StatusOfCode(t, rule, r, status, code)
 	m := shape.Object(t, rule, r)
 	got, where := m["code"], "code"
 	if d, ok := m["data"].(map[string]any); ok && d["code"] != nil {
@@ -49,7 +49,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/rotation-race-loser-not-stored",
 			Title:  "Two racing rotations: one wins, the loser gets 409 webhook_secret_rotation_conflict; only the winner's secret is stored (secretSha256) and signs deliveries",
-			Rules:  []string{"WHM-051", "ERR-122", "ERR-124", "WHM-076"},
+			Rules:  []string{"WHM-051", "ERR-122", "ERR-124", "WHM-076", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -130,7 +130,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/redirect-not-followed",
 			Title:  "An endpoint answering 307 with a Location is not followed: nothing is posted to the Location",
-			Rules:  []string{"EVT-036"},
+			Rules:  []string{"EVT-036", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {

@@ -24,7 +24,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/enforcement-disabled-refuses-writes",
 			Title:  "While subject-binding enforcement is disabled, registration, PATCH, DELETE and rotation are refused with 403; existing endpoints keep delivering",
-			Rules:  []string{"WHM-038", "WHM-040"},
+			Rules:  []string{"WHM-038", "WHM-040", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {

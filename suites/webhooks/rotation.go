@@ -16,7 +16,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/rotation-new-secret",
 			Title:  "Rotation returns a new well-formed secret once, increments secretVersion, and GET shows its SHA-256",
-			Rules:  []string{"WHM-008", "WHM-049", "WHM-052", "WHM-036"},
+			Rules:  []string{"WHM-008", "WHM-049", "WHM-052", "WHM-036", "WHM-003", "WHM-012"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
@@ -33,6 +33,7 @@ func init() {
 				rm := shape.Object(t, "WHM-049", r)
 				secret := shape.String(t, "WHM-049", rm, "secret")
 				if secret == old {
+					t.ErrorAt(r, "WHM-008", "rotation did not rotate the secret: it returned the same one")
 					t.FatalAt(r, "WHM-049", "rotation returned the same secret")
 				}
 				if len(secret) != 54 || !secretRE.MatchString(secret) {

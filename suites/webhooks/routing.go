@@ -15,7 +15,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/routing-by-key",
 			Title:  "A parent-bound endpoint gets the parent's and its direct children's events; a child-bound one only the child's; a tenant-wide one all",
-			Rules:  []string{"EVT-039", "EVT-040", "EVT-041", "EVT-045"},
+			Rules:  []string{"EVT-039", "EVT-040", "EVT-041", "EVT-045", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "keys.child", "keys.tenant", "customers.parent", "customers.child", "webhook_url"},
 			Run: func(t *check.T) {
@@ -61,7 +61,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/disabled-gets-no-new-events",
 			Title:  "A disabled endpoint gets no new events, and events while disabled are not delivered after re-enabling",
-			Rules:  []string{"WHM-044", "WHM-045"},
+			Rules:  []string{"WHM-044", "WHM-045", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {

@@ -33,7 +33,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/routing-unattributable-and-unresolvable",
 			Title:  "An unattributable event reaches tenant-wide endpoints only; an event resolving no customer_id/business_id/user_id is not delivered; neither writes a delivery-attempt row (an attributable event then does)",
-			Rules:  []string{"EVT-042", "EVT-043", "EVT-044", "EVT-041"},
+			Rules:  []string{"EVT-042", "EVT-043", "EVT-044", "EVT-041", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "keys.tenant", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -83,7 +83,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/destination-rechecked-at-delivery",
 			Title:  "A destination whose name now resolves to a private address gets no delivery (silent failure)",
-			Rules:  []string{"WHM-025"},
+			Rules:  []string{"WHM-025", "WHM-024"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent"},
 			Run: func(t *check.T) {
@@ -117,7 +117,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/connection-failure-retried",
 			Title:  "A connection failure is retried; its attempt row has no response status or excerpt and the failure reason names no status",
-			Rules:  []string{"EVT-031", "WHM-069", "WHM-070"},
+			Rules:  []string{"EVT-031", "WHM-069", "WHM-070", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -147,7 +147,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/correlation-id-carried",
 			Title:  "A delivery produced by a request that carried X-Correlation-Id carries it as x-correlation-id",
-			Rules:  []string{"EVT-019", "EVT-020"},
+			Rules:  []string{"EVT-019", "EVT-020", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {

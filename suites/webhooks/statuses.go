@@ -17,7 +17,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/retryable-and-final-statuses",
 			Title:  "408, 425, 429 and 5xx are retried 30 s later; 400, 401, 403, 404 and 422 dead-letter on the first attempt",
-			Rules:  []string{"EVT-026", "EVT-027", "EVT-028", "EVT-029", "EVT-035", "EVT-025"},
+			Rules:  []string{"EVT-026", "EVT-027", "EVT-028", "EVT-029", "EVT-035", "EVT-025", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -89,7 +89,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/support-replay",
 			Title:  "A support replay of a dead-lettered delivery is one more attempt continuing the count, with isReplay and the replay fields set",
-			Rules:  []string{"EVT-037", "WHM-072", "WHM-067"},
+			Rules:  []string{"EVT-037", "WHM-072", "WHM-067", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {

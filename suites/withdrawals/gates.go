@@ -21,7 +21,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "withdrawals/compliance-gates",
 		Title:  "A fiat withdrawal by a customer in manual review is 409 compliance_subject_manual_review, by a blocked one 403 compliance_subject_blocked (flat or envelope)",
-		Rules:  []string{"ERR-098", "ERR-099", "ERR-101", "ERR-028"},
+		Rules:  []string{"ERR-098", "ERR-099", "ERR-101", "ERR-028", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {

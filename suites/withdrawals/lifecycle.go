@@ -64,7 +64,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "withdrawals/list-paged",
 		Title:  "GET .../banking/withdrawals pages with limit and page and answers data.withdrawals and data.pagination; a new withdrawal is listed",
-		Rules:  []string{"FWD-016", "PAGE-021"},
+		Rules:  []string{"FWD-016", "PAGE-021", "FWD-018"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
 		Run: func(t *check.T) {
@@ -105,7 +105,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "withdrawals/retry-replays-never-pays-twice",
 		Title:  "A retry with the same Idempotency-Key and body replays the original answer byte for byte and the list holds one withdrawal",
-		Rules:  []string{"FWD-019"},
+		Rules:  []string{"FWD-019", "FWD-016"},
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
 		Run: func(t *check.T) {
@@ -131,7 +131,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "withdrawals/retry-is-not-a-status-read",
 		Title:  "After the bank completes a withdrawal, a retry of its request still answers the stored PendingProvider; the list shows Completed",
-		Rules:  []string{"FWD-020", "FWD-009", "FWD-010"},
+		Rules:  []string{"FWD-020", "FWD-009", "FWD-010", "FWD-006"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
 		Run: func(t *check.T) {
@@ -152,7 +152,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "withdrawals/failed-and-review-outcomes",
 		Title:  "A bank failure lists the withdrawal Failed and gives the reserved funds back; ManualReview is unfinished and can still complete",
-		Rules:  []string{"FWD-011", "FWD-012", "FWD-013"},
+		Rules:  []string{"FWD-011", "FWD-012", "FWD-013", "FWD-018"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
 		Run: func(t *check.T) {
@@ -308,10 +308,13 @@ func init() {
 		Run: func(t *check.T) {
 			cust := t.Customer("active_personal")
 			defer func() { _ = t.Control().SourceAccount(t.Context(), cust, "EUR", "") }()
-			for rule, code := range map[string]string{
-				"ERR-092": "source_account_not_ready", "ERR-093": "withdrawal_client_money_blocked",
-				"ERR-094": "source_account_pot_missing", "ERR-095": "fiat_withdrawal_prerequisites_missing",
+			// In a fixed order: a map's would make the first refusal to
+			// fail vary from run to run.
+			for _, rc := range [][2]string{
+				{"ERR-092", "source_account_not_ready"}, {"ERR-093", "withdrawal_client_money_blocked"},
+				{"ERR-094", "source_account_pot_missing"}, {"ERR-095", "fiat_withdrawal_prerequisites_missing"},
 			} {
+				rule, code := rc[0], rc[1]
 				if err := t.Control().SourceAccount(t.Context(), cust, "EUR", code); err != nil {
 					t.Fatalf(rule, "control: source account: %v", err)
 				}

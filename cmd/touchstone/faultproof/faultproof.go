@@ -7,11 +7,14 @@ package faultproof
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"runtime"
+	"sort"
 	"sync"
 
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/property"
 )
@@ -25,6 +28,131 @@ type Outcome struct {
 	CaughtBy    []string `json:"caught_by"` // checks that failed naming the rule
 	Caught      bool     `json:"caught"`
 	Note        string   `json:"note,omitempty"`
+	// Source is what the ledger credits: "fault:NAME" for a fault mode,
+	// "variant:NAME" for a wrong-server variant.
+	Source string `json:"source,omitempty"`
+	// FailedUnder are the rule ids the checks' failures were reported
+	// under, each declared by the check that reported it: the rules this
+	// fault proves able to fail under their own id.
+	FailedUnder []string `json:"failed_under,omitempty"`
+	// Undeclared are failures under a rule their check does not declare,
+	// "check RULE" (a defect of the check: it must report under a rule
+	// it names).
+	Undeclared []string `json:"undeclared,omitempty"`
+	// Bystanders are the checks of other areas, naming no rule of the
+	// fault's area, run beside its own (a fixed sample: Bystanders);
+	// Stray those of them that did not pass, "check: status RULES" (a
+	// fault that breaks more than its rule is itself a defect).
+	Bystanders []string `json:"bystanders,omitempty"`
+	Stray      []string `json:"stray,omitempty"`
+}
+
+// WideRules are rules every answer of a kind obeys, so that a fault or
+// variant breaking one is seen by checks of other areas too, each with why;
+// their bystanders' failures are expected, not a defect of the fault.
+var WideRules = map[string]string{
+	"ENV-001":  "every v1 envelope carries message: any check reading an envelope sees it missing",
+	"ENV-008":  "every customer object's member names: any check reading a customer sees them",
+	"ERR-014":  "every problem+json answer's media type: any check reading a refusal sees it",
+	"CORR-003": "the X-Correlation-Id length check: the check-order checks send the same header",
+	"ERR-019":  "idempotency_key_invalid answers every mutating call without a key: the check-order checks assert its status",
+	"ERR-022":  "api_key_authentication_failed is every 401's code: every refused-key check asserts its status",
+	"ENV-003":  "every v1 envelope repeats its HTTP status in status_code: any check reading an envelope sees it differ",
+	"PAGE-018": "the customer list's pagination: any check reading the customer list sees it missing",
+}
+
+// BystanderCount is how many checks of other areas each fault and variant
+// runs beside its own, to show it breaks nothing else.
+const BystanderCount = 3
+
+// Bystanders is the fixed sample of checks a fault or variant breaking
+// rule runs to show it breaks nothing else: runnable checks of other
+// areas that name no rule of the rule's area and run alone in no way
+// (no virtual-clock moves, no budget probes), picked by a hash of name.
+func Bystanders(name, rule string) []*check.Check {
+	area := ruleArea(rule)
+	var pool []*check.Check
+	for _, c := range check.All() {
+		if !runnable(c) || c.Budget != nil || c.HasLabel(check.Alone) || c.Area() == area || namesArea(c, area) {
+			continue
+		}
+		pool = append(pool, c)
+	}
+	if len(pool) == 0 {
+		return nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	seed := h.Sum64()
+	var out []*check.Check
+	seen := map[int]bool{}
+	for i := 0; len(out) < BystanderCount && i < 4*BystanderCount; i++ {
+		j := int((seed + uint64(i)*0x9e3779b97f4a7c15) % uint64(len(pool)))
+		if !seen[j] {
+			seen[j] = true
+			out = append(out, pool[j])
+		}
+	}
+	return out
+}
+
+// ruleArea is a rule's area in the catalogue ("" when unknown).
+func ruleArea(rule string) string {
+	if cat, err := catalogue.Load(); err == nil {
+		if r := cat.Canonical(rule); r != nil {
+			return r.Area
+		}
+	}
+	return ""
+}
+
+// namesArea tells whether the check names a rule of the area.
+func namesArea(c *check.Check, area string) bool {
+	for _, r := range c.Rules {
+		if ruleArea(r) == area {
+			return true
+		}
+	}
+	return false
+}
+
+// runBystanders runs the sample (less the checks in skip) and records what
+// did not pass.
+func (o *Outcome) runBystanders(ctx context.Context, tgt *check.Target, skip map[string]string) {
+	for _, c := range Bystanders(o.Fault, o.Rule) {
+		if skip[c.ID] != "" {
+			continue
+		}
+		o.Bystanders = append(o.Bystanders, c.ID)
+		res := check.Run(ctx, tgt, c)
+		if (res.Status == check.Failed || res.Status == check.Error) && WideRules[o.Rule] == "" {
+			var rules []string
+			for _, f := range res.Failures {
+				rules = append(rules, f.Rule)
+			}
+			o.Stray = append(o.Stray, fmt.Sprintf("%s: %s %v %s", c.ID, res.Status, sortedSet(rules), res.Error))
+		}
+	}
+}
+
+// FailedUnder sorts a check result's failures by whether the check
+// declares their rule: the declared rule ids, and "check RULE" for each
+// failure under a rule the check does not name.
+func FailedUnder(r *check.Result) (declared, undeclared []string) {
+	c := check.Get(r.ID)
+	seen := map[string]bool{}
+	for _, f := range r.Failures {
+		if seen[f.Rule] {
+			continue
+		}
+		seen[f.Rule] = true
+		if c != nil && c.Declares(f.Rule) {
+			declared = append(declared, f.Rule)
+		} else {
+			undeclared = append(undeclared, r.ID+" "+f.Rule)
+		}
+	}
+	return declared, undeclared
 }
 
 // runnable leaves out checks that wait on real time.
@@ -32,7 +160,7 @@ func runnable(c *check.Check) bool { return !c.HasLabel(check.Slow) }
 
 // Prove runs one fault.
 func Prove(ctx context.Context, f sandbox.Fault) Outcome {
-	o := Outcome{Fault: f.Name, Rule: f.Rule, Description: f.Description}
+	o := Outcome{Fault: f.Name, Rule: f.Rule, Description: f.Description, Source: FaultSource + f.Name}
 	if f.Rule == "" {
 		o.Note = "fault names no rule"
 		return o
@@ -58,19 +186,33 @@ func Prove(ctx context.Context, f sandbox.Fault) Outcome {
 	}
 	defer l.Close()
 	for _, c := range checks {
-		res := check.Run(ctx, l.Target, c)
-		for _, fl := range res.Failures {
-			if fl.Rule == f.Rule {
-				o.CaughtBy = append(o.CaughtBy, c.ID)
-				break
-			}
-		}
-		if res.Status == check.Error && o.Note == "" {
-			o.Note = fmt.Sprintf("%s reached no verdict: %s", c.ID, res.Error)
+		o.record(c, check.Run(ctx, l.Target, c))
+	}
+	o.runBystanders(ctx, l.Target, nil)
+	o.finish()
+	return o
+}
+
+// record adds one check's result to the outcome.
+func (o *Outcome) record(c *check.Check, res *check.Result) {
+	d, u := FailedUnder(res)
+	o.FailedUnder = append(o.FailedUnder, d...)
+	o.Undeclared = append(o.Undeclared, u...)
+	for _, fl := range res.Failures {
+		if fl.Rule == o.Rule {
+			o.CaughtBy = append(o.CaughtBy, c.ID)
+			break
 		}
 	}
+	if res.Status == check.Error && o.Note == "" {
+		o.Note = fmt.Sprintf("%s reached no verdict: %s", c.ID, res.Error)
+	}
+}
+
+func (o *Outcome) finish() {
 	o.Caught = len(o.CaughtBy) > 0
-	return o
+	o.FailedUnder = sortedSet(o.FailedUnder)
+	o.Undeclared = sortedSet(o.Undeclared)
 }
 
 // ProveAll runs every fault, each against its own sandbox, GOMAXPROCS at
@@ -117,4 +259,21 @@ func Baseline(ctx context.Context) ([]*check.Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// sortedSet returns the distinct strings of xs, sorted.
+func sortedSet(xs []string) []string {
+	if len(xs) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

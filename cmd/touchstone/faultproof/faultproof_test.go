@@ -2,7 +2,11 @@ package faultproof_test
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
 	"os"
+	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 
@@ -35,6 +39,7 @@ func TestEveryFaultIsCaught(t *testing.T) {
 	var mu sync.Mutex
 	caughtBy := map[string]bool{}
 	proved := 0
+	proofs := faultproof.NewProofs()
 	// Each fault runs against its own sandbox, in parallel up to
 	// -test.parallel (GOMAXPROCS by default); "faults" returns once all
 	// of them have, so the proof below sees every outcome.
@@ -52,7 +57,11 @@ func TestEveryFaultIsCaught(t *testing.T) {
 				if !o.Caught {
 					t.Errorf("fault %s (%s) breaks %s but no check caught it: %s (checks run: %v)", f.Name, f.Description, f.Rule, o.Note, o.Checks)
 				}
+				for _, s := range o.Stray {
+					t.Errorf("fault %s breaks %s but also a check of another area: %s", f.Name, f.Rule, s)
+				}
 				mu.Lock()
+				proofs.AddOutcome(o)
 				proved++
 				for _, id := range o.CaughtBy {
 					caughtBy[id] = true
@@ -82,7 +91,79 @@ func TestEveryFaultIsCaught(t *testing.T) {
 				t.Errorf("check %s cannot be shown to fail: no fault mode catches it and against a server that honours nothing it ended %s %s", r.ID, r.Status, r.SkipReason+r.Error)
 			}
 		}
+		proofs.AddResults(faultproof.WrongServerSource, results)
+		if bad := faultproof.ProxyBaseline(context.Background()); len(bad) > 0 {
+			t.Logf("%d checks do not pass through the variants' proxy unchanged and take no part in them: %v", len(bad), bad)
+		}
+		for _, v := range faultproof.Variants() {
+			o := faultproof.ProveVariant(context.Background(), v)
+			if !o.Caught {
+				t.Errorf("wrong-server variant %s (%s) breaks %s but no check failed under it: %s (checks run: %v)", v.Name, v.Description, v.Rule, o.Note, o.Checks)
+			}
+			for _, s := range o.Stray {
+				t.Errorf("wrong-server variant %s breaks %s but also a check of another area: %s", v.Name, v.Rule, s)
+			}
+			proofs.AddOutcome(o)
+		}
+		checkProof(t, proofs)
 	})
+}
+
+var updateProof = flag.Bool("update-proof", false, "rewrite internal/catalogue/proof.json from this run of the whole fault proof")
+
+// checkProof: every failure was reported under a rule its check declares;
+// the ledger claims no rule this run did not show failing (with
+// -update-proof it is rewritten); every checked spec rule is proven or
+// says why it cannot be.
+func checkProof(t *testing.T, proofs *faultproof.Proofs) {
+	t.Helper()
+	cat := catalogue.MustLoad()
+	if path := os.Getenv("TOUCHSTONE_PROOF_DUMP"); path != "" {
+		raw, _ := json.MarshalIndent(proofs, "", "  ")
+		_ = os.WriteFile(path, raw, 0o644)
+	}
+	var undeclared []string
+	for u, src := range proofs.Undeclared {
+		undeclared = append(undeclared, u+" (under "+src+")")
+	}
+	sort.Strings(undeclared)
+	for _, u := range undeclared {
+		t.Errorf("check failed under a rule it does not declare: %s", u)
+	}
+	old := catalogue.MustLoadProof()
+	now := proofs.Ledger(cat, old)
+	if *updateProof {
+		if err := now.Write(filepath.Join("..", "..", "..", "internal", "catalogue", "proof.json")); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote internal/catalogue/proof.json: %d rules proven", len(now.Proven))
+		return
+	}
+	var gone, fresh []string
+	for id := range old.Proven {
+		if !now.IsProven(id) {
+			gone = append(gone, id)
+		}
+	}
+	for id := range now.Proven {
+		if !old.IsProven(id) {
+			fresh = append(fresh, id)
+		}
+	}
+	sort.Strings(gone)
+	sort.Strings(fresh)
+	for _, id := range gone {
+		t.Errorf("internal/catalogue/proof.json claims %s proven (by %v), but no fault or variant made a check fail under it in this run", id, old.Proven[id])
+	}
+	if len(fresh) > 0 {
+		t.Logf("proven now, not yet in internal/catalogue/proof.json (go test ./cmd/touchstone/faultproof -run TestEveryFaultIsCaught -update-proof): %v", fresh)
+	}
+	_, unproven := cat.SpecStatus(old)
+	for _, r := range unproven {
+		if old.Unproven[r.ID] == "" {
+			t.Errorf("checked spec rule %s is neither proven nor says why no fault can show it (internal/catalogue/proof.json \"unproven\")", r.ID)
+		}
+	}
 }
 
 // sampledUnderRace tells whether the i-th fault is proved in this binary:
