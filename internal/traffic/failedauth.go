@@ -123,7 +123,16 @@ func (t *Ticket) reserveWaiting(ctx context.Context, n int, first bool) error {
 		}
 		p := t.p
 		p.mu.Lock()
-		if err := p.waitNext(ctx, fmt.Sprintf("a fresh failed-auth window for %s (%d more; %d of %d spent)", t.who, n, p.used+p.held, FailedAuthBudget)); err != nil {
+		what := fmt.Sprintf("a fresh failed-auth window for %s (%d more; %d of %d spent)", t.who, n, p.used+p.held, FailedAuthBudget)
+		// What it holds here is no use to it while it waits for the
+		// next window: the run may spend it meanwhile.
+		t.mu.Lock()
+		if t.epoch == p.epoch {
+			p.held -= t.left
+		}
+		t.left = 0
+		t.mu.Unlock()
+		if err := p.waitNext(ctx, what); err != nil {
 			return err
 		}
 	}

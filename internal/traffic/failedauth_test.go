@@ -172,3 +172,43 @@ func TestAProbeFirstInLineGetsTheNextWindow(t *testing.T) {
 	other.Close()
 	probe.Close()
 }
+
+// TestAHolderWaitingForTheNextWindowHoldsNothing: a holder that needs
+// more than the window has left waits for the next one without keeping
+// what it already held in this one (a real-clock run's windows showed
+// "20 of 20 spent" while a few failures went out: holders waiting for
+// the next window kept part of each).
+func TestAHolderWaitingForTheNextWindowHoldsNothing(t *testing.T) {
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	sleeping, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	p.Sleep = func(_ context.Context, d time.Duration) error {
+		once.Do(func() {
+			sleeping <- struct{}{}
+			<-proceed
+		})
+		r.set(r.at().Add(d))
+		return nil
+	}
+	other := p.Ticket("other")
+	if !other.TryReserve(12) {
+		t.Fatal("no room")
+	}
+	mine := p.Ticket("mine")
+	if !mine.TryReserve(8) {
+		t.Fatal("no room")
+	}
+	done := make(chan error)
+	go func() { done <- mine.Reserve(context.Background(), 10) }()
+	<-sleeping
+	if a := p.Available(); a != 8 {
+		t.Errorf("%d available while the holder waits for the next window, want the 8 it held", a)
+	}
+	close(proceed)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	mine.Close()
+}
