@@ -2,10 +2,12 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
@@ -89,5 +91,33 @@ func TestHarnessMistakeIsNoVerdict(t *testing.T) {
 	res = Run(context.Background(), tgt, createCustomer(`{"email":`, true))
 	if res.Status != Failed || len(res.Failures) != 1 || res.Failures[0].Rule != "CUST-001" {
 		t.Fatalf("result %s %+v, want the check's own failure", res.Status, res.Failures)
+	}
+}
+
+// TestTheMinimumIsTheLargestOfTheBudgets: on a real clock the printed
+// minimum is the largest of the failed-auth, tenant and busiest-route
+// windows; the tenant's whole-budget minutes count as tenant windows,
+// not on top of the failed-auth ones (requests refused at the key step
+// spend no tenant budget, so those minutes carry failed authentications
+// too).
+func TestTheMinimumIsTheLargestOfTheBudgets(t *testing.T) {
+	var cs []*Check
+	for i := range 5 {
+		// 5 × 19 = 95 failed authentications: 5 windows.
+		cs = append(cs, &Check{ID: fmt.Sprintf("demo/refusals-%d", i), FailedAuth: 19})
+	}
+	for i := range 3 {
+		cs = append(cs, &Check{ID: fmt.Sprintf("demo/tenant-whole-%d", i), Budget: &Budget{WholeTenant: true, Tenant: 6001}})
+	}
+	d, why := realClockMinimum(Estimate{Requests: 3 * 6001, wholeRequests: 3 * 6001}, cs)
+	if d != 4*time.Minute {
+		t.Errorf("minimum %s (%s), want 4m0s: 5 failed-auth windows, the 3 whole-tenant minutes among them", d, why)
+	}
+	cs = append(cs, &Check{ID: "demo/tenant-whole-3", Budget: &Budget{WholeTenant: true, Tenant: 6001}},
+		&Check{ID: "demo/tenant-whole-4", Budget: &Budget{WholeTenant: true, Tenant: 6001}},
+		&Check{ID: "demo/tenant-whole-5", Budget: &Budget{WholeTenant: true, Tenant: 6001}})
+	d, why = realClockMinimum(Estimate{Requests: 6*6001 + 5000, wholeRequests: 6 * 6001}, cs)
+	if d != 6*time.Minute {
+		t.Errorf("minimum %s (%s), want 6m0s: 6 whole-tenant minutes and 1 more for the rest", d, why)
 	}
 }

@@ -60,8 +60,8 @@ type Estimate struct {
 	BusiestCount int
 	// Minimum is the least wall time the traffic needs on a real clock
 	// (0 on a virtual clock): the clock minutes of the failed-auth, tenant
-	// or busiest-route windows, whichever is most, plus those the
-	// tenant-wide probes take to themselves; Bound names it.
+	// (the tenant-wide probes' own minutes among them) or busiest-route
+	// windows, whichever is most; Bound names it.
 	Minimum time.Duration
 	Bound   string
 
@@ -127,13 +127,14 @@ func Plan(target *Target, cs []*Check) Estimate {
 
 // realClockMinimum is the least wall time the run's traffic needs on a
 // real clock, in whole clock minutes (the first one free: the run starts
-// inside it), and what bounds it: the failed-authentication windows (a
-// check that spends the whole window of 20 takes one to itself, the
-// others pack 20 a window), the tenant's windows (6,000 less the plan's
-// headroom each, the probes' bursts included), the busiest route budget
-// (600 a window, or one window per probe that exhausts it), each plus the
-// clock minutes that probes of the tenant's whole budget take to
-// themselves (nothing else runs in them).
+// inside it), and what bounds it: the largest of the failed-authentication
+// windows (a check that spends the whole window of 20 takes one to itself,
+// the others pack 20 a window), the tenant's windows (6,000 less the
+// plan's headroom each, the probes' bursts included, and one of its own
+// for each probe of the tenant's whole budget) and the busiest route
+// budget's (600 a window, or one window per probe that exhausts it). The
+// tenant's whole-budget minutes still carry failed authentications:
+// requests refused at the key step spend no tenant budget.
 func realClockMinimum(e Estimate, cs []*Check) (time.Duration, string) {
 	whole, fa, tenantWhole := 0, 0, 0
 	probes := map[string]int{}
@@ -155,7 +156,7 @@ func realClockMinimum(e Estimate, cs []*Check) (time.Duration, string) {
 	}
 	faWindows := whole + (fa+traffic.FailedAuthBudget-1)/traffic.FailedAuthBudget
 	per := traffic.TenantBudget - 100
-	tenantWindows := (e.Requests - e.wholeRequests + per - 1) / per
+	tenantWindows := (e.Requests-e.wholeRequests+per-1)/per + tenantWhole
 	// A route budget's windows: one per probe that exhausts it, plus what
 	// the other checks send to it at the plan's 590 a window.
 	routeWindows, route := 0, ""
@@ -170,14 +171,10 @@ func realClockMinimum(e Estimate, cs []*Check) (time.Duration, string) {
 	}
 	w, bound := faWindows, fmt.Sprintf("%d failed authentications at %d per minute, %d checks spending a whole window", e.FailedAuth, traffic.FailedAuthBudget, whole)
 	if tenantWindows > w {
-		w, bound = tenantWindows, fmt.Sprintf("%d requests at %d per minute per tenant", e.Requests-e.wholeRequests, traffic.TenantBudget)
+		w, bound = tenantWindows, fmt.Sprintf("%d requests at %d per minute per tenant, and %d minutes of the tenant's whole budget", e.Requests-e.wholeRequests, traffic.TenantBudget, tenantWhole)
 	}
 	if routeWindows > w {
 		w, bound = routeWindows, fmt.Sprintf("%d windows of %s", routeWindows, route)
-	}
-	if tenantWhole > 0 {
-		w += tenantWhole
-		bound += fmt.Sprintf(", plus %d minutes of the tenant's whole budget", tenantWhole)
 	}
 	if w <= 1 {
 		return 0, bound
