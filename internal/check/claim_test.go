@@ -224,3 +224,30 @@ func TestWaitingChecksLeaveRoomForFailedAuth(t *testing.T) {
 		t.Errorf("the run took %s: the check spending failed authentications waited for the others' 5 s (took %s)", time.Since(start).Round(time.Millisecond), took)
 	}
 }
+
+// TestARealClockHoldsOnlyWhatAConformantTargetCauses: on a real clock a
+// check reserves the failed authentications a conformant target causes,
+// not the room it keeps in case the target refuses what it should accept
+// (auth/me-prefix-every-key held 13 for keys that all pass, in a window of
+// its own, near the end of every real-clock run).
+func TestARealClockHoldsOnlyWhatAConformantTargetCauses(t *testing.T) {
+	tgt := wrongServer(t) // no control API: a real clock
+	var atStart, afterAtMost int
+	c := &Check{ID: "demo/holds", Title: "t", Rules: []string{"X-001"}, FailedAuth: 2, FailedAuthHold: 12,
+		Run: func(t *T) {
+			atStart = t.Target().Plan().Available()
+			t.SpendAuthFailuresAtMost(0, 13)
+			afterAtMost = t.Target().Plan().Available()
+		}}
+	s := NewSchedule(tgt, []*Check{c}, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.Start(ctx)
+	s.Wait()
+	if atStart != traffic.Budget-2 {
+		t.Errorf("%d left in the window when the check started, want %d (it causes 2, holds 12 only in case)", atStart, traffic.Budget-2)
+	}
+	if afterAtMost != atStart {
+		t.Errorf("SpendAuthFailuresAtMost(0, 13) reserved %d on a real clock, want none", atStart-afterAtMost)
+	}
+}

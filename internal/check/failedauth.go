@@ -104,5 +104,18 @@ func (c *Check) failedAuthCause() int {
 	return failedAuthTable[c.ID].cause
 }
 
+// failedAuthHeld is what the check reserves against target: what it holds
+// at most on a virtual clock, where a window costs nothing; on a real
+// clock only what it causes against a conformant target (a check holding
+// 13 in case the target refuses keys it should accept, and causing none,
+// waited for a window with 13 free and left it unused; what a target
+// refuses beyond the plan meets its 429, which the transport waits out).
+func (c *Check) failedAuthHeld(target *Target) int {
+	if target == nil || target.VirtualClock() {
+		return c.failedAuth()
+	}
+	return c.failedAuthCause()
+}
+
 // DeclaredFailedAuth is what a check declares it causes and holds at most.
 func (c *Check) DeclaredFailedAuth() (cause, hold int) { return c.failedAuthCause(), c.failedAuth() }

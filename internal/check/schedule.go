@@ -341,7 +341,7 @@ func (s *Schedule) pick(ctx context.Context) (*Check, *traffic.Ticket) {
 					continue
 				}
 				var ticket *traffic.Ticket
-				need := c.failedAuth()
+				need := c.failedAuthHeld(s.target)
 				if c.Budget != nil {
 					// A probe that spends the whole failed-auth window
 					// starts when the whole window is free.

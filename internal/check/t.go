@@ -237,6 +237,29 @@ func (t *T) SpendAuthFailures(n int) {
 	}
 }
 
+// SpendAuthFailuresAtMost reserves for requests of which a conformant
+// target refuses cause at the key step, and a target that refuses what it
+// should accept up to atMost: atMost on a virtual clock, where a window
+// costs nothing; cause on a real clock, where a window held for failures
+// that never come is lost to the run (a check holding 13 for keys that all
+// pass waited for a window with 13 free and left it unused). What a target
+// refuses beyond the reservation meets its 429, which the transport waits
+// out.
+func (t *T) SpendAuthFailuresAtMost(cause, atMost int) {
+	n := atMost
+	if !t.target.VirtualClock() {
+		n = cause
+	}
+	if n > 0 {
+		t.SpendAuthFailures(n)
+		return
+	}
+	t.mu.Lock()
+	t.pacesAuth = true
+	t.pacedWant, t.pacedFrom = 0, t.auth.Seen()
+	t.mu.Unlock()
+}
+
 // pendingAuth is what the check is still to cause, for the transport to
 // keep reserved in the window each request goes out in: of what it
 // declared, or, once it paces its failures itself (SpendAuthFailures), of
@@ -250,7 +273,7 @@ func (t *T) pendingAuth() int {
 		// What it reserved last and has not caused yet.
 		return max(0, want-(t.auth.Seen()-from))
 	}
-	hold := t.check.failedAuth()
+	hold := t.check.failedAuthHeld(t.target)
 	if hold <= 0 || hold > traffic.Budget {
 		return 0
 	}
@@ -262,7 +285,7 @@ func (t *T) pendingAuth() int {
 // first reserves nothing.
 func (t *T) reserveDeclared() {
 	t.declared.Do(func() {
-		if n := t.check.failedAuth(); n > 0 && n <= traffic.Budget {
+		if n := t.check.failedAuthHeld(t.target); n > 0 && n <= traffic.Budget {
 			if err := t.auth.Reserve(t.ctx, n); err != nil {
 				t.NoVerdict(err)
 			}
