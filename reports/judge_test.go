@@ -167,7 +167,7 @@ func TestPageIsSelfContainedAndRedacted(t *testing.T) {
 	dir := t.TempDir()
 	red := redact.New(secret)
 	r := sampleRun()
-	if err := WriteJSON(dir, r, cat, red); err != nil {
+	if err := WriteJSON(dir, NewDocument(r, cat), red); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteHTML(dir, NewDocument(r, cat), cat, red); err != nil {
@@ -231,7 +231,7 @@ func TestRuleNotJudgedWithoutControl(t *testing.T) {
 func TestCoverageByKind(t *testing.T) {
 	cat := catalogue.MustLoad()
 	dir := t.TempDir()
-	if err := WriteJSON(dir, sampleRun(), cat, redact.New(secret)); err != nil {
+	if err := WriteJSON(dir, NewDocument(sampleRun(), cat), redact.New(secret)); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "results.json"))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 
-	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/redact"
 )
@@ -23,7 +22,8 @@ import (
 // <error>, a skipped one <skipped>. The counts are the tally's, and the run's
 // properties carry the check and rule counts, so the file agrees with
 // results.json, the page and the console.
-func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
+func WriteJUnit(dir string, d *Document, red *redact.Redactor) error {
+	r := d.Run
 	if red == nil {
 		red = redact.New()
 	}
@@ -34,7 +34,7 @@ func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
 			}
 		}
 	}
-	t := r.Tally()
+	t := d.Tally
 	byArea := map[string][]*check.Result{}
 	for _, res := range r.Results {
 		if !res.NotRun {
@@ -97,7 +97,7 @@ func WriteJUnit(dir string, r *Run, red *redact.Redactor) error {
 	}}}
 	// The catalogue's rules by status, as the console and the page count
 	// them (rules_failed, rules_inconclusive, ...).
-	counts := r.ruleCounts(catalogue.MustLoad())
+	counts := d.RuleCounts
 	for _, st := range RuleStatusOrder {
 		props.Properties.Properties = append(props.Properties.Properties,
 			reporters.JUnitProperty{Name: "rules_" + strings.ReplaceAll(st, "-", "_"), Value: strconv.Itoa(counts[st])})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 
+	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/redact"
@@ -57,14 +58,14 @@ func TestTallyIsComputedOnceAndRenderedAlike(t *testing.T) {
 
 	dir := t.TempDir()
 	red := redact.New(secret)
-	if err := WriteJSON(dir, r, nil, red); err != nil {
+	if err := WriteJSON(dir, NewDocument(r, nil), red); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJUnit(dir, r, red); err != nil {
+	if err := WriteJUnit(dir, NewDocument(r, nil), red); err != nil {
 		t.Fatal(err)
 	}
 	var console bytes.Buffer
-	PrintSummary(&console, r, nil)
+	PrintSummary(&console, NewDocument(r, nil), nil)
 
 	raw, _ := os.ReadFile(filepath.Join(dir, "results.json"))
 	var doc struct {
@@ -100,12 +101,12 @@ func TestInterruptedRunIsSaid(t *testing.T) {
 	r := sampleRun()
 	r.Interrupted = true
 	var console bytes.Buffer
-	PrintSummary(&console, r, nil)
+	PrintSummary(&console, NewDocument(r, nil), nil)
 	if !strings.Contains(console.String(), "INTERRUPTED: 2 of 7 selected checks not run") {
 		t.Errorf("console:\n%s", console.String())
 	}
 	dir := t.TempDir()
-	WriteJSON(dir, r, nil, redact.New())
+	WriteJSON(dir, NewDocument(r, nil), redact.New())
 	raw, _ := os.ReadFile(filepath.Join(dir, "results.json"))
 	if !strings.Contains(string(raw), `"interrupted": true`) {
 		t.Error("results.json does not mark the run interrupted")
@@ -125,12 +126,39 @@ func TestSummaryFitsOneScreen(t *testing.T) {
 		r.Results = append(r.Results, &c)
 	}
 	var console bytes.Buffer
-	PrintSummary(&console, r, nil)
+	PrintSummary(&console, NewDocument(r, nil), nil)
 	s := console.String()
 	if n := strings.Count(s, "\n"); n > 50 {
 		t.Errorf("summary is %d lines, want one screen (≤ 50):\n%s", n, s)
 	}
 	if !strings.Contains(s, "more (report.html lists them all)") {
 		t.Errorf("summary does not say how many rules it left out:\n%s", s)
+	}
+}
+
+// TestTheDocumentIsBuiltOnceAndLeavesItsRunAlone: NewDocument copies the
+// run it describes (it had set the schema version, tool and spec
+// documents on its input), and every output renders the one document.
+func TestTheDocumentIsBuiltOnceAndLeavesItsRunAlone(t *testing.T) {
+	r := sampleRun()
+	r.SchemaVersion, r.Tool, r.Spec = 0, Tool{}, nil
+	doc := NewDocument(r, catalogue.MustLoad())
+	if r.SchemaVersion != 0 || r.Tool.Version != "" || r.Spec != nil {
+		t.Errorf("NewDocument changed its input: schema %d, tool %+v, spec %v", r.SchemaVersion, r.Tool, r.Spec)
+	}
+	if doc.SchemaVersion != SchemaVersion || doc.Tool.Version == "" {
+		t.Errorf("document: schema %d, tool %+v", doc.SchemaVersion, doc.Tool)
+	}
+	dir := t.TempDir()
+	red := redact.New()
+	if err := WriteJSON(dir, doc, red); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJUnit(dir, doc, red); err != nil {
+		t.Fatal(err)
+	}
+	junit, _ := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if want := fmt.Sprintf(`name="rules_passed" value="%d"`, doc.RuleCounts[RulePassed]); !strings.Contains(string(junit), want) {
+		t.Errorf("junit.xml does not carry the document's rule counts (%s)", want)
 	}
 }

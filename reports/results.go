@@ -102,9 +102,9 @@ type coverageDoc struct {
 	Areas   []catalogue.AreaCoverage `json:"areas"`
 }
 
-// WriteJSON writes results.json into dir.
-func WriteJSON(dir string, r *Run, cat *catalogue.Catalogue, red *redact.Redactor) error {
-	doc, err := Masked(NewDocument(r, cat), red)
+// WriteJSON writes doc (NewDocument) into dir as results.json.
+func WriteJSON(dir string, doc *Document, red *redact.Redactor) error {
+	doc, err := Masked(doc, red)
 	if err != nil {
 		return err
 	}
@@ -168,8 +168,11 @@ func learnSecrets(red *redact.Redactor, body []byte) {
 	walk(v)
 }
 
-// NewDocument is the results document of a run.
-func NewDocument(r *Run, cat *catalogue.Catalogue) *Document {
+// NewDocument is the results document of a run, built once and rendered
+// by every output (results.json, JUnit, the page, the console, the
+// certificate); the run itself is left as it was.
+func NewDocument(run *Run, cat *catalogue.Catalogue) *Document {
+	r := *run
 	r.SchemaVersion = SchemaVersion
 	if r.Tool.Version == "" {
 		r.Tool = ThisTool()
@@ -177,7 +180,7 @@ func NewDocument(r *Run, cat *catalogue.Catalogue) *Document {
 	if r.Spec == nil {
 		r.Spec = SpecDocuments(cat)
 	}
-	doc := &Document{Run: r, Tally: r.Tally()}
+	doc := &Document{Run: &r, Tally: r.Tally()}
 	if cat != nil {
 		doc.Coverage.Areas, doc.Coverage.Covered, doc.Coverage.Total = cat.Coverage()
 		if proof, err := catalogue.LoadProof(); err == nil {
@@ -211,18 +214,6 @@ func NewDocument(r *Run, cat *catalogue.Catalogue) *Document {
 		doc.RuleCounts = RuleCounts(RuleStatuses(doc, cat))
 	}
 	return doc
-}
-
-// ruleCounts are the run's rules by status (nil without a catalogue).
-func (r *Run) ruleCounts(cat *catalogue.Catalogue) map[string]int {
-	if cat == nil {
-		return nil
-	}
-	doc := &Document{Run: r, Tally: r.Tally()}
-	for _, res := range r.Results {
-		doc.Results = append(doc.Results, ResultDoc{Result: res})
-	}
-	return RuleCounts(RuleStatuses(doc, cat))
 }
 
 // ReplayCommand is the command line that re-runs one case of a results

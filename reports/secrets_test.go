@@ -156,10 +156,10 @@ func TestPlantedSecretsAreMaskedInEveryReport(t *testing.T) {
 	dir := t.TempDir()
 	r := plantedRun()
 	red := redact.New(plantedKeySecret)
-	if err := WriteJSON(dir, r, cat, red); err != nil {
+	if err := WriteJSON(dir, NewDocument(r, cat), red); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJUnit(dir, r, red); err != nil {
+	if err := WriteJUnit(dir, NewDocument(r, cat), red); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteHTML(dir, NewDocument(r, cat), cat, red); err != nil {
@@ -167,7 +167,7 @@ func TestPlantedSecretsAreMaskedInEveryReport(t *testing.T) {
 	}
 	var console bytes.Buffer
 	w := red.Writer(&console)
-	PrintSummary(w, r, cat)
+	PrintSummary(w, NewDocument(r, cat), cat)
 	w.Close()
 	outputs := map[string][]byte{"console": console.Bytes()}
 	for _, name := range []string{"results.json", "junit.xml", "report.html"} {

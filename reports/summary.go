@@ -12,8 +12,8 @@ import (
 // and junit.xml use: checks passed / failed / skipped / no-verdict by area
 // (a check's area), the failed rules, the catalogue's rules by status, and
 // what did not run.
-func PrintSummary(w io.Writer, r *Run, cat *catalogue.Catalogue) Tally {
-	t := r.Tally()
+func PrintSummary(w io.Writer, d *Document, cat *catalogue.Catalogue) Tally {
+	r, t := d.Run, d.Tally
 	width := len("total")
 	for _, a := range t.Areas {
 		width = max(width, len(a))
@@ -49,7 +49,7 @@ func PrintSummary(w io.Writer, r *Run, cat *catalogue.Catalogue) Tally {
 	}
 	if cat != nil {
 		_, covered, all := cat.Coverage()
-		fmt.Fprintf(w, "\nrules: %s (of %d catalogued, %d with a check)\n", RuleCountsLine(r.ruleCounts(cat)), all, covered)
+		fmt.Fprintf(w, "\nrules: %s (of %d catalogued, %d with a check)\n", RuleCountsLine(d.RuleCounts), all, covered)
 	}
 	fmt.Fprintf(w, "wall time %s\n", r.Duration.Round(1e6))
 	switch {

@@ -44,17 +44,17 @@ func TestOneVocabularyInEveryReport(t *testing.T) {
 
 	dir := t.TempDir()
 	red := redact.New()
-	if err := WriteJSON(dir, r, cat, red); err != nil {
+	if err := WriteJSON(dir, doc, red); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJUnit(dir, r, red); err != nil {
+	if err := WriteJUnit(dir, doc, red); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteHTML(dir, doc, cat, red); err != nil {
 		t.Fatal(err)
 	}
 	var console bytes.Buffer
-	PrintSummary(&console, r, cat)
+	PrintSummary(&console, doc, cat)
 
 	// Console: checks by area, aligned; rules by status; checks in total.
 	con := console.String()

@@ -284,11 +284,11 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 		run.Baseline = baseline.Judge(f.baseline, run.Tally(), time.Now())
 	}
 	doc := reports.NewDocument(run, cat)
-	if err := reports.WriteJSON(f.out, run, cat, red); err != nil {
+	if err := reports.WriteJSON(f.out, doc, red); err != nil {
 		fmt.Fprintf(stderr, "touchstone run: write results.json: %v\n", err)
 		return exitNoVerdict
 	}
-	if err := reports.WriteJUnit(f.out, run, red); err != nil {
+	if err := reports.WriteJUnit(f.out, doc, red); err != nil {
 		fmt.Fprintf(stderr, "touchstone run: write junit.xml: %v\n", err)
 		return exitNoVerdict
 	}
@@ -297,7 +297,7 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 		return exitNoVerdict
 	}
 	fmt.Fprintf(console, "\nreports: %s/report.html, %s/junit.xml, %s/results.json, %s/ginkgo.log\n", f.out, f.out, f.out, f.out)
-	tally := reports.PrintSummary(console, run, cat)
+	tally := reports.PrintSummary(console, doc, cat)
 	for i, rc := range run.RootCauses {
 		if i == 0 {
 			fmt.Fprintln(console, "\nroot causes (one violation met the same way by many checks; each check's own findings are listed above):")
