@@ -14,7 +14,6 @@ import (
 
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
-	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/load"
 )
 
@@ -102,10 +101,8 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	console := tgt.Redactor.Writer(stdout)
 	defer console.Close()
 	if !f.allowLive {
-		for name, k := range tgt.Profile.KeyMap() {
-			if k != "" && name != "live" && name != "other_environment" && profile.IsLive(k) {
-				return fail("keys.%s is a live key: load probes send hundreds of requests and some write; pass --allow-live to opt in", name)
-			}
+		if name := tgt.Profile.LiveRole(); name != "" {
+			return fail("keys.%s is a live key: load probes send hundreds of requests and some write; pass --allow-live to opt in", name)
 		}
 	}
 	sandbox := tgt.Control != nil

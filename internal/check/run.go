@@ -13,7 +13,6 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
-	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
@@ -367,10 +366,8 @@ func preflight(target *Target, c *Check) string {
 		return c.ControlReason()
 	}
 	if c.HasLabel(Mutating) && !target.AllowLive {
-		for name, k := range p.KeyMap() {
-			if k != "" && name != "live" && name != "other_environment" && profile.IsLive(k) {
-				return fmt.Sprintf("refused: keys.%s is a live key and the check mutates; pass --allow-live to opt in", name)
-			}
+		if name := p.LiveRole(); name != "" {
+			return fmt.Sprintf("refused: keys.%s is a live key and the check mutates; pass --allow-live to opt in", name)
 		}
 	}
 	return ""

@@ -14,6 +14,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -316,6 +317,25 @@ func KeyEnvVar(name string) string {
 func PublicPrefix(key string) string {
 	prefix, _, _ := strings.Cut(key, ".")
 	return prefix
+}
+
+// LiveRole is the first role (in name order) whose key is a live key, ""
+// when none is. The roles live and other_environment are left out: a
+// live key there is the fixture they name (a key refused for mutating
+// work, a key of another environment), not the target's environment.
+func (p *Profile) LiveRole() string {
+	m := p.KeyMap()
+	names := make([]string, 0, len(m))
+	for name, k := range m {
+		if k != "" && name != "live" && name != "other_environment" && IsLive(k) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
 }
 
 // IsLive tells whether a key's environment segment is "live".

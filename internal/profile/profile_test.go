@@ -133,3 +133,18 @@ func TestKeysLackingOneScope(t *testing.T) {
 		t.Errorf("an unset variable: %v", err)
 	}
 }
+
+// TestLiveRole: the one scan for live keys (the live-key guard of checks
+// and of load probes): the first role holding a live key, the live and
+// other_environment fixtures left out.
+func TestLiveRole(t *testing.T) {
+	p := &Profile{Keys: Keys{Tenant: "svc_sandbox_0123456789abcdef.s1", Live: "svc_live_0123456789abcdef.s2", OtherEnvironment: "svc_live_0123456789abcdee.s3"}}
+	if r := p.LiveRole(); r != "" {
+		t.Errorf("LiveRole = %q, want none (only the live and other_environment fixtures are live)", r)
+	}
+	p.Keys.Subject = "svc_live_0123456789abcded.s4"
+	p.Keys.Lacking = map[string]string{"accounts:read": "svc_live_0123456789abcdec.s5"}
+	if r := p.LiveRole(); r != "lacking.accounts:read" {
+		t.Errorf("LiveRole = %q, want lacking.accounts:read (first by name)", r)
+	}
+}
