@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 )
 
@@ -19,9 +20,10 @@ const (
 	failedAuthBudget = 20
 )
 
+// The API's two prefixes, as the checks spell them.
 const (
-	v1 = "/api/v1/partner"
-	v2 = "/api/v2/public"
+	v1 = api.P
+	v2 = api.V2
 )
 
 // Disruptive marks a probe that exhausts a budget shared beyond the

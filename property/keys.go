@@ -3,6 +3,7 @@ package property
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -76,7 +77,7 @@ func init() {
 			probe := func(k string, log *steps) string {
 				r := t.Do(c, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + id, IdempotencyKey: k,
 					Body: []byte(`{"jurisdiction":"GB"}`), Header: http.Header{"Content-Type": {"application/json"}}})
-				log.add("PATCH with a key of "+itoa(len(k))+" characters", r)
+				log.add("PATCH with a key of "+strconv.Itoa(len(k))+" characters", r)
 				rule := "IDEM-004"
 				switch {
 				case len(k) < 8:
