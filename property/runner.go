@@ -442,7 +442,6 @@ var volatile = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 // stable is msg with its volatile parts blanked.
 func stable(msg string) string { return volatile.ReplaceAllString(msg, "…") }
 
-
 // taken counts the HTTP exchanges every property has sent (for the
 // benchmark).
 var taken atomic.Int64
