@@ -85,7 +85,11 @@ func init() {
 			cust, _ := fresh.Customer(t)
 			for _, st := range []string{"PendingCompliance", "Onboarding", "Suspended"} {
 				fresh.Staff(t, cust, st)
-				shape.Refusal(t, "LIFE-025", open(t, cust, map[string]any{"currency": "GBP"}), http.StatusConflict, "kyc_or_kyb_not_approved")
+				r := open(t, cust, map[string]any{"currency": "GBP"})
+				if r.Status/100 == 2 {
+					t.ErrorAt(r, "LIFE-001", "a %s customer opened a fiat account (%d): money movement needs the customer Active", st, r.Status)
+				}
+				shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
 			}
 			fresh.Staff(t, cust, "Active")
 			opened(t, "LIFE-001", open(t, cust, map[string]any{"currency": "GBP"}))
