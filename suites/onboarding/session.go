@@ -158,17 +158,20 @@ func init() {
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				id, kind := fresh.Started(t, "ONB-029")
+				seen := map[any]bool{}
 				for i := 0; i < 2; i++ {
 					s := fresh.Success(t, "ONB-029", fresh.Token(t, id, kind))
 					token, _, _ := session(t, "ONB-012", s)
 					if !nonEmpty(token) {
 						t.Fatalf("ONB-029", "token route returned token %v, want a fresh token", token)
 					}
+					seen[token] = true
 				}
-				// Initiate again yields a fresh token (the recovery for an expired one).
+				// Initiate again yields a fresh token (the recovery for an expired
+				// one): none handed out before.
 				s := fresh.Success(t, "ONB-021", fresh.Initiate(t, id, kind))
-				if token, _, _ := session(t, "ONB-012", s); !nonEmpty(token) {
-					t.Fatalf("ONB-021", "initiate again returned token %v, want a fresh token", token)
+				if token, _, _ := session(t, "ONB-012", s); !nonEmpty(token) || seen[token] {
+					t.Fatalf("ONB-021", "initiate again returned token %v, want a fresh token (not one handed out before)", token)
 				}
 			},
 		},
