@@ -216,7 +216,7 @@ func init() {
 		check.Check{
 			ID:     "payoutbatches/provider-b-rails",
 			Title:  "PROVIDER_B beneficiaries fail item by item after approval on SCT and BACS with withdrawal_failed, and are paid on FPS and CHAPS; PROVIDER_A items in the same batch complete",
-			Rules:  []string{"PB-075", "PB-074", "PB-037", "PB-012"},
+			Rules:  []string{"PB-075", "PB-074", "PB-037", "PB-030", "PB-012"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.gbp_provider_b", "beneficiaries.eur_provider_b"),
 			Run: func(t *check.T) {
