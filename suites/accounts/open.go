@@ -195,7 +195,11 @@ func init() {
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.draft"},
 		Run: func(t *check.T) {
-			shape.Refusal(t, "LIFE-025", open(t, t.Customer("draft"), map[string]any{"currency": "GBP"}), http.StatusConflict, "kyc_or_kyb_not_approved")
+			r := open(t, t.Customer("draft"), map[string]any{"currency": "GBP"})
+			if r.Status/100 == 2 {
+				t.ErrorAt(r, "FIAT-022", "a Draft customer opened a fiat account (%d): account opening needs approved onboarding", r.Status)
+			}
+			shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
 		},
 	})
 	check.Register(check.Check{
