@@ -88,6 +88,9 @@ func init() {
 				balances(t, shape.Envelope(t, "CRYP-025", balance(t, cust, asset), http.StatusOK), asset)
 			}
 			r := address(t, cust, "TRX")
+			if r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "crypto_asset_network_policy_not_configured" {
+				t.ErrorAt(r, "CRYP-031", "a deposit address with no asset-network policy (TRX on TRON) answered %d code %q, want 422 crypto_asset_network_policy_not_configured", r.Status, shape.BodyCode(r))
+			}
 			shape.Refusal(t, "CRYP-035", r, http.StatusUnprocessableEntity, "crypto_asset_network_policy_not_configured")
 			defer policy(t, cust, "trx")()
 			w := issued(t, "CRYP-015", cust, "TRX")

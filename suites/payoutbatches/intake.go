@@ -89,6 +89,9 @@ func init() {
 				for cur, bad := range cases {
 					for _, rail := range bad {
 						r := fresh.PostBatch(t, map[string]any{"currency": cur, "rail": rail, "items": []any{fresh.BatchItem(ben, 100, "Rent")}})
+						if book := strings.EqualFold(strings.ReplaceAll(rail, "-", "_"), "BOOK_TRANSFER"); book && (r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "unsupported_rail") {
+							t.ErrorAt(r, "PB-072", "%s batch on the book-transfer rail %q answered %d code %q, want 422 unsupported_rail", cur, rail, r.Status, shape.BodyCode(r))
+						}
 						data := shape.Refusal(t, "PB-096", r, http.StatusUnprocessableEntity, "unsupported_rail")
 						detail, _ := data["detail"].(string)
 						for _, allowed := range rails.Canonical(cur) {
