@@ -1,6 +1,10 @@
 package faultproof
 
-import "net/http"
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
 
 // Variants of answer members in the money-movement areas (fiat accounts,
 // sub-customers, exchange), one sentence each.
@@ -13,4 +17,29 @@ var areaVariants = []Variant{
 				d["code"] = "unsupported_pair"
 			}
 		}),
+}
+
+func init() {
+	areaVariants = append(areaVariants,
+		dataEdit("FIAT-017", "nested-completed-without-provider-account", "a Completed nested account reads provider_account_id null",
+			http.MethodGet, `/end-customers/[^/]+/accounts/[^/]+$`, func(_ *http.Request, d map[string]any) {
+				if a, ok := d["account"].(map[string]any); ok && a["status"] == "Completed" {
+					a["provider_account_id"] = nil
+				}
+			}),
+		dataEdit("CRYP-023", "wallet-request-state-undocumented", "the balance read reports the wallet request state ManualReviewRequired as ManualReview",
+			http.MethodGet, `/crypto/wallets/[^/]+/balance$`, func(_ *http.Request, d map[string]any) {
+				if d["status"] == "ManualReviewRequired" {
+					d["status"] = "ManualReview"
+				}
+			}),
+		apiVariant("PB-040", "batch-item-amount-major-units", "payout batch item amounts are answered in major units (500 as 5)", "", `/payout-batches`,
+			items(func(_, it map[string]any) {
+				if n, ok := it["amount"].(json.Number); ok {
+					if v, err := n.Int64(); err == nil && v%100 == 0 {
+						it["amount"] = json.Number(strconv.FormatInt(v/100, 10))
+					}
+				}
+			})),
+	)
 }
