@@ -43,3 +43,11 @@ func init() {
 			})),
 	)
 }
+
+func init() {
+	areaVariants = append(areaVariants,
+		apiVariant("PB-062", "batch-rail-fps-as-faster-payments", "the GBP canonical rail FPS is answered FASTER_PAYMENTS", "", `/payout-batches`, renameRail("FPS", "FASTER_PAYMENTS")),
+		apiVariant("PB-065", "batch-rail-sct-as-sepa", "the EUR canonical rail SCT is answered SEPA", "", `/payout-batches`, renameRail("SCT", "SEPA")),
+		apiVariant("PB-068", "batch-rail-ach-as-ach-standard", "the USD canonical rail ACH is answered ACH_STANDARD", "", `/payout-batches`, renameRail("ACH", "ACH_STANDARD")),
+	)
+}
