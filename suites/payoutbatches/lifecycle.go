@@ -204,6 +204,9 @@ func init() {
 				id := newDraft(t, "GBP", "", []any{fresh.BatchItem(ben, 100, "Goes through"), fresh.BatchItem(ben, 100, "Gets stuck")})
 				fresh.Approved(t, id)
 				b := execute(t, id, map[int]string{2: "stuck"})
+				if b["status"] == "Approved" {
+					t.Fatalf("PB-017", "after the operator executed it the batch still reads Approved; it moves to Executing")
+				}
 				status(t, "PB-023", b, "Executing")
 				got := fresh.BatchItems(t, "PB-026", b)
 				itemOutcome(t, "PB-027", got, 1, "Completed", "")

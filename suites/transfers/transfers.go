@@ -106,6 +106,9 @@ func init() {
 					t.ErrorAt(r, "ITR-007", "data.internal_transfer.status %q, want completed", st)
 					t.FatalAt(r, "ITR-010", "status %q, want completed", st)
 				}
+				if cur, has := x["currency"]; has && cur != c.cur {
+					t.ErrorAt(r, "ITR-002", "a %s transfer answers currency %v, want %s (GBP or EUR as sent)", c.cur, cur, c.cur)
+				}
 				if ref := shape.String(t, "ITR-004", x, "client_reference"); ref != b["client_reference"] {
 					t.FatalAt(r, "ITR-005", "client_reference %q, want the one sent %v", ref, b["client_reference"])
 				}

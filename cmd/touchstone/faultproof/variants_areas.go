@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // Variants of answer members in the money-movement areas (fiat accounts,
@@ -49,5 +50,24 @@ func init() {
 		apiVariant("PB-062", "batch-rail-fps-as-faster-payments", "the GBP canonical rail FPS is answered FASTER_PAYMENTS", "", `/payout-batches`, renameRail("FPS", "FASTER_PAYMENTS")),
 		apiVariant("PB-065", "batch-rail-sct-as-sepa", "the EUR canonical rail SCT is answered SEPA", "", `/payout-batches`, renameRail("SCT", "SEPA")),
 		apiVariant("PB-068", "batch-rail-ach-as-ach-standard", "the USD canonical rail ACH is answered ACH_STANDARD", "", `/payout-batches`, renameRail("ACH", "ACH_STANDARD")),
+	)
+}
+
+func init() {
+	areaVariants = append(areaVariants,
+		apiVariant("PB-017", "batch-executing-read-as-approved", "an Executing payout batch is read as Approved", http.MethodGet, `/payout-batches/[^/]+$`,
+			batches(func(b map[string]any) {
+				if b["status"] == "Executing" {
+					b["status"] = "Approved"
+				}
+			})),
+		dataEdit("ITR-002", "internal-transfer-currency-lower-case", "an internal transfer answers its currency in lower case (gbp)", http.MethodPost, `/internal-transfers$`,
+			func(_ *http.Request, d map[string]any) {
+				if x, ok := d["internal_transfer"].(map[string]any); ok {
+					if c, ok := x["currency"].(string); ok {
+						x["currency"] = strings.ToLower(c)
+					}
+				}
+			}),
 	)
 }
