@@ -71,3 +71,17 @@ func init() {
 			}),
 	)
 }
+
+func init() {
+	areaVariants = append(areaVariants,
+		dataEdit("CWD-010", "crypto-withdrawal-list-status-submitted", "the crypto withdrawal list shows SubmittedToProvider as Submitted, outside the documented statuses", http.MethodGet, `/crypto/withdrawals$`,
+			func(_ *http.Request, d map[string]any) {
+				rows, _ := d["withdrawals"].([]any)
+				for _, x := range rows {
+					if w, ok := x.(map[string]any); ok && w["status"] == "SubmittedToProvider" {
+						w["status"] = "Submitted"
+					}
+				}
+			}),
+	)
+}
