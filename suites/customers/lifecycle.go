@@ -59,8 +59,10 @@ func init() {
 						}
 					}},
 					{"GET onboarding/status", func(id, _ string) {
-						d := shape.Envelope(t, "ONB-030", get(t, "/customers/"+id+"/onboarding/status"), http.StatusOK)
+						r := get(t, "/customers/"+id+"/onboarding/status")
+						d := shape.Envelope(t, "ONB-030", r, http.StatusOK)
 						if d["customer_status"] != "Active" {
+							t.ErrorAt(r, "ONB-030", "onboarding/status did not refresh the verification state: customer_status %v after the provider approved", d["customer_status"])
 							t.Fatalf("LIFE-011", "onboarding/status after approval answered customer_status %v, want Active", d["customer_status"])
 						}
 					}},
