@@ -162,6 +162,9 @@ func init() {
 					}
 				}
 				status(t, "PB-012", b, "Draft")
+				if b["customer_id"] != t.Customer("active_personal") {
+					t.ErrorAt(r, "PB-001", "the batch posted for customer %s answers customer_id %v: a batch is one customer's", t.Customer("active_personal"), b["customer_id"])
+				}
 				if b["customer_id"] != t.Customer("active_personal") || b["currency"] != "GBP" {
 					t.ErrorAt(r, "PB-002", "customer_id %v currency %v, want the customer and GBP", b["customer_id"], b["currency"])
 				}

@@ -85,3 +85,14 @@ func init() {
 			}),
 	)
 }
+
+func init() {
+	areaVariants = append(areaVariants,
+		apiVariant("PB-001", "batch-created-for-another-customer", "a created payout batch answers another customer's id", http.MethodPost, `/payout-batches$`,
+			batches(func(b map[string]any) {
+				if _, ok := b["customer_id"]; ok {
+					b["customer_id"] = otherUUID
+				}
+			})),
+	)
+}
