@@ -237,7 +237,10 @@ func init() {
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			cust := fresh.Activated(t, "FIAT-022")
-			shape.Envelope(t, "FIAT-020", get(t, "tenant", accountsPath(cust)+"/form-schema"), http.StatusOK)
+			fs := get(t, "tenant", accountsPath(cust)+"/form-schema")
+			if d := shape.Envelope(t, "FIAT-020", fs, http.StatusOK); len(d) == 0 {
+				t.ErrorAt(fs, "FIAT-019", "form-schema answered an empty data object; a form schema is due (its members are not shown)")
+			}
 			gbp := completedAccount(t, cust, "GBP")["id"].(string)
 			eur := completedAccount(t, cust, "EUR")["id"].(string)
 			ref := "TS-" + uuid.NewString()[:8]

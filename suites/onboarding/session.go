@@ -10,6 +10,17 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
+// aSession asserts that an answer's data is a verification session at all
+// (rule: the route's sentence), before its fields are judged (ONB-012).
+func aSession(t *check.T, rule string, s map[string]any) {
+	for _, k := range []string{"verification_link", "token", "applicant_id", "onboarding_case_id", "status"} {
+		if _, ok := s[k]; ok {
+			return
+		}
+	}
+	t.Fatalf(rule, "the answer's data is not a verification session (none of its members): %v", s)
+}
+
 // session asserts the verification session fields (document 1, Resources /
 // Verification session) and returns them.
 func session(t *check.T, rule string, s map[string]any) (token, link any, status string) {
@@ -60,6 +71,7 @@ func init() {
 				r := fresh.Initiate(t, id, kind)
 				s := fresh.Success(t, "ONB-028", r)
 				message(t, "ONB-040", r, kind)
+				aSession(t, "ONB-028", s)
 				token, link, status := session(t, "ONB-012", s)
 				if !nonEmpty(token) || !nonEmpty(link) {
 					t.Fatalf("ONB-015", "first initiate: token %v, verification_link %v; want both real", token, link)
@@ -161,6 +173,7 @@ func init() {
 				seen := map[any]bool{}
 				for i := 0; i < 2; i++ {
 					s := fresh.Success(t, "ONB-029", fresh.Token(t, id, kind))
+					aSession(t, "ONB-029", s)
 					token, _, _ := session(t, "ONB-012", s)
 					if !nonEmpty(token) {
 						t.Fatalf("ONB-029", "token route returned token %v, want a fresh token", token)

@@ -96,3 +96,29 @@ func init() {
 			})),
 	)
 }
+
+// nestSession moves a verification session's members under data.session.
+func nestSession(_ *http.Request, d map[string]any) {
+	if _, ok := d["onboarding_case_id"]; !ok {
+		return
+	}
+	inner := map[string]any{}
+	for k, v := range d {
+		inner[k] = v
+		delete(d, k)
+	}
+	d["session"] = inner
+}
+
+func init() {
+	areaVariants = append(areaVariants,
+		dataEdit("ONB-028", "initiate-session-nested", "the initiate answer nests the verification session under data.session", http.MethodPost, `/onboarding/(kyc|kyb)/initiate$`, nestSession),
+		dataEdit("ONB-029", "token-session-nested", "the token answer nests the verification session under data.session", http.MethodPost, `/onboarding/(kyc|kyb)/token$`, nestSession),
+		dataEdit("FIAT-019", "form-schema-empty", "GET .../banking/accounts/form-schema answers an empty data object", http.MethodGet, `/banking/accounts/form-schema$`,
+			func(_ *http.Request, d map[string]any) {
+				for k := range d {
+					delete(d, k)
+				}
+			}),
+	)
+}
