@@ -122,3 +122,14 @@ func init() {
 			}),
 	)
 }
+
+func init() {
+	areaVariants = append(areaVariants,
+		apiVariant("PB-014", "batch-submitted-read-as-draft", "a submitted (PendingApproval) payout batch is read as Draft", http.MethodGet, `/payout-batches/[^/]+$`,
+			batches(func(b map[string]any) {
+				if b["status"] == "PendingApproval" {
+					b["status"] = "Draft"
+				}
+			})),
+	)
+}
