@@ -33,7 +33,7 @@ func init() {
 		Needs:  []string{"keys.tenant", "customers.parent", "customers.child"},
 		Run: func(t *check.T) {
 			parent, child := t.Customer("parent"), t.Customer("child")
-			a := opened(t, "SUB-026", openNested(t, parent, child, "GBP"))
+			a := openedNested(t, parent, child, "GBP")
 			if a["provider"] != nil && a["provider"] != "PROVIDER_B" {
 				t.Errorf("FIAT-008", "the nested GBP account names provider %v, want PROVIDER_B", a["provider"])
 			}
@@ -62,7 +62,7 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/nested-prerequisites",
 		Title:  "Nested issuance needs the child approved (409 kyc_or_kyb_not_approved), the parent's completed account in the currency (refused without it) and the programme (403 sub_customer_onboarding_disabled); a Completed nested account has provider_account_id",
-		Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020", "CUST-022"},
+		Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020", "SUB-026", "FIAT-004", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
@@ -80,7 +80,7 @@ func init() {
 			}
 			shape.String(t, "FIAT-023", shape.Envelope(t, "FIAT-023", r, r.Status), "code")
 			completedAccount(t, parent, "GBP")
-			a := opened(t, "SUB-026", openNested(t, parent, child, "GBP"))
+			a := openedNested(t, parent, child, "GBP")
 			id := a["id"].(string)
 			outcome(t, id, "Completed")
 			one := shape.Envelope(t, "SUB-027", get(t, "tenant", nestedPath(parent, child)+"/accounts/"+id), http.StatusOK)
@@ -120,4 +120,16 @@ func init() {
 			shape.FlatOrRefusal(t, "SUB-029", r, http.StatusConflict, "consolidation_insufficient_balance")
 		},
 	})
+}
+
+// openedNested issues a nested account and asserts the answer: data.account
+// is the nested route's member (SUB-026), then the account's shape.
+func openedNested(t *check.T, parent, child, currency string) map[string]any {
+	r := openNested(t, parent, child, currency)
+	if m, err := r.JSON(); err == nil && r.Status/100 == 2 {
+		if d, _ := m["data"].(map[string]any); d != nil && d["account"] == nil {
+			t.ErrorAt(r, "SUB-026", "the nested account issue answered no data.account: %s", shape.Clip(r.Body))
+		}
+	}
+	return opened(t, "SUB-026", r)
 }

@@ -195,7 +195,11 @@ func init() {
 		Labels: []string{check.Mutating},
 		Needs:  []string{"keys.tenant", "customers.draft"},
 		Run: func(t *check.T) {
-			shape.Refusal(t, "LIFE-025", open(t, t.Customer("draft"), map[string]any{"currency": "GBP"}), http.StatusConflict, "kyc_or_kyb_not_approved")
+			r := open(t, t.Customer("draft"), map[string]any{"currency": "GBP"})
+			if r.Status/100 == 2 {
+				t.ErrorAt(r, "FIAT-022", "a Draft customer opened a fiat account (%d): account opening needs approved onboarding", r.Status)
+			}
+			shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
 		},
 	})
 	check.Register(check.Check{
@@ -233,7 +237,10 @@ func init() {
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			cust := fresh.Activated(t, "FIAT-022")
-			shape.Envelope(t, "FIAT-020", get(t, "tenant", accountsPath(cust)+"/form-schema"), http.StatusOK)
+			fs := get(t, "tenant", accountsPath(cust)+"/form-schema")
+			if d := shape.Envelope(t, "FIAT-020", fs, http.StatusOK); len(d) == 0 {
+				t.ErrorAt(fs, "FIAT-019", "form-schema answered an empty data object; a form schema is due (its members are not shown)")
+			}
 			gbp := completedAccount(t, cust, "GBP")["id"].(string)
 			eur := completedAccount(t, cust, "EUR")["id"].(string)
 			ref := "TS-" + uuid.NewString()[:8]

@@ -78,14 +78,21 @@ func init() {
 	check.Register(check.Check{
 		ID:     "accounts/not-active-states-blocked",
 		Title:  "A customer in PendingCompliance, Onboarding or Suspended cannot open a fiat account (409 kyc_or_kyb_not_approved); once Active it can",
-		Rules:  []string{"LIFE-001", "LIFE-004", "LIFE-025", "CUST-022"},
+		Rules:  []string{"LIFE-001", "LIFE-003", "LIFE-004", "LIFE-007", "LIFE-025", "CUST-022"},
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			cust, _ := fresh.Customer(t)
+			// The lifecycle sentence of each state blocking money movement.
+			blockedIn := map[string]string{"PendingCompliance": "LIFE-004", "Onboarding": "LIFE-003", "Suspended": "LIFE-007"}
 			for _, st := range []string{"PendingCompliance", "Onboarding", "Suspended"} {
 				fresh.Staff(t, cust, st)
-				shape.Refusal(t, "LIFE-025", open(t, cust, map[string]any{"currency": "GBP"}), http.StatusConflict, "kyc_or_kyb_not_approved")
+				r := open(t, cust, map[string]any{"currency": "GBP"})
+				if r.Status/100 == 2 {
+					t.ErrorAt(r, "LIFE-001", "a %s customer opened a fiat account (%d): money movement needs the customer Active", st, r.Status)
+					t.ErrorAt(r, blockedIn[st], "a %s customer opened a fiat account (%d): money movement is blocked in %s", st, r.Status, st)
+				}
+				shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
 			}
 			fresh.Staff(t, cust, "Active")
 			opened(t, "LIFE-001", open(t, cust, map[string]any{"currency": "GBP"}))

@@ -88,6 +88,9 @@ func init() {
 				balances(t, shape.Envelope(t, "CRYP-025", balance(t, cust, asset), http.StatusOK), asset)
 			}
 			r := address(t, cust, "TRX")
+			if r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "crypto_asset_network_policy_not_configured" {
+				t.ErrorAt(r, "CRYP-031", "a deposit address with no asset-network policy (TRX on TRON) answered %d code %q, want 422 crypto_asset_network_policy_not_configured", r.Status, shape.BodyCode(r))
+			}
 			shape.Refusal(t, "CRYP-035", r, http.StatusUnprocessableEntity, "crypto_asset_network_policy_not_configured")
 			defer policy(t, cust, "trx")()
 			w := issued(t, "CRYP-015", cust, "TRX")
@@ -203,11 +206,12 @@ func init() {
 				if err != nil {
 					t.NoVerdict(err)
 				}
-				if d = read("CRYP-020"); d["status"] != st || d["id"] != id {
-					t.Fatalf("CRYP-020", "newest wallet request %s is %s: balance reports status %v id %v", id, st, d["status"], d["id"])
-				}
-				if !map[string]bool{"Requested": true, "SubmittedToProvider": true, "Active": true, "ProviderPending": true, "ManualReviewRequired": true, "Blocked": true, "Failed": true, "Settled": true}[d["status"].(string)] {
+				d = read("CRYP-020")
+				if s, _ := d["status"].(string); !map[string]bool{"Requested": true, "SubmittedToProvider": true, "Active": true, "ProviderPending": true, "ManualReviewRequired": true, "Blocked": true, "Failed": true, "Settled": true, "Unknown": true}[s] {
 					t.Fatalf("CRYP-023", "status %v is not a documented wallet request state", d["status"])
+				}
+				if d["status"] != st || d["id"] != id {
+					t.Fatalf("CRYP-020", "newest wallet request %s is %s: balance reports status %v id %v", id, st, d["status"], d["id"])
 				}
 			}
 			if rows := wallets(t, "CRYP-019", cust); len(rows) != 0 {

@@ -59,8 +59,10 @@ func init() {
 						}
 					}},
 					{"GET onboarding/status", func(id, _ string) {
-						d := shape.Envelope(t, "ONB-030", get(t, "/customers/"+id+"/onboarding/status"), http.StatusOK)
+						r := get(t, "/customers/"+id+"/onboarding/status")
+						d := shape.Envelope(t, "ONB-030", r, http.StatusOK)
 						if d["customer_status"] != "Active" {
+							t.ErrorAt(r, "ONB-030", "onboarding/status did not refresh the verification state: customer_status %v after the provider approved", d["customer_status"])
 							t.Fatalf("LIFE-011", "onboarding/status after approval answered customer_status %v, want Active", d["customer_status"])
 						}
 					}},
@@ -91,7 +93,7 @@ func init() {
 		check.Check{
 			ID:     "customers/lifecycle-terminal-never-reactivated",
 			Title:  "A Suspended, Blocked, Closed or Rejected customer is never re-activated by a refreshing read",
-			Rules:  []string{"LIFE-016", "LIFE-013", "LIFE-006", "CUST-022"},
+			Rules:  []string{"LIFE-016", "LIFE-013", "LIFE-006", "LIFE-025", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -102,6 +104,14 @@ func init() {
 						if got := fresh.Status(t, "LIFE-006", id); got != "Rejected" {
 							t.Fatalf("LIFE-006", "after the provider rejected the case the customer reads %s, want Rejected", got)
 						}
+						// Rejected blocks money movement: opening a fiat account
+						// is refused by the shared precondition.
+						r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.Customer(id) + "/banking/accounts",
+							JSON: map[string]any{"currency": "GBP"}, IdempotencyKey: t.NewKey()})
+						if r.Status/100 == 2 {
+							t.FatalAt(r, "LIFE-006", "a Rejected customer opened a fiat account (%d): money movement is blocked", r.Status)
+						}
+						shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
 					} else {
 						fresh.SetStatus(t, "LIFE-013", id, st)
 					}

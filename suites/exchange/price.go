@@ -68,6 +68,13 @@ func init() {
 		Rules: []string{"CONV-008", "CONV-009", "CONV-010", "ERR-054", "ERR-007"},
 		Needs: []string{"keys.tenant"},
 		Run: func(t *check.T) {
+			// A pair naming an unknown asset is invalid (CONV-010), judged
+			// first and without stopping.
+			for _, pair := range []string{"GBP/XYZ", "/EUR"} {
+				if r := price(t, ptr(pair)); r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "invalid_pair" {
+					t.ErrorAt(r, "CONV-010", "the invalid pair %q answered %d code %q, want 422 invalid_pair", pair, r.Status, shape.BodyCode(r))
+				}
+			}
 			r := price(t, nil)
 			shape.Refusal(t, "ERR-007", r, http.StatusUnprocessableEntity, "invalid_pair")
 			for _, pair := range []string{"GBPEUR", "GBP/EUR/USD", "GBP/GBP", "GBP/XYZ", "/EUR", "GBP//EUR"} {

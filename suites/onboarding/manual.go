@@ -137,6 +137,22 @@ func init() {
 			if c["user_type"] != userType {
 				t.Fatalf("ONB-034", "the customer created by a %s submission has user_type %v, want %s", kind, c["user_type"], userType)
 			}
+			// The top-level email and jurisdiction stand in for the nested
+			// email and country.
+			alt := fresh.Email()
+			altBody, _ := submission(t, kind, alt, "")
+			nested := map[string]string{"kyc": "person", "kyb": "company"}[kind]
+			if m, ok := altBody[nested].(map[string]any); ok {
+				delete(m, "email")
+				delete(m, "country")
+			}
+			ar := submit(t, kind, altBody)
+			if ar.Status/100 != 2 {
+				t.FatalAt(ar, "ONB-034", "a %s submission with the top-level email and jurisdiction in place of %s.email and %s.country answered %d; either form is taken", kind, nested, nested, ar.Status)
+			}
+			if got := fresh.Read(t, "ONB-034", submitted(t, ar)["customer_id"].(string)); got["external_reference"] != alt {
+				t.Fatalf("ONB-034", "the submission with the top-level email %s resolved a customer with external_reference %v", alt, got["external_reference"])
+			}
 			// An existing email: the submission resolves that customer.
 			if kind == "kyc" {
 				existing, mail := fresh.Customer(t)

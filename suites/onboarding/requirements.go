@@ -80,7 +80,13 @@ func init() {
 					}
 				}
 				for _, typ := range []string{"kyc", "individual", "kyb2", "anything"} {
-					d := requirements(t, url.Values{"type": {typ}}, false)
+					// The level first (which level the type selects), then the
+					// individual level's shape.
+					d := shape.Envelope(t, "ONB-031", requirementsResp(t, url.Values{"type": {typ}}), http.StatusOK)
+					if d["level"] != ind["level"] {
+						t.Fatalf("ONB-031", "type=%s gives level %v, want the individual level %v", typ, d["level"], ind["level"])
+					}
+					d = requirements(t, url.Values{"type": {typ}}, false)
 					if d["level"] != ind["level"] {
 						t.Fatalf("ONB-031", "type=%s gives level %v, want the individual level %v", typ, d["level"], ind["level"])
 					}

@@ -10,6 +10,17 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
+// aSession asserts that an answer's data is a verification session at all
+// (rule: the route's sentence), before its fields are judged (ONB-012).
+func aSession(t *check.T, rule string, s map[string]any) {
+	for _, k := range []string{"verification_link", "token", "applicant_id", "onboarding_case_id", "status"} {
+		if _, ok := s[k]; ok {
+			return
+		}
+	}
+	t.Fatalf(rule, "the answer's data is not a verification session (none of its members): %v", s)
+}
+
 // session asserts the verification session fields (document 1, Resources /
 // Verification session) and returns them.
 func session(t *check.T, rule string, s map[string]any) (token, link any, status string) {
@@ -60,6 +71,7 @@ func init() {
 				r := fresh.Initiate(t, id, kind)
 				s := fresh.Success(t, "ONB-028", r)
 				message(t, "ONB-040", r, kind)
+				aSession(t, "ONB-028", s)
 				token, link, status := session(t, "ONB-012", s)
 				if !nonEmpty(token) || !nonEmpty(link) {
 					t.Fatalf("ONB-015", "first initiate: token %v, verification_link %v; want both real", token, link)
@@ -158,17 +170,21 @@ func init() {
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				id, kind := fresh.Started(t, "ONB-029")
+				seen := map[any]bool{}
 				for i := 0; i < 2; i++ {
 					s := fresh.Success(t, "ONB-029", fresh.Token(t, id, kind))
+					aSession(t, "ONB-029", s)
 					token, _, _ := session(t, "ONB-012", s)
 					if !nonEmpty(token) {
 						t.Fatalf("ONB-029", "token route returned token %v, want a fresh token", token)
 					}
+					seen[token] = true
 				}
-				// Initiate again yields a fresh token (the recovery for an expired one).
+				// Initiate again yields a fresh token (the recovery for an expired
+				// one): none handed out before.
 				s := fresh.Success(t, "ONB-021", fresh.Initiate(t, id, kind))
-				if token, _, _ := session(t, "ONB-012", s); !nonEmpty(token) {
-					t.Fatalf("ONB-021", "initiate again returned token %v, want a fresh token", token)
+				if token, _, _ := session(t, "ONB-012", s); !nonEmpty(token) || seen[token] {
+					t.Fatalf("ONB-021", "initiate again returned token %v, want a fresh token (not one handed out before)", token)
 				}
 			},
 		},

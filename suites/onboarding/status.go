@@ -60,6 +60,9 @@ func combined(t *check.T, c *client.Client, id, kind string) map[string]any {
 	if v == "" {
 		t.Fatalf("ONB-006", "%s_status is %v for a %s customer, want non-null", kind, d[kind+"_status"], kind)
 	}
+	if !vocabulary[v] && !shape.IsLifecycle(v) {
+		t.Fatalf("ONB-005", "%s_status is %q: want the verification vocabulary (pending, in_progress, approved, rejected, blocked, closed) or an unmapped lifecycle value passed through raw", kind, v)
+	}
 	if steps[kind] != v {
 		t.Fatalf("ONB-004", "steps.%s is %v but %s_status is %s; want the mapped status in both", kind, steps[kind], kind, v)
 	}
@@ -105,7 +108,7 @@ func init() {
 		check.Check{
 			ID:     "onboarding/can-proceed-to-kyb",
 			Title:  "can_proceed_to_kyb is true only for an Active person and always false for a business",
-			Rules:  []string{"ONB-007", "ONB-001"},
+			Rules:  []string{"ONB-007", "ONB-001", "ONB-005"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.active_personal", "customers.active_business"},
 			Run: func(t *check.T) {
@@ -126,7 +129,7 @@ func init() {
 		check.Check{
 			ID:    "onboarding/single-kind-status",
 			Title: "The single-kind status routes return the combined mapped value plus customer_status; the other kind is 200 with a null status",
-			Rules: []string{"ONB-009", "ONB-010", "ONB-011", "ONB-001"},
+			Rules: []string{"ONB-009", "ONB-010", "ONB-011", "ONB-001", "ONB-005"},
 			Needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business"},
 			Run: func(t *check.T) {
 				tenant := t.Client("tenant")

@@ -89,6 +89,9 @@ func init() {
 				for cur, bad := range cases {
 					for _, rail := range bad {
 						r := fresh.PostBatch(t, map[string]any{"currency": cur, "rail": rail, "items": []any{fresh.BatchItem(ben, 100, "Rent")}})
+						if book := strings.EqualFold(strings.ReplaceAll(rail, "-", "_"), "BOOK_TRANSFER"); book && (r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "unsupported_rail") {
+							t.ErrorAt(r, "PB-072", "%s batch on the book-transfer rail %q answered %d code %q, want 422 unsupported_rail", cur, rail, r.Status, shape.BodyCode(r))
+						}
 						data := shape.Refusal(t, "PB-096", r, http.StatusUnprocessableEntity, "unsupported_rail")
 						detail, _ := data["detail"].(string)
 						for _, allowed := range rails.Canonical(cur) {
@@ -159,6 +162,9 @@ func init() {
 					}
 				}
 				status(t, "PB-012", b, "Draft")
+				if b["customer_id"] != t.Customer("active_personal") {
+					t.ErrorAt(r, "PB-001", "the batch posted for customer %s answers customer_id %v: a batch is one customer's", t.Customer("active_personal"), b["customer_id"])
+				}
 				if b["customer_id"] != t.Customer("active_personal") || b["currency"] != "GBP" {
 					t.ErrorAt(r, "PB-002", "customer_id %v currency %v, want the customer and GBP", b["customer_id"], b["currency"])
 				}

@@ -1,6 +1,7 @@
 package payoutbatches
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -64,6 +65,11 @@ func init() {
 					}
 					if want == "Pending" && it["failure_code"] != nil {
 						t.ErrorAt(r, "PB-029", "item %d: Pending with failure_code %v", seq, it["failure_code"])
+					}
+					// A valid item's amount is the integer minor units sent
+					// (scale 2 whatever the currency).
+					if sent := map[int]string{1: "500", len(items): "700"}[seq]; sent != "" && fmt.Sprint(it["amount"]) != sent {
+						t.ErrorAt(r, "PB-040", "item %d: amount %v, want %s (integer minor units as sent)", seq, it["amount"], sent)
 					}
 				}
 			},

@@ -204,6 +204,9 @@ func init() {
 				id := newDraft(t, "GBP", "", []any{fresh.BatchItem(ben, 100, "Goes through"), fresh.BatchItem(ben, 100, "Gets stuck")})
 				fresh.Approved(t, id)
 				b := execute(t, id, map[int]string{2: "stuck"})
+				if b["status"] == "Approved" {
+					t.Fatalf("PB-017", "after the operator executed it the batch still reads Approved; it moves to Executing")
+				}
 				status(t, "PB-023", b, "Executing")
 				got := fresh.BatchItems(t, "PB-026", b)
 				itemOutcome(t, "PB-027", got, 1, "Completed", "")
@@ -216,7 +219,7 @@ func init() {
 		check.Check{
 			ID:     "payoutbatches/provider-b-rails",
 			Title:  "PROVIDER_B beneficiaries fail item by item after approval on SCT and BACS with withdrawal_failed, and are paid on FPS and CHAPS; PROVIDER_A items in the same batch complete",
-			Rules:  []string{"PB-075", "PB-074", "PB-037", "PB-012"},
+			Rules:  []string{"PB-075", "PB-074", "PB-037", "PB-030", "PB-012"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.gbp_provider_b", "beneficiaries.eur_provider_b"),
 			Run: func(t *check.T) {

@@ -21,6 +21,8 @@ func init() {
 			Run: func(t *check.T) {
 				ben := map[string]string{"GBP": t.Beneficiary("gbp"), "EUR": t.Beneficiary("eur"), "USD": t.Beneficiary("usd")}
 				rule := map[string]string{"FPS": "PB-063", "SCT": "PB-066", "DOMESTIC_WIRE": "PB-069", "INTERNATIONAL_WIRE": "PB-070"}
+				// The sentence naming each currency's canonical rails.
+				canonical := map[string]string{"GBP": "PB-062", "EUR": "PB-065", "USD": "PB-068"}
 				for _, cur := range rails.Currencies() {
 					names := map[string]string{}
 					for _, c := range rails.Canonical(cur) {
@@ -34,6 +36,10 @@ func init() {
 							b := fresh.Batch(t, "PB-060", map[string]any{"currency": cur, "rail": spelling, "items": []any{fresh.BatchItem(ben[cur], 100, "Invoice Alpha")}})
 							if got := shape.String(t, "PB-003", b, "rail"); got != canon {
 								t.Errorf("PB-060", "%s rail %q stored as %q, want %s", cur, spelling, got, canon)
+								t.Errorf("PB-003", "%s rail %q returned as %q, not in its canonical form %s", cur, spelling, got, canon)
+								if name == canon && canonical[cur] != "" {
+									t.Errorf(canonical[cur], "%s canonical rail %q (sent as %q) returned as %q", cur, canon, spelling, got)
+								}
 								if r := rule[canon]; name != canon && r != "" {
 									t.Errorf(r, "%s alias %q stored as %q, want %s", cur, spelling, got, canon)
 								}

@@ -50,7 +50,7 @@ func init() {
 		check.Check{
 			ID:     "subcustomers/programme-revoked",
 			Title:  "With the programme revoked, creating and verifying children is 403 sub_customer_onboarding_disabled while reads of existing children stay available",
-			Rules:  []string{"SUB-018", "SUB-019", "SUB-021", "ERR-051", "ERR-052", "CUST-022"},
+			Rules:  []string{"SUB-018", "SUB-019", "SUB-021", "SUB-025", "ERR-051", "ERR-052", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -71,7 +71,7 @@ func init() {
 				shape.Envelope(t, "SUB-021", get(t, "tenant", base(parent)+"/"+child+"/documents"), http.StatusOK)
 				// The programme is what gates: switched back on, verification starts.
 				fresh.Programme(t, parent, true)
-				childSession(t, "SUB-019", fresh.Success(t, "SUB-019", onboard(t, parent, child, map[string]any{"contact_email": fresh.Email()})))
+				childSession(t, "SUB-025", fresh.Success(t, "SUB-019", onboard(t, parent, child, map[string]any{"contact_email": fresh.Email()})))
 			},
 		},
 	)

@@ -106,6 +106,9 @@ func init() {
 					t.ErrorAt(r, "ITR-007", "data.internal_transfer.status %q, want completed", st)
 					t.FatalAt(r, "ITR-010", "status %q, want completed", st)
 				}
+				if cur, has := x["currency"]; has && cur != c.cur {
+					t.ErrorAt(r, "ITR-002", "a %s transfer answers currency %v, want %s (GBP or EUR as sent)", c.cur, cur, c.cur)
+				}
 				if ref := shape.String(t, "ITR-004", x, "client_reference"); ref != b["client_reference"] {
 					t.FatalAt(r, "ITR-005", "client_reference %q, want the one sent %v", ref, b["client_reference"])
 				}
@@ -227,6 +230,9 @@ func init() {
 			ctl(t, "ITR-016", "capability", map[string]any{"level": "customer", "id": parent, "enabled": false})
 			r := post(t, tbody("parent_to_end_customer", "GBP", 10))
 			ctl(t, "ITR-016", "capability", map[string]any{"level": "customer", "id": parent, "enabled": true})
+			if r.Status/100 == 2 {
+				t.ErrorAt(r, "ITR-016", "a transfer was made (%d) while the parent lacked the internal-transfer capability", r.Status)
+			}
 			shape.FlatOrRefusal(t, "ITR-011", r, http.StatusForbidden, "parent_child_internal_transfers_disabled")
 			done(t, "ITR-016", post(t, tbody("parent_to_end_customer", "GBP", 10)))
 		},
@@ -246,6 +252,9 @@ func init() {
 			if err := t.Control().CustomerStatus(t.Context(), child, "Active"); err != nil {
 				t.Fatalf("ITR-017", "control: restore child status: %v", err)
 			}
+			if r.Status/100 == 2 {
+				t.ErrorAt(r, "ITR-017", "a transfer was made (%d) while the child was Suspended; both parties must be active", r.Status)
+			}
 			shape.Flat(t, "ITR-026", r, http.StatusConflict, "internal_transfer_party_not_active")
 		},
 	})
@@ -263,6 +272,12 @@ func init() {
 			ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": child, "currency": "EUR", "eligible": true, "policy": false})
 			p := post(t, tbody("parent_to_end_customer", "EUR", 10))
 			ctl(t, "ITR-018", "eligibility", restore)
+			if r.Status/100 == 2 {
+				t.ErrorAt(r, "ITR-018", "a transfer was made (%d) while the child's EUR account was ineligible", r.Status)
+			}
+			if p.Status/100 == 2 {
+				t.ErrorAt(p, "ITR-018", "a transfer was made (%d) without an enabled matching transfer policy", p.Status)
+			}
 			shape.Flat(t, "ITR-027", r, http.StatusConflict, "internal_transfer_accounts_ineligible")
 			shape.Flat(t, "ITR-028", p, http.StatusConflict, "internal_transfer_policy_unavailable")
 			done(t, "ITR-018", post(t, tbody("parent_to_end_customer", "EUR", 10)))

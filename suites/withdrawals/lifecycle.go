@@ -1,6 +1,7 @@
 package withdrawals
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -207,7 +208,13 @@ func init() {
 				t.Fatalf("FWD-008", "control: set funds: %v", err)
 			}
 			defer func() { _ = ctl.SetFunds(t.Context(), child, "GBP", 125_000) }()
-			shape.Envelope(t, "FEE-004", t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.Customer(child) + "/fees"}), http.StatusOK)
+			fr := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.Customer(child) + "/fees"})
+			// The read's members are not shown (FEE-002): the child's own
+			// effective fee, 250, must be among its values whatever it is
+			// called.
+			if fees := shape.Envelope(t, "FEE-004", fr, http.StatusOK); !holdsInteger(fees, 250) {
+				t.ErrorAt(fr, "FEE-004", "the child's fee read does not carry its effective fee 250 (its own, set on the child): %v", fees)
+			}
 			r := withdraw(t, child, body(ben, "GBP", 9_751))
 			refused(t, "FWD-008", r, "a child withdrawal of 9751 with a fee of 250 from 10000 Available (the parent holds plenty)")
 			refused(t, "FWD-023", r, "a withdrawal its funds do not cover")
@@ -324,4 +331,30 @@ func init() {
 			}
 		},
 	})
+}
+
+// holdsInteger tells whether n is one of v's values at any depth (a JSON
+// number or a decimal string).
+func holdsInteger(v any, n int64) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if holdsInteger(e, n) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if holdsInteger(e, n) {
+				return true
+			}
+		}
+	case json.Number:
+		return x.String() == strconv.FormatInt(n, 10)
+	case float64:
+		return x == float64(n)
+	case string:
+		return x == strconv.FormatInt(n, 10)
+	}
+	return false
 }

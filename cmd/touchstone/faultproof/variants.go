@@ -447,6 +447,7 @@ func Variants() []Variant {
 	out = append(out, apiVariants...)
 	out = append(out, moreVariants...)
 	out = append(out, extraVariants...)
+	out = append(out, areaVariants...)
 	return append(out, eventVariants...)
 }
 
