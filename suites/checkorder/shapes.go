@@ -79,7 +79,7 @@ func init() {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + uuid.NewString()})
-				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", Status: http.StatusNotFound, What: "GET /customers/{nonexistent}"})
+				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", ShapeRule: "ERR-013", MediaRule: "ERR-004", Status: http.StatusNotFound, What: "GET /customers/{nonexistent}"})
 			},
 		},
 		check.Check{
