@@ -283,6 +283,8 @@ var eventVariants = []Variant{
 	eventEdit("EVT-101", "deposit-iban-wrong", "iban wrong for fiat, set for crypto", byKind(set("iban", "GB00WRONG0000000000000"), set("iban", "GB33BUKB20201555555555")), "deposit.received"),
 	eventEdit("EVT-102", "deposit-amount-off", "amount_minor one more than the gross", inData(plusOne("amount_minor")), "deposit.received"),
 	eventEdit("EVT-105", "deposit-asset-code-swapped", "asset_code set for fiat, null for crypto", byKind(set("asset_code", "BTC"), set("asset_code", nil)), "deposit.received"),
+	eventSet("EVT-107", "deposit-provider-other", "data.provider", "PROVIDER_OTHER", "deposit.received"),
+	eventSet("EVT-108", "deposit-provider-transaction-id-other", "data.provider_transaction_id", "prv_not_the_reference", "deposit.received"),
 	eventEdit("EVT-106", "deposit-currency-wrong", "currency lower-case for fiat, ISO for crypto", byKind(set("currency", "gbp"), set("currency", "GBP")), "deposit.received"),
 	eventSet("EVT-109", "deposit-ledger-id-number", "data.ledger_transaction_id", 42, "deposit.received"),
 	eventSet("EVT-110", "deposit-reference-other", "data.reference", "another reference", "deposit.received"),
