@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -320,6 +321,18 @@ var apiVariants = []Variant{
 		if a.Status == http.StatusBadRequest {
 			a.Status = http.StatusOK
 			body["subscriptionId"] = otherUUID
+		}
+	}),
+	apiVariant("WHM-006", "webhook-patch-answer-keeps-dropped-type", "a PATCH answer lists kyb.approved when the body dropped it", http.MethodPatch, pathSub, func(_ *http.Request, a *Answer, body map[string]any) {
+		if types, ok := body["eventTypes"].([]any); ok && a.Status == http.StatusOK && !slices.Contains(types, any("kyb.approved")) {
+			body["eventTypes"] = append(types, "kyb.approved")
+		}
+	}),
+	apiVariant("WHM-042", "webhook-patch-null-attempts-4", "a PATCH with maxAttempts null is answered maxAttempts 4", http.MethodPatch, pathSub, func(_ *http.Request, a *Answer, body map[string]any) {
+		if req := a.RequestJSON(); req != nil && a.Status == http.StatusOK && req["maxAttempts"] == nil {
+			if v, ok := body["maxAttempts"].(json.Number); ok && v.String() == "5" {
+				body["maxAttempts"] = 4
+			}
 		}
 	}),
 	apiVariant("WHM-043", "webhook-reenable-over-limit", "re-enabling past 10 by PATCH is accepted", http.MethodPatch, pathSub, func(_ *http.Request, a *Answer, body map[string]any) {
