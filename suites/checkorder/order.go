@@ -38,6 +38,7 @@ func init() {
 				} {
 					h := http.Header{"X-Correlation-Id": x.corr, "X-Tenant-Id": {uuid.NewString()}}
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
+					laterStepWon(t, r, x.what+" plus X-Tenant-Id", "tenant header", "")
 					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-003", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("%s plus X-Tenant-Id", x.what)})
 				}
 			},
@@ -51,9 +52,9 @@ func init() {
 				t.SpendAuthFailures(2) // counted only by a target that checks the key first
 				h := http.Header{"X-Tenant-Id": {uuid.NewString()}}
 				none := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me", NoAuth: true, Header: h})
-				tenantRefusal(t, "ORDER-005", none, "X-Tenant-Id without an API key")
+				tenantRefusal(t, "ORDER-005", "ORDER-004", none, "X-Tenant-Id without an API key")
 				wrong := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
-				tenantRefusal(t, "ORDER-005", wrong, "X-Tenant-Id with a wrong API key secret")
+				tenantRefusal(t, "ORDER-005", "ORDER-004", wrong, "X-Tenant-Id with a wrong API key secret")
 			},
 		},
 		check.Check{
@@ -87,8 +88,10 @@ func init() {
 					return t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody()})
 				}
 				r := post(t.Anonymous().With("tenant", wrongSecretKey(t)))
+				laterStepWon(t, r, "POST /customers with a wrong key secret and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "POST /customers with a wrong key secret and no Idempotency-Key", Why: "the key step comes before the Idempotency-Key step"})
 				r = post(t.Client("read_only"))
+				laterStepWon(t, r, "POST /customers with keys.read_only and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
 			},
 		},
@@ -148,6 +151,7 @@ func init() {
 					{"a 7-character Idempotency-Key", withHeader(jsonHeader(), "Idempotency-Key", "ts-1234")},
 				} {
 					r := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: x.h})
+					laterStepWon(t, r, fmt.Sprintf("POST /customers with %s and a malformed JSON body", x.what), "body binding", "")
 					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-019", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: fmt.Sprintf("POST /customers with %s and a malformed JSON body", x.what)})
 				}
 			},
