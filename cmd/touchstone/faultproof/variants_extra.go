@@ -1,6 +1,7 @@
 package faultproof
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -172,6 +173,18 @@ var extraVariants = []Variant{
 		}
 	}),
 	memberSet("SUB-008", "document-category-other", http.MethodGet, `/documents`, "category", "PASSPORT"),
+	apiVariant("V2-001", "v2-customers-empty", "GET V2/customers lists no customer", http.MethodGet, `/api/v2/public/customers$`, func(_ *http.Request, _ *Answer, body map[string]any) {
+		if _, ok := body["items"]; ok {
+			body["items"], body["count"] = []any{}, 0
+		}
+	}),
+	apiVariant("V2-006", "v2-list-count-over-limit", "a full v2 customers page reports count one above limit", http.MethodGet, `/api/v2/public/customers$`, func(_ *http.Request, _ *Answer, body map[string]any) {
+		if c, ok := body["count"].(json.Number); ok && body["limit"] == c {
+			n, _ := c.Int64()
+			body["count"] = n + 1
+		}
+	}),
+	apiVariant("V2-007", "v2-fiat-accounts-no-count", "GET V2/fiat/accounts does not report count", http.MethodGet, `/api/v2/public/fiat/accounts$`, func(_ *http.Request, _ *Answer, body map[string]any) { delete(body, "count") }),
 	apiVariant("V2-005", "v2-list-no-limit", "a v2 list does not report limit", http.MethodGet, `/api/v2/public/customers$`, func(_ *http.Request, _ *Answer, body map[string]any) { delete(body, "limit") }),
 	{Name: "openapi-v2-not-served", Rule: "VER-004", Description: "/openapi/v2public.json answers 404",
 		Match: func(r *http.Request) bool { return r.URL.Path == "/openapi/v2public.json" },
