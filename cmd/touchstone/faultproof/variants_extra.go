@@ -185,6 +185,16 @@ var extraVariants = []Variant{
 		}
 	}),
 	apiVariant("V2-007", "v2-fiat-accounts-no-count", "GET V2/fiat/accounts does not report count", http.MethodGet, `/api/v2/public/fiat/accounts$`, func(_ *http.Request, _ *Answer, body map[string]any) { delete(body, "count") }),
+	apiVariant("ERR-012", "envelope-422-no-detail", "the 422 envelope refusal of GET /onboarding/requirements lacks data.detail", http.MethodGet, `/api/v1/partner/onboarding/requirements$`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if d, ok := body["data"].(map[string]any); ok && a.Status == http.StatusUnprocessableEntity {
+			delete(d, "detail")
+		}
+	}),
+	apiVariant("ERR-020", "binding-400-coded", "the body-binding 400 of POST /customers carries a code", http.MethodPost, `/api/v1/partner/customers$`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if _, ok := body["errors"]; ok && a.Status == http.StatusBadRequest && body["code"] == nil {
+			body["code"] = "invalid_request_body"
+		}
+	}),
 	apiVariant("V2-005", "v2-list-no-limit", "a v2 list does not report limit", http.MethodGet, `/api/v2/public/customers$`, func(_ *http.Request, _ *Answer, body map[string]any) { delete(body, "limit") }),
 	{Name: "openapi-v2-not-served", Rule: "VER-004", Description: "/openapi/v2public.json answers 404",
 		Match: func(r *http.Request) bool { return r.URL.Path == "/openapi/v2public.json" },
