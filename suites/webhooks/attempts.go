@@ -40,10 +40,11 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "keys.child", "webhook_url"},
 			Run: func(t *check.T) {
-				emptyPage(t, "WHM-060", attempts(t, "subject", uuid.NewString(), ""), "an unknown subscription id")
+				// The owner's own list first: what it lists is WHM-009's.
 				_, id, undo := subscribed(t, "subject")
 				defer undo()
 				emptyPage(t, "WHM-009", attempts(t, "subject", id, ""), "a subscription with no deliveries yet")
+				emptyPage(t, "WHM-060", attempts(t, "subject", uuid.NewString(), ""), "an unknown subscription id")
 				emptyPage(t, "WHM-060", attempts(t, "child", id, ""), "another subject's subscription")
 				shape.NotFound(t, "WHM-074", t.Do(t.Client("child"), client.Request{Method: http.MethodGet, Path: sub(id)}))
 			},

@@ -344,6 +344,12 @@ var apiVariants = []Variant{
 			body["subscriptionId"], body["enabled"] = otherUUID, true
 		}
 	}),
+	apiVariant("WHM-009", "webhook-attempts-empty-lists-one", "an empty delivery attempts list lists one attempt", http.MethodGet, pathAttempts, func(_ *http.Request, a *Answer, body map[string]any) {
+		if items, ok := body["items"].([]any); ok && len(items) == 0 && a.Status == http.StatusOK {
+			body["items"] = []any{map[string]any{"attemptId": otherUUID, "eventId": otherUUID, "eventType": "customer.created", "status": "Delivered", "attemptNumber": 1, "isReplay": false, "recordedAt": "2026-11-02T10:00:00Z"}}
+			body["count"] = 1
+		}
+	}),
 	apiVariant("WHM-058", "webhook-attempts-oldest-first", "delivery attempts are listed oldest first", http.MethodGet, pathAttempts, func(_ *http.Request, _ *Answer, body map[string]any) {
 		if list, ok := body["items"].([]any); ok {
 			for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
