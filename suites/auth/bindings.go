@@ -51,7 +51,8 @@ func sameAsNonexistent(t *check.T, c *client.Client, method, notMine, suffix, wh
 
 // sameAsNonexistentUnder is sameAsNonexistent with the rule a status other
 // than 404 or 403 breaks (a 403 always breaks BIND-001): an unbound key
-// reaching a customer breaks BIND-013.
+// reaching a customer breaks BIND-013, a key reaching another tenant's
+// SVC-001.
 func sameAsNonexistentUnder(t *check.T, reachRule string, c *client.Client, method, notMine, suffix, what string) {
 	req := func(id string) client.Request {
 		r := client.Request{Method: method, Path: api.P + "/customers/" + id + suffix}
@@ -275,7 +276,7 @@ func init() {
 					}
 				}
 				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
-					sameAsNonexistent(t, tk, http.MethodGet, other, "", "GET /customers/{other_tenant} with keys.tenant")
+					sameAsNonexistentUnder(t, "SVC-001", tk, http.MethodGet, other, "", "GET /customers/{other_tenant} with keys.tenant")
 				} else {
 					t.NotJudged("profile has no customers.other_tenant: no other tenant's customer to be refused; add customers.other_tenant", "SVC-001", "BIND-017")
 				}
