@@ -38,8 +38,11 @@ func init() {
 				} {
 					h := http.Header{"X-Correlation-Id": x.corr, "X-Tenant-Id": {uuid.NewString()}}
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
-					laterStepWon(t, r, x.what+" plus X-Tenant-Id", "tenant header", "")
-					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-003", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("%s plus X-Tenant-Id", x.what)})
+					if laterStepWon(t, r, x.what+" plus X-Tenant-Id", "tenant header", "") {
+						t.FatalAt(r, "ORDER-003", "%s plus X-Tenant-Id: the X-Tenant-Id refusal, want 400 correlation_id_invalid (step 1 before step 2)", x.what)
+					}
+					// Not the later step's answer: step 1's own (ORDER-002).
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-003", ShapeRule: "ORDER-002", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("%s plus X-Tenant-Id", x.what)})
 				}
 			},
 		},
@@ -130,7 +133,7 @@ func init() {
 				for _, pair := range [][]string{{used, t.NewKey()}, {t.NewKey(), used}} {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody(),
 						Header: http.Header{"Idempotency-Key": pair}})
-					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-012", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: "two Idempotency-Key lines, one already used with another body", Why: "the key is malformed before any conflict"})
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-012", ShapeRule: "ORDER-011", MediaRule: "ORDER-012", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: "two Idempotency-Key lines, one already used with another body", Why: "the key is malformed before any conflict"})
 				}
 			},
 		},
@@ -167,7 +170,7 @@ func init() {
 				createCustomer(t, newCustomerBody(), key)
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON,
 					Header: jsonHeader(), IdempotencyKey: key})
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-014", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "POST /customers reusing a key with a malformed body", Why: "the conflict step comes before binding"})
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-014", ShapeRule: "ORDER-013", MediaRule: "ORDER-014", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "POST /customers reusing a key with a malformed body", Why: "the conflict step comes before binding"})
 			},
 		},
 		check.Check{
@@ -189,7 +192,8 @@ func init() {
 					if r.Status == http.StatusNotFound {
 						t.Fatalf("ORDER-016", "PATCH %s with a malformed JSON body: 404; body binding comes before the operation; body: %s", what, shape.Clip(r.Body))
 					}
-					bindingError(t, "ORDER-016", r, "PATCH "+what+" with a malformed JSON body")
+					// Not the operation's 404: step 7's own answer (ORDER-015).
+					bindingError(t, "ORDER-015", r, "PATCH "+what+" with a malformed JSON body")
 				}
 			},
 		},

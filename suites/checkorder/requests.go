@@ -98,13 +98,13 @@ func tenantRefusal(t *check.T, rule, shapeRule string, r *client.Response, what 
 // reflected) when r is the refusal of a later step than the one the
 // request fails first: status 400 and the later step's code ("" for the
 // tenant-header or binding refusal, told by title or errors map).
-func laterStepWon(t *check.T, r *client.Response, what, later, code string) {
+func laterStepWon(t *check.T, r *client.Response, what, later, code string) bool {
 	if r.Status != http.StatusBadRequest {
-		return
+		return false
 	}
 	var m map[string]any
 	if json.Unmarshal(r.Body, &m) != nil {
-		return
+		return false
 	}
 	got, _ := m["code"].(string)
 	switch {
@@ -112,7 +112,9 @@ func laterStepWon(t *check.T, r *client.Response, what, later, code string) {
 		code == "" && later == "tenant header" && got == "" && m["title"] == "Invalid tenant header.",
 		code == "" && later == "body binding" && got == "" && m["errors"] != nil:
 		t.Errorf("ORDER-001", "%s: answered the %s refusal (a later step) instead of the earliest failing step's", what, later)
+		return true
 	}
+	return false
 }
 
 // exhaust spends the per-route budget (600 per key, method and route
