@@ -36,7 +36,7 @@ func init() {
 		check.Check{
 			ID:     "webhooks/attempts-foreign-id-empty",
 			Title:  "Delivery attempts of an unknown or another owner's subscription are an empty page (200), not 404",
-			Rules:  []string{"WHM-009", "WHM-060", "WHM-074"},
+			Rules:  []string{"WHM-009", "WHM-060", "WHM-074", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "keys.child", "webhook_url"},
 			Run: func(t *check.T) {
