@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
@@ -219,6 +220,16 @@ var eventVariants = []Variant{
 			wrong := strings.Repeat("ab", 32)
 			d.Header.Set(verify.SvcPayloadSHA256, wrong)
 			d.Header.Set(verify.SvcSignature, hmacHex([]byte(d.Secret), d.Header.Get(verify.SvcTimestamp), ".", d.Header.Get(verify.SvcID), ".", wrong, ".", string(d.Body)))
+		}},
+	{Name: "delivery-signed-with-decoded-secret", Rule: "EVT-021", Unsigned: true, Description: "both signatures are made with the secret's base64-decoded bytes (the part after whsec_), not its UTF-8 bytes",
+		Deliver: func(d *Delivery) {
+			i := strings.LastIndex(d.Secret, "whsec_")
+			if i < 0 {
+				return
+			}
+			if key, err := base64.StdEncoding.DecodeString(d.Secret[i+len("whsec_"):]); err == nil && len(key) > 0 {
+				signWith(d, key)
+			}
 		}},
 	headerSet("EVT-018", "svc-signature-wrong", verify.SvcSignature, "sha256="+strings.Repeat("0", 64)),
 	receiverStatus("EVT-026", "408-final", "a 408 from the endpoint is taken as final (the sandbox sees 400)", func(s int) int { return mapStatus(s, 408, 400) }),
