@@ -21,12 +21,11 @@ func init() {
 		Needs:  []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
-			// A wrong type first (ERR-020 names it), then malformed JSON.
+			malformed := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
+			bindingError(t, "ERR-015", malformed, "POST /customers with malformed JSON")
 			wrongType := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(),
 				JSON: map[string]any{"email": 12345, "jurisdiction": "GB"}})
 			bindingError(t, "ERR-020", wrongType, "POST /customers with email a number")
-			malformed := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
-			bindingError(t, "ERR-015", malformed, "POST /customers with malformed JSON")
 		},
 	})
 }

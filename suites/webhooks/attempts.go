@@ -40,11 +40,16 @@ func init() {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "keys.child", "webhook_url"},
 			Run: func(t *check.T) {
-				// The owner's own list first: what it lists is WHM-009's.
+				// An unknown id: an empty page, not 404 (WHM-060); a row
+				// in it does not stop the owner's own list being judged.
+				unknown := attempts(t, "subject", uuid.NewString(), "")
+				shape.Status(t, "WHM-060", unknown, http.StatusOK)
+				if n := shape.Int(t, "WHM-060", shape.Object(t, "WHM-060", unknown), "count"); n != 0 {
+					t.ErrorAt(unknown, "WHM-060", "an unknown subscription id: count %d, want an empty page", n)
+				}
 				_, id, undo := subscribed(t, "subject")
 				defer undo()
 				emptyPage(t, "WHM-009", attempts(t, "subject", id, ""), "a subscription with no deliveries yet")
-				emptyPage(t, "WHM-060", attempts(t, "subject", uuid.NewString(), ""), "an unknown subscription id")
 				emptyPage(t, "WHM-060", attempts(t, "child", id, ""), "another subject's subscription")
 				shape.NotFound(t, "WHM-074", t.Do(t.Client("child"), client.Request{Method: http.MethodGet, Path: sub(id)}))
 			},

@@ -190,8 +190,8 @@ var extraVariants = []Variant{
 			delete(d, "detail")
 		}
 	}),
-	apiVariant("ERR-020", "binding-400-coded", "the body-binding 400 of POST /customers carries a code", http.MethodPost, `/api/v1/partner/customers$`, func(_ *http.Request, a *Answer, body map[string]any) {
-		if _, ok := body["errors"]; ok && a.Status == http.StatusBadRequest && body["code"] == nil {
+	apiVariant("ERR-020", "binding-400-coded", "the body-binding 400 of POST /customers for a well-formed body of the wrong types carries a code", http.MethodPost, `/api/v1/partner/customers$`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if _, ok := body["errors"]; ok && a.Status == http.StatusBadRequest && body["code"] == nil && json.Valid(a.Request) {
 			body["code"] = "invalid_request_body"
 		}
 	}),
