@@ -46,6 +46,14 @@ func delegated(t *check.T, rule string, data map[string]any) []string {
 // random nonexistent uuid (same method, same route shape) and asserts
 // 404 flat with code null, byte-identical.
 func sameAsNonexistent(t *check.T, c *client.Client, method, notMine, suffix, what string) {
+	sameAsNonexistentUnder(t, "BIND-001", c, method, notMine, suffix, what)
+}
+
+// sameAsNonexistentUnder is sameAsNonexistent with the rule a status other
+// than 404 or 403 breaks (a 403 always breaks BIND-001): an unbound key
+// reaching a customer breaks BIND-013, a key reaching another tenant's
+// SVC-001.
+func sameAsNonexistentUnder(t *check.T, reachRule string, c *client.Client, method, notMine, suffix, what string) {
 	req := func(id string) client.Request {
 		r := client.Request{Method: method, Path: api.P + "/customers/" + id + suffix}
 		if method != http.MethodGet {
@@ -60,7 +68,7 @@ func sameAsNonexistent(t *check.T, c *client.Client, method, notMine, suffix, wh
 		t.Fatalf("BIND-001", "%s: status 403; a customer the key cannot act for is 404, never 403; body: %s", what, shape.Clip(a.Body))
 	}
 	if a.Status != http.StatusNotFound {
-		t.Fatalf("BIND-001", "%s: status %d, want 404 (not reachable by keys.%s); body: %s", what, a.Status, c.KeyName, shape.Clip(a.Body))
+		t.Fatalf(reachRule, "%s: status %d, want 404 (not reachable by keys.%s); body: %s", what, a.Status, c.KeyName, shape.Clip(a.Body))
 	}
 	shape.NotFound(t, "ERR-004", b)
 	shape.SameResponse(t, "BIND-017", a, b, what+" vs the same request for a nonexistent uuid")
@@ -268,7 +276,7 @@ func init() {
 					}
 				}
 				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
-					sameAsNonexistent(t, tk, http.MethodGet, other, "", "GET /customers/{other_tenant} with keys.tenant")
+					sameAsNonexistentUnder(t, "SVC-001", tk, http.MethodGet, other, "", "GET /customers/{other_tenant} with keys.tenant")
 				} else {
 					t.NotJudged("profile has no customers.other_tenant: no other tenant's customer to be refused; add customers.other_tenant", "SVC-001", "BIND-017")
 				}
@@ -313,10 +321,10 @@ func init() {
 				}
 				for _, name := range []string{"active_personal", "parent", "child"} {
 					if id := t.Profile().CustomerMap()[name]; id != "" {
-						sameAsNonexistent(t, ub, http.MethodGet, id, "", "GET /customers/{"+name+"} with keys.unbound")
+						sameAsNonexistentUnder(t, "BIND-013", ub, http.MethodGet, id, "", "GET /customers/{"+name+"} with keys.unbound")
 					}
 				}
-				sameAsNonexistent(t, ub, http.MethodGet, t.Customer("active_personal"), "/onboarding/status", "GET /customers/{active_personal}/onboarding/status with keys.unbound")
+				sameAsNonexistentUnder(t, "BIND-013", ub, http.MethodGet, t.Customer("active_personal"), "/onboarding/status", "GET /customers/{active_personal}/onboarding/status with keys.unbound")
 			},
 		},
 		check.Check{

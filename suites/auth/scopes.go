@@ -166,6 +166,9 @@ func init() {
 				t.SpendAuthFailures(2)
 				r := t.Do(um, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"currency": "GBP", "items": []any{}}})
+				if r.Status != http.StatusForbidden {
+					t.Errorf("SCOPE-061", "POST /customers/{id}/payout-batches with keys.umbrella answered %d, want 403: transactions:write does not cover payout-batches:write", r.Status)
+				}
 				expect403(t, "SCOPE-079", r, "POST /customers/{id}/payout-batches with keys.umbrella (transactions:write)")
 				if served(t, path) {
 					expect403(t, "SCOPE-061", t.Do(um, client.Request{Method: http.MethodGet, Path: path}), "GET /customers/{id}/payout-batches with keys.umbrella")

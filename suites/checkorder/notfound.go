@@ -5,6 +5,7 @@ package checkorder
 // on an unknown route as on an unknown customer.
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -24,13 +25,20 @@ func init() {
 		Needs: []string{"keys.tenant"},
 		Run: func(t *check.T) {
 			c := t.Client("tenant")
-			for what, path := range map[string]string{
-				"an unknown v1 route":                   api.P + "/ts-no-such-route",
-				"an unknown customer":                   api.P + "/customers/" + uuid.NewString(),
-				"a sub-resource of an unknown customer": api.P + "/customers/" + uuid.NewString() + "/onboarding/status",
+			// An unknown route is ERR-004's 404; an unknown id ERR-037's.
+			for _, x := range []struct{ what, path, rule string }{
+				{"an unknown v1 route", api.P + "/ts-no-such-route", "ERR-004"},
+				{"an unknown customer", api.P + "/customers/" + uuid.NewString(), "ERR-037"},
+				{"a sub-resource of an unknown customer", api.P + "/customers/" + uuid.NewString() + "/onboarding/status", "ERR-037"},
 			} {
-				r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
-				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", Status: http.StatusNotFound, What: fmt.Sprintf("GET %s", what)})
+				r := t.Do(c, client.Request{Method: http.MethodGet, Path: x.path})
+				// A code on one 404 does not hide the others' (each under its rule).
+				var m map[string]any
+				if r.Status == http.StatusNotFound && json.Unmarshal(r.Body, &m) == nil && m["code"] != nil {
+					t.Errorf(x.rule, "GET %s: 404 code is %v, want null", x.what, m["code"])
+					continue
+				}
+				shape.FlatAnswer(t, r, shape.Want{Rule: x.rule, Status: http.StatusNotFound, What: fmt.Sprintf("GET %s", x.what)})
 			}
 		},
 	})

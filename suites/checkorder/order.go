@@ -38,7 +38,11 @@ func init() {
 				} {
 					h := http.Header{"X-Correlation-Id": x.corr, "X-Tenant-Id": {uuid.NewString()}}
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
-					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-003", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("%s plus X-Tenant-Id", x.what)})
+					if laterStepWon(t, r, x.what+" plus X-Tenant-Id", "tenant header", "") {
+						t.FatalAt(r, "ORDER-003", "%s plus X-Tenant-Id: the X-Tenant-Id refusal, want 400 correlation_id_invalid (step 1 before step 2)", x.what)
+					}
+					// Not the later step's answer: step 1's own (ORDER-002).
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-003", ShapeRule: "ORDER-002", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("%s plus X-Tenant-Id", x.what)})
 				}
 			},
 		},
@@ -51,9 +55,9 @@ func init() {
 				t.SpendAuthFailures(2) // counted only by a target that checks the key first
 				h := http.Header{"X-Tenant-Id": {uuid.NewString()}}
 				none := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me", NoAuth: true, Header: h})
-				tenantRefusal(t, "ORDER-005", none, "X-Tenant-Id without an API key")
+				tenantRefusal(t, "ORDER-005", "ORDER-004", none, "X-Tenant-Id without an API key")
 				wrong := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
-				tenantRefusal(t, "ORDER-005", wrong, "X-Tenant-Id with a wrong API key secret")
+				tenantRefusal(t, "ORDER-005", "ORDER-004", wrong, "X-Tenant-Id with a wrong API key secret")
 			},
 		},
 		check.Check{
@@ -87,8 +91,10 @@ func init() {
 					return t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody()})
 				}
 				r := post(t.Anonymous().With("tenant", wrongSecretKey(t)))
+				laterStepWon(t, r, "POST /customers with a wrong key secret and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "POST /customers with a wrong key secret and no Idempotency-Key", Why: "the key step comes before the Idempotency-Key step"})
 				r = post(t.Client("read_only"))
+				laterStepWon(t, r, "POST /customers with keys.read_only and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
 			},
 		},
@@ -127,7 +133,7 @@ func init() {
 				for _, pair := range [][]string{{used, t.NewKey()}, {t.NewKey(), used}} {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody(),
 						Header: http.Header{"Idempotency-Key": pair}})
-					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-012", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: "two Idempotency-Key lines, one already used with another body", Why: "the key is malformed before any conflict"})
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-012", ShapeRule: "ORDER-011", MediaRule: "ORDER-012", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: "two Idempotency-Key lines, one already used with another body", Why: "the key is malformed before any conflict"})
 				}
 			},
 		},
@@ -148,6 +154,7 @@ func init() {
 					{"a 7-character Idempotency-Key", withHeader(jsonHeader(), "Idempotency-Key", "ts-1234")},
 				} {
 					r := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: x.h})
+					laterStepWon(t, r, fmt.Sprintf("POST /customers with %s and a malformed JSON body", x.what), "body binding", "")
 					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-019", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: fmt.Sprintf("POST /customers with %s and a malformed JSON body", x.what)})
 				}
 			},
@@ -163,7 +170,7 @@ func init() {
 				createCustomer(t, newCustomerBody(), key)
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON,
 					Header: jsonHeader(), IdempotencyKey: key})
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-014", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "POST /customers reusing a key with a malformed body", Why: "the conflict step comes before binding"})
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-014", ShapeRule: "ORDER-013", MediaRule: "ORDER-014", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "POST /customers reusing a key with a malformed body", Why: "the conflict step comes before binding"})
 			},
 		},
 		check.Check{
@@ -185,7 +192,8 @@ func init() {
 					if r.Status == http.StatusNotFound {
 						t.Fatalf("ORDER-016", "PATCH %s with a malformed JSON body: 404; body binding comes before the operation; body: %s", what, shape.Clip(r.Body))
 					}
-					bindingError(t, "ORDER-016", r, "PATCH "+what+" with a malformed JSON body")
+					// Not the operation's 404: step 7's own answer (ORDER-015).
+					bindingError(t, "ORDER-015", r, "PATCH "+what+" with a malformed JSON body")
 				}
 			},
 		},

@@ -40,7 +40,7 @@ func init() {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Header: http.Header{"X-Tenant-Id": {uuid.NewString()}}})
-				tenantRefusal(t, "ERR-018", r, "GET /customers with X-Tenant-Id")
+				tenantRefusal(t, "ERR-018", "ERR-018", r, "GET /customers with X-Tenant-Id")
 			},
 		},
 		check.Check{

@@ -3,6 +3,7 @@ package checkorder
 // Requests and assertions shared by this package's checks.
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -86,11 +87,34 @@ func bindingError(t *check.T, rule string, r *client.Response, what string) {
 
 // tenantRefusal asserts the X-Tenant-Id 400: problem+json, title
 // "Invalid tenant header.", no code.
-func tenantRefusal(t *check.T, rule string, r *client.Response, what string) {
-	m := shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest, What: what, Why: "X-Tenant-Id present"})
+func tenantRefusal(t *check.T, rule, shapeRule string, r *client.Response, what string) {
+	m := shape.ProblemAnswer(t, r, shape.Want{Rule: rule, ShapeRule: shapeRule, Status: http.StatusBadRequest, What: what, Why: "X-Tenant-Id present"})
 	if m["title"] != "Invalid tenant header." {
 		t.Fatalf(rule, "%s: title %v, want %q (the X-Tenant-Id refusal)", what, m["title"], "Invalid tenant header.")
 	}
+}
+
+// laterStepWon fails under ORDER-001 (the earliest failing step is the one
+// reflected) when r is the refusal of a later step than the one the
+// request fails first: status 400 and the later step's code ("" for the
+// tenant-header or binding refusal, told by title or errors map).
+func laterStepWon(t *check.T, r *client.Response, what, later, code string) bool {
+	if r.Status != http.StatusBadRequest {
+		return false
+	}
+	var m map[string]any
+	if json.Unmarshal(r.Body, &m) != nil {
+		return false
+	}
+	got, _ := m["code"].(string)
+	switch {
+	case code != "" && got == code,
+		code == "" && later == "tenant header" && got == "" && m["title"] == "Invalid tenant header.",
+		code == "" && later == "body binding" && got == "" && m["errors"] != nil:
+		t.Errorf("ORDER-001", "%s: answered the %s refusal (a later step) instead of the earliest failing step's", what, later)
+		return true
+	}
+	return false
 }
 
 // exhaust spends the per-route budget (600 per key, method and route

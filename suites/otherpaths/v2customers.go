@@ -1,6 +1,7 @@
 package otherpaths
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -26,11 +27,11 @@ func v2List(t *check.T, key string, limit string) (items []any, count, lim int) 
 	items = shape.Array(t, "V2-008", m, "items")
 	count = shape.Int(t, "V2-005", m, "count")
 	lim = shape.Int(t, "V2-005", m, "limit")
-	if count != len(items) {
-		t.Fatalf("V2-008", "count is %d but items holds %d", count, len(items))
-	}
 	if count > lim {
 		t.Fatalf("V2-006", "count %d exceeds limit %d", count, lim)
+	}
+	if count != len(items) {
+		t.Fatalf("V2-008", "count is %d but items holds %d", count, len(items))
 	}
 	for _, k := range []string{"page", "pagination"} {
 		if _, ok := m[k]; ok {
@@ -38,6 +39,40 @@ func v2List(t *check.T, key string, limit string) (items []any, count, lim int) 
 		}
 	}
 	return items, count, lim
+}
+
+// simpleList asserts the v2 simple list envelope on path under rule: an
+// object (no v1 envelope) with one array of rows, count equal to its
+// length and at most limit, limit as asked, and no page.
+func simpleList(t *check.T, rule, key, path string, limit int) {
+	r := t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: path, Query: map[string][]string{"limit": {strconv.Itoa(limit)}}})
+	if r.Status != http.StatusOK {
+		t.NotJudged(fmt.Sprintf("GET %s answered %d", path, r.Status), rule)
+		return
+	}
+	m := shape.Object(t, rule, r)
+	if _, env := m["success"]; env {
+		t.FatalAt(r, rule, "GET %s answers the v1 envelope, not the v2 simple list: %s", path, shape.Clip(r.Body))
+	}
+	var rows []any
+	arrays := 0
+	for _, v := range m {
+		if arr, ok := v.([]any); ok {
+			rows, arrays = arr, arrays+1
+		}
+	}
+	if arrays != 1 {
+		t.FatalAt(r, rule, "GET %s holds %d arrays, want one list of rows", path, arrays)
+	}
+	count, lim := shape.Int(t, rule, m, "count"), shape.Int(t, rule, m, "limit")
+	if lim != limit || count > lim || count != len(rows) {
+		t.FatalAt(r, rule, "GET %s?limit=%d: count %d, limit %d, %d rows; want limit %d and count = rows ≤ limit", path, limit, count, lim, len(rows), limit)
+	}
+	for _, k := range []string{"page", "pagination"} {
+		if _, ok := m[k]; ok {
+			t.FatalAt(r, rule, "GET %s carries %q; the v2 simple list has no page", path, k)
+		}
+	}
 }
 
 func ids(items []any) map[string]bool {
@@ -56,7 +91,7 @@ func init() {
 	check.Register(
 		check.Check{
 			ID:    "otherpaths/v2-customers-list",
-			Title: "GET V2/customers uses the simple list envelope: items, count and limit, count equal to limit meaning possibly more",
+			Title: "GET V2/customers uses the simple list envelope: items, count and limit, count equal to limit meaning possibly more; V2/fiat/accounts the same envelope",
 			Rules: []string{"V2-001", "V2-005", "V2-006", "V2-007", "V2-008", "V2-009"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -79,6 +114,9 @@ func init() {
 				if c1 != l1 {
 					t.Fatalf("V2-006", "limit=1 with %d customers gave count %d", all, c1)
 				}
+				// V2/fiat/accounts answers the same envelope (V2-007).
+				simpleList(t, "V2-007", "tenant", v2Customers, 2)
+				simpleList(t, "V2-007", "tenant", api.V2+"/fiat/accounts", 2)
 			},
 		},
 		check.Check{

@@ -310,10 +310,14 @@ func checkTotals(t *check.T, l pagedList) {
 		last := expectedLastPage(n, lim)
 		ps, rows := pages(t, l, lim, last, last+1)
 		if want := n - (last-1)*lim; len(rows) != want {
+			// On or after the change (afterPagingChange), a total other
+			// than the real count is the dated rule broken too.
+			t.Errorf("VER-009", "limit=%d: total %d is not the real count on or after %s", lim, n, pagingChange.Format("2006-01-02"))
 			t.Fatalf("PAGE-010", "limit=%d: pages %d and %d (the last by total %d, and the next) hold %d rows, want %d: total is not the count over all pages", lim, last, last+1, n, len(rows), want)
 		}
 		for i, p := range ps {
 			if p.Total != n {
+				t.Errorf("VER-009", "limit=%d&page=%d: total %d is not the real count %d on or after %s", lim, last+i, p.Total, n, pagingChange.Format("2006-01-02"))
 				t.Fatalf("PAGE-010", "limit=%d&page=%d reported total %d, want %d, the count over all pages", lim, last+i, p.Total, n)
 			}
 		}

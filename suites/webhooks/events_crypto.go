@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net/http"
 	"strings"
@@ -135,6 +136,26 @@ func init() {
 			}
 			if p, _ := d["provider_transaction_id"].(string); p == "" {
 				t.Errorf("EVT-108", "data.provider_transaction_id is %v, want the custodian's reference or the hash", d["provider_transaction_id"])
+			} else {
+				// The deposit's provider_reference (the custodian's
+				// transaction reference), falling back to the hash.
+				rr := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.Customer(cust) + "/crypto/deposits/" + depID})
+				var rd map[string]any
+				if rr.Status == http.StatusOK {
+					var e map[string]any
+					_ = json.Unmarshal(rr.Body, &e)
+					rd, _ = e["data"].(map[string]any)
+				}
+				pref, _ := shape.Get(rd, "deposit.provider_reference")
+				want, _ := pref.(string)
+				switch {
+				case rd == nil:
+					t.NotJudged(fmt.Sprintf("GET .../crypto/deposits/{id} answered %d: the deposit's provider_reference was not read", rr.Status), "EVT-108")
+				case want != "" && p != want:
+					t.Errorf("EVT-108", "data.provider_transaction_id is %v, want the deposit's provider_reference %v (the custodian's reference)", p, want)
+				case want == "" && p != hash:
+					t.Errorf("EVT-108", "data.provider_transaction_id is %v, want the transaction hash %v (the deposit has no provider_reference)", p, hash)
+				}
 			}
 			if l := d["ledger_transaction_id"]; l != nil {
 				if _, isStr := l.(string); !isStr {

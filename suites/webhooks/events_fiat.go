@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -250,7 +251,9 @@ func init() {
 		Labels: []string{check.Mutating, check.NeedsControl},
 		Needs:  []string{"keys.tenant", "webhook_url"},
 		Run: func(t *check.T) {
-			in, subID, stop := listen(t, "tenant", "deposit.received", "deposit.returned")
+			// viban.ready too: it names the account's raw provider code,
+			// which deposit.received repeats (EVT-107).
+			in, subID, stop := listen(t, "tenant", "deposit.received", "deposit.returned", "viban.ready")
 			defer stop()
 			cust := fresh.Activated(t, "FIAT-022")
 			c := fresh.Read(t, "FIAT-022", cust)
@@ -260,7 +263,7 @@ func init() {
 			ref := "TS-" + uuid.NewString()[:8]
 			out := fiatCtl(t, "/fiat/deposits", map[string]any{"account_id": acct, "amount_minor": 250000, "fee_minor": 150, "sender": "Ellen Payer", "reference": ref})
 			dep, _ := out["deposit_id"].(string)
-			in.await(subID, 1)
+			in.await(subID, 2)
 			env, d := oneEnv(t, "FIAT-003", in.envs(subID, "deposit.received", dep), "deposit.received of the fiat deposit")
 			for _, k := range []string{"customer_id", "tenant_id", "customer_email", "tenant_name", "deposit_type", "sender", "virtual_account_id", "crypto_wallet_id",
 				"iban", "bic", "amount_minor", "amount_major", "fee_minor", "fee_major", "net_amount_minor", "net_amount_major", "asset_code", "currency",
@@ -311,9 +314,32 @@ func init() {
 			}
 			if p, _ := d["provider"].(string); p == "" {
 				t.Errorf("EVT-107", "deposit.received provider is %v, want the banking provider code", d["provider"])
+			} else if vs := in.envs(subID, "viban.ready", acct); len(vs) == 1 {
+				// The account's banking provider, as viban.ready names it.
+				if vd, _ := vs[0]["data"].(map[string]any); vd != nil && text(vd["provider"]) != "" && text(vd["provider"]) != p {
+					t.Errorf("EVT-107", "deposit.received provider is %v, want the receiving account's banking provider %v (its viban.ready provider)", p, vd["provider"])
+				}
 			}
 			if p, _ := d["provider_transaction_id"].(string); p == "" {
 				t.Errorf("EVT-108", "deposit.received provider_transaction_id is %v, want the provider reference or payment id", d["provider_transaction_id"])
+			} else {
+				// The deposit's provider_reference (its provider transaction
+				// id), or the platform payment id when there is none.
+				rr := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.Customer(cust) + "/banking/deposits/" + dep})
+				var rd map[string]any
+				if rr.Status == http.StatusOK {
+					var env map[string]any
+					_ = json.Unmarshal(rr.Body, &env)
+					rd, _ = env["data"].(map[string]any)
+				}
+				pref, _ := shape.Get(rd, "deposit.provider_reference")
+				if rd == nil {
+					t.NotJudged(fmt.Sprintf("GET .../banking/deposits/{id} answered %d: the deposit's provider_reference was not read", rr.Status), "EVT-108")
+				} else if want := text(pref); want != "" && p != want {
+					t.Errorf("EVT-108", "deposit.received provider_transaction_id is %v, want the deposit's provider_reference %v", p, want)
+				} else if want == "" && p != dep {
+					t.Errorf("EVT-108", "deposit.received provider_transaction_id is %v, want the payment id %v (the deposit has no provider_reference)", p, dep)
+				}
 			}
 			if !(d["ledger_transaction_id"] == nil || text(d["ledger_transaction_id"]) != "") {
 				t.Errorf("EVT-109", "deposit.received ledger_transaction_id %v, want the journal entry id or null", d["ledger_transaction_id"])
@@ -333,12 +359,12 @@ func init() {
 			}
 			held := fiatCtl(t, "/fiat/deposits", map[string]any{"account_id": acct, "amount_minor": 999, "held": true})
 			heldID, _ := held["deposit_id"].(string)
-			in.await(subID, 2)
+			in.await(subID, 3)
 			if n := len(in.envs(subID, "deposit.received", heldID)); n != 0 {
 				t.Errorf("DEP-001", "a deposit held for review fired %d deposit.received deliveries, want none", n)
 			}
 			fiatCtl(t, "/fiat/deposits/"+dep+"/return", map[string]any{})
-			in.await(subID, 2)
+			in.await(subID, 3)
 			_, r := oneEnv(t, "EVT-058", in.envs(subID, "deposit.returned", dep), "deposit.returned of the recalled deposit")
 			if r["balance_adjusted"] != false || r["status"] != "under_review" {
 				t.Errorf("EVT-058", "deposit.returned balance_adjusted %v, status %v; want false and under_review", r["balance_adjusted"], r["status"])

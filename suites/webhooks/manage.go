@@ -1,7 +1,10 @@
 package webhooks
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -92,6 +95,7 @@ func init() {
 				}
 				r := patch(t, "subject", id, map[string]any{"url": url, "eventTypes": []string{"kyc.approved", "kyb.approved"}, "enabled": true, "maxAttempts": 9})
 				shape.Status(t, "WHM-006", r, http.StatusOK)
+				patchAnswerAgrees(t, "WHM-006", "WHM-006", r, []string{"kyc.approved", "kyb.approved"}, 9)
 				got := readSub(t, "WHM-006", id)
 				types := shape.Array(t, "WHM-006", got, "eventTypes")
 				if len(types) != 2 || !containsAll(types, "kyc.approved", "kyb.approved") {
@@ -102,6 +106,7 @@ func init() {
 				}
 				r = patch(t, "subject", id, map[string]any{"url": url, "eventTypes": []string{"kyc.approved"}, "enabled": true, "maxAttempts": nil})
 				shape.Status(t, "WHM-042", r, http.StatusOK)
+				patchAnswerAgrees(t, "WHM-006", "WHM-042", r, []string{"kyc.approved"}, 5)
 				if v, ok := readSub(t, "WHM-042", id)["maxAttempts"]; ok && v != nil && shape.Int(t, "WHM-042", readSub(t, "WHM-042", id), "maxAttempts") != 5 {
 					t.Errorf("WHM-042", "after PATCH maxAttempts null the subscription reports %v, want 5", v)
 				}
@@ -184,6 +189,30 @@ func init() {
 			},
 		},
 	)
+}
+
+// patchAnswerAgrees judges the members a PATCH answer reports (its body is
+// not documented; what it does report is the replaced subscription):
+// eventTypes exactly the body's (typesRule), maxAttempts the value the
+// subscription now has (attemptsRule).
+func patchAnswerAgrees(t *check.T, typesRule, attemptsRule string, r *client.Response, types []string, attempts int) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(r.Body))
+	dec.UseNumber()
+	if dec.Decode(&m) != nil || m == nil {
+		return
+	}
+	if v, ok := m["eventTypes"]; ok {
+		got, _ := v.([]any)
+		if len(got) != len(types) || !containsAll(got, types...) {
+			t.Errorf(typesRule, "the PATCH answer reports eventTypes %v, want exactly %v (the whole subscription is replaced)", v, types)
+		}
+	}
+	if v, ok := m["maxAttempts"]; ok && v != nil {
+		if n, _ := v.(json.Number); n.String() != strconv.Itoa(attempts) {
+			t.Errorf(attemptsRule, "the PATCH answer reports maxAttempts %v, want %d", v, attempts)
+		}
+	}
 }
 
 func readSub(t *check.T, rule, id string) map[string]any { return readSubKey(t, rule, "subject", id) }

@@ -161,6 +161,17 @@ func init() {
 				if got := shape.String(t, "WHM-013", m, "secretSha256"); got != sha256Hex(secret) {
 					t.ErrorAt(r, "WHM-013", "secretSha256 %s is not the lowercase hex SHA-256 of the returned secret", got)
 				}
+				// maxAttempts is an integer or null in the request.
+				for _, n := range []any{nil, 3} {
+					r := register(t, map[string]any{"url": fresh.WebhookURL(t), "eventTypes": []string{"customer.created"}, "maxAttempts": n})
+					if r.Status != http.StatusCreated {
+						t.ErrorAt(r, "WHM-011", "register with maxAttempts %s: status %d, want 201 (an integer or null is accepted)", jsonText(n), r.Status)
+						continue
+					}
+					if id, _ := shape.Object(t, "WHM-011", r)["subscriptionId"].(string); id != "" {
+						fresh.DisableSubscription(t, "subject", id)
+					}
+				}
 			},
 		},
 		check.Check{

@@ -12,6 +12,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/fresh"
 	"github.com/touchstone-harness/touchstone/internal/shape"
+	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
 // Retries and dead-lettering per endpoint behaviour, under the virtual clock
@@ -187,6 +188,12 @@ func init() {
 					t.Fatalf("EVT-032", "%d attempts 30 s after a 503, want 2", len(recs))
 				}
 				if !recs[1].SignatureOK() {
+					// Signed with the secret before the rotation: not the
+					// current secret at send time (EVT-023) either.
+					old, _ := s["secret"].(string)
+					if old != "" && verify.Delivery(recs[1].Header, recs[1].Body, old, verify.Options{Tolerance: 100000 * time.Hour}).SignatureOK() {
+						t.Errorf("EVT-023", "the retry sent after the rotation is signed with the secret before it, not the current one")
+					}
 					t.Fatalf("WHM-050", "the retry after rotation does not verify with the new secret: %v", recs[1].Reasons)
 				}
 			},

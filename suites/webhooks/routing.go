@@ -54,6 +54,7 @@ func init() {
 					t.Errorf("EVT-039", "the child-bound endpoint received %d of the parent's kyb.approved, want 0", n)
 				}
 				if n := count(tID, "kyc.approved") + count(tID, "kyb.approved"); n != 2 {
+					t.Errorf("EVT-040", "the tenant-wide endpoint received %d of the two events (a parent's, an end customer's), want 2", n)
 					t.Errorf("EVT-041", "the tenant-wide endpoint received %d of the two events, want 2", n)
 				}
 			},

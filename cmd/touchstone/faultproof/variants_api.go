@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -322,6 +323,18 @@ var apiVariants = []Variant{
 			body["subscriptionId"] = otherUUID
 		}
 	}),
+	apiVariant("WHM-006", "webhook-patch-answer-keeps-dropped-type", "a PATCH answer lists kyb.approved when the body dropped it", http.MethodPatch, pathSub, func(_ *http.Request, a *Answer, body map[string]any) {
+		if types, ok := body["eventTypes"].([]any); ok && a.Status == http.StatusOK && !slices.Contains(types, any("kyb.approved")) {
+			body["eventTypes"] = append(types, "kyb.approved")
+		}
+	}),
+	apiVariant("WHM-042", "webhook-patch-null-attempts-4", "a PATCH with maxAttempts null is answered maxAttempts 4", http.MethodPatch, pathSub, func(_ *http.Request, a *Answer, body map[string]any) {
+		if req := a.RequestJSON(); req != nil && a.Status == http.StatusOK && req["maxAttempts"] == nil {
+			if v, ok := body["maxAttempts"].(json.Number); ok && v.String() == "5" {
+				body["maxAttempts"] = 4
+			}
+		}
+	}),
 	apiVariant("WHM-043", "webhook-reenable-over-limit", "re-enabling past 10 by PATCH is accepted", http.MethodPatch, pathSub, func(_ *http.Request, a *Answer, body map[string]any) {
 		if a.Status == http.StatusConflict {
 			a.Status = http.StatusOK
@@ -329,6 +342,12 @@ var apiVariants = []Variant{
 				delete(body, k)
 			}
 			body["subscriptionId"], body["enabled"] = otherUUID, true
+		}
+	}),
+	apiVariant("WHM-009", "webhook-attempts-empty-lists-one", "an empty delivery attempts list lists one attempt", http.MethodGet, pathAttempts, func(_ *http.Request, a *Answer, body map[string]any) {
+		if items, ok := body["items"].([]any); ok && len(items) == 0 && a.Status == http.StatusOK {
+			body["items"] = []any{map[string]any{"attemptId": otherUUID, "eventId": otherUUID, "eventType": "customer.created", "status": "Delivered", "attemptNumber": 1, "isReplay": false, "recordedAt": "2026-11-02T10:00:00Z"}}
+			body["count"] = 1
 		}
 	}),
 	apiVariant("WHM-058", "webhook-attempts-oldest-first", "delivery attempts are listed oldest first", http.MethodGet, pathAttempts, func(_ *http.Request, _ *Answer, body map[string]any) {

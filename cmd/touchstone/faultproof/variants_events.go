@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
@@ -220,6 +221,16 @@ var eventVariants = []Variant{
 			d.Header.Set(verify.SvcPayloadSHA256, wrong)
 			d.Header.Set(verify.SvcSignature, hmacHex([]byte(d.Secret), d.Header.Get(verify.SvcTimestamp), ".", d.Header.Get(verify.SvcID), ".", wrong, ".", string(d.Body)))
 		}},
+	{Name: "delivery-signed-with-decoded-secret", Rule: "EVT-021", Unsigned: true, Description: "both signatures are made with the secret's base64-decoded bytes (the part after whsec_), not its UTF-8 bytes",
+		Deliver: func(d *Delivery) {
+			i := strings.LastIndex(d.Secret, "whsec_")
+			if i < 0 {
+				return
+			}
+			if key, err := base64.StdEncoding.DecodeString(d.Secret[i+len("whsec_"):]); err == nil && len(key) > 0 {
+				signWith(d, key)
+			}
+		}},
 	headerSet("EVT-018", "svc-signature-wrong", verify.SvcSignature, "sha256="+strings.Repeat("0", 64)),
 	receiverStatus("EVT-026", "408-final", "a 408 from the endpoint is taken as final (the sandbox sees 400)", func(s int) int { return mapStatus(s, 408, 400) }),
 	receiverStatus("EVT-027", "425-final", "a 425 from the endpoint is taken as final (the sandbox sees 400)", func(s int) int { return mapStatus(s, 425, 400) }),
@@ -283,6 +294,8 @@ var eventVariants = []Variant{
 	eventEdit("EVT-101", "deposit-iban-wrong", "iban wrong for fiat, set for crypto", byKind(set("iban", "GB00WRONG0000000000000"), set("iban", "GB33BUKB20201555555555")), "deposit.received"),
 	eventEdit("EVT-102", "deposit-amount-off", "amount_minor one more than the gross", inData(plusOne("amount_minor")), "deposit.received"),
 	eventEdit("EVT-105", "deposit-asset-code-swapped", "asset_code set for fiat, null for crypto", byKind(set("asset_code", "BTC"), set("asset_code", nil)), "deposit.received"),
+	eventSet("EVT-107", "deposit-provider-other", "data.provider", "PROVIDER_OTHER", "deposit.received"),
+	eventSet("EVT-108", "deposit-provider-transaction-id-other", "data.provider_transaction_id", "prv_not_the_reference", "deposit.received"),
 	eventEdit("EVT-106", "deposit-currency-wrong", "currency lower-case for fiat, ISO for crypto", byKind(set("currency", "gbp"), set("currency", "GBP")), "deposit.received"),
 	eventSet("EVT-109", "deposit-ledger-id-number", "data.ledger_transaction_id", 42, "deposit.received"),
 	eventSet("EVT-110", "deposit-reference-other", "data.reference", "another reference", "deposit.received"),

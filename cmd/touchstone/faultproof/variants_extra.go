@@ -1,6 +1,7 @@
 package faultproof
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -172,6 +173,50 @@ var extraVariants = []Variant{
 		}
 	}),
 	memberSet("SUB-008", "document-category-other", http.MethodGet, `/documents`, "category", "PASSPORT"),
+	apiVariant("V2-001", "v2-customers-empty", "GET V2/customers lists no customer", http.MethodGet, `/api/v2/public/customers$`, func(_ *http.Request, _ *Answer, body map[string]any) {
+		if _, ok := body["items"]; ok {
+			body["items"], body["count"] = []any{}, 0
+		}
+	}),
+	apiVariant("V2-006", "v2-list-count-over-limit", "a full v2 customers page reports count one above limit", http.MethodGet, `/api/v2/public/customers$`, func(_ *http.Request, _ *Answer, body map[string]any) {
+		if c, ok := body["count"].(json.Number); ok && body["limit"] == c {
+			n, _ := c.Int64()
+			body["count"] = n + 1
+		}
+	}),
+	apiVariant("V2-007", "v2-fiat-accounts-no-count", "GET V2/fiat/accounts does not report count", http.MethodGet, `/api/v2/public/fiat/accounts$`, func(_ *http.Request, _ *Answer, body map[string]any) { delete(body, "count") }),
+	apiVariant("ERR-012", "envelope-422-no-detail", "the 422 envelope refusal of GET /onboarding/requirements lacks data.detail", http.MethodGet, `/api/v1/partner/onboarding/requirements$`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if d, ok := body["data"].(map[string]any); ok && a.Status == http.StatusUnprocessableEntity {
+			delete(d, "detail")
+		}
+	}),
+	apiVariant("ERR-020", "binding-400-coded", "the body-binding 400 of POST /customers for a well-formed body of the wrong types carries a code", http.MethodPost, `/api/v1/partner/customers$`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if _, ok := body["errors"]; ok && a.Status == http.StatusBadRequest && body["code"] == nil && json.Valid(a.Request) {
+			body["code"] = "invalid_request_body"
+		}
+	}),
+	// The check-order steps' own answers, changed only where a request
+	// fails two steps (so no single-step check sees them).
+	apiVariant("ORDER-002", "order-correlation-refusal-coded-with-tenant-header", "an invalid X-Correlation-Id sent with X-Tenant-Id is refused 400 with code invalid_correlation_id", "", `/api/v1/partner/`, func(r *http.Request, a *Answer, body map[string]any) {
+		if _, tenant := r.Header["X-Tenant-Id"]; tenant && a.Status == http.StatusBadRequest && body["code"] == "correlation_id_invalid" {
+			body["code"] = "invalid_correlation_id"
+		}
+	}),
+	apiVariant("ORDER-011", "order-two-idempotency-keys-coded-otherwise", "two Idempotency-Key lines on POST /customers are refused 400 with code idempotency_key_duplicated", http.MethodPost, `/api/v1/partner/customers$`, func(r *http.Request, a *Answer, body map[string]any) {
+		if len(r.Header.Values("Idempotency-Key")) > 1 && a.Status == http.StatusBadRequest && body["code"] == "idempotency_key_invalid" {
+			body["code"] = "idempotency_key_duplicated"
+		}
+	}),
+	apiVariant("ORDER-013", "order-conflict-coded-otherwise-with-malformed-body", "a reused Idempotency-Key with a malformed body is refused 409 with code idempotency_conflict", http.MethodPost, `/api/v1/partner/customers$`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if len(a.Request) > 0 && !json.Valid(a.Request) && a.Status == http.StatusConflict && body["code"] == "idempotency_key_reused" {
+			body["code"] = "idempotency_conflict"
+		}
+	}),
+	apiVariant("ORDER-015", "order-binding-400-coded-on-patch", "the body-binding 400 of PATCH /customers/{id} carries a code", http.MethodPatch, `/api/v1/partner/customers/[^/]+$`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if _, ok := body["errors"]; ok && a.Status == http.StatusBadRequest && body["code"] == nil {
+			body["code"] = "invalid_request_body"
+		}
+	}),
 	apiVariant("V2-005", "v2-list-no-limit", "a v2 list does not report limit", http.MethodGet, `/api/v2/public/customers$`, func(_ *http.Request, _ *Answer, body map[string]any) { delete(body, "limit") }),
 	{Name: "openapi-v2-not-served", Rule: "VER-004", Description: "/openapi/v2public.json answers 404",
 		Match: func(r *http.Request) bool { return r.URL.Path == "/openapi/v2public.json" },

@@ -16,6 +16,7 @@ package verify
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -215,7 +217,11 @@ func Delivery(h http.Header, body []byte, secret string, o Options) Result {
 		if !sigRE.MatchString(sig) {
 			v.add("EVT-015", "X-Webhook-Signature is not sha256= plus 64 lowercase hex digits")
 		} else if tsOK && !macEqual(key, sig, ts, ".", string(body)) {
-			v.add("EVT-015", "X-Webhook-Signature does not match HMAC-SHA256 over {X-Webhook-Timestamp}.{raw_body} with the secret")
+			if alt := decodedKey(secret); alt != nil && macEqual(alt, sig, ts, ".", string(body)) {
+				v.add("EVT-021", "X-Webhook-Signature is made with the secret's base64-decoded bytes, not its UTF-8 bytes")
+			} else {
+				v.add("EVT-015", "X-Webhook-Signature does not match HMAC-SHA256 over {X-Webhook-Timestamp}.{raw_body} with the secret")
+			}
 		}
 	}
 
@@ -249,11 +255,29 @@ func Delivery(h http.Header, body []byte, secret string, o Options) Result {
 			v.add("EVT-018", "x-svc-signature is not sha256= plus 64 lowercase hex digits")
 		} else if unixOK && svcIDOK && payloadHashOK &&
 			!macEqual(key, svcSig, unix, ".", svcID, ".", payloadHash, ".", string(body)) {
-			v.add("EVT-018", "x-svc-signature does not match HMAC-SHA256 over {x-svc-signature-timestamp}.{x-svc-webhook-id}.{x-svc-payload-sha256}.{raw_body} with the secret")
+			if alt := decodedKey(secret); alt != nil && macEqual(alt, svcSig, unix, ".", svcID, ".", payloadHash, ".", string(body)) {
+				v.add("EVT-021", "x-svc-signature is made with the secret's base64-decoded bytes, not its UTF-8 bytes")
+			} else {
+				v.add("EVT-018", "x-svc-signature does not match HMAC-SHA256 over {x-svc-signature-timestamp}.{x-svc-webhook-id}.{x-svc-payload-sha256}.{raw_body} with the secret")
+			}
 		}
 	}
 	res.Failures = v.fail
 	return res
+}
+
+// decodedKey is the other key a sender may wrongly use: the base64 part
+// after "whsec_" decoded to bytes (nil when the secret has none).
+func decodedKey(secret string) []byte {
+	i := strings.LastIndex(secret, "whsec_")
+	if i < 0 {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(secret[i+len("whsec_"):])
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return b
 }
 
 // macEqual recomputes HMAC-SHA256 over the concatenated parts and compares
