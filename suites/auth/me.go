@@ -27,6 +27,9 @@ func identity(t *check.T, name string) (data map[string]any, delegatedIDs []stri
 	}
 	if want := publicPrefix(t.Profile().Key(name)); got != want {
 		t.Errorf("ME-004", "GET /me with keys.%s: api_key_prefix is %q, want the key's public prefix %q", name, masked(got), want)
+		if t.Declares("AUTH-011") {
+			t.Errorf("AUTH-011", "GET /me with keys.%s: api_key_prefix is %q, not the part of the key before the dot (%q)", name, masked(got), want)
+		}
 	}
 	if _, present := data["customer_id"]; !present {
 		t.Errorf("ME-002", "GET /me with keys.%s: customer_id is missing (uuid or null)", name)

@@ -128,10 +128,11 @@ func init() {
 				// onboarding:read was granted directly.
 				allowed(t, "SCOPE-076", um, call{method: "GET", path: api.P + "/customers"}, 200)
 				allowed(t, "SCOPE-076", um, call{method: "GET", path: api.P + "/customers/" + ap}, 200)
-				// Reads the umbrella expands to.
+				// Reads the umbrella expands to: granted as shorthand,
+				// stored expanded (SCOPE-077).
 				for _, path := range []string{api.P + "/customers/" + ap + "/banking/accounts", api.P + "/customers/" + ap + "/banking/balance", api.P + "/customers/" + ap + "/banking/withdrawals"} {
 					if served(t, path) {
-						allowed(t, "SCOPE-078", um, call{method: "GET", path: path}, 200)
+						allowed(t, "SCOPE-077", um, call{method: "GET", path: path}, 200)
 					}
 				}
 				// Not granted: onboarding:write, end-customers:*; one refusal

@@ -319,6 +319,7 @@ func judgeRefusal(t *check.T, row routeRow, ref refusal, rule string) {
 	r := ref.resp
 	if r.Status != http.StatusForbidden {
 		t.ErrorAt(r, rule, "%s with keys.%s (lacks only %s): status %d, want 403 api_key_not_authorized; body: %s", row, ref.key, row.scope, r.Status, shape.Clip(r.Body))
+		t.ErrorAt(r, "SCOPE-076", "%s with keys.%s (lacks only %s): status %d; a missing scope gives 403 api_key_not_authorized at the key step", row, ref.key, row.scope, r.Status)
 		return
 	}
 	m, err := r.JSON()

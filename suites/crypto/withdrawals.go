@@ -219,6 +219,7 @@ func init() {
 				t.FatalAt(r, "CWD-014", "a parked withdrawal answered 202 with status %v, want ManualReviewRequired", w["status"])
 			}
 			if code, has := d["code"]; has {
+				t.ErrorAt(r, "ERR-137", "a parked withdrawal answered 202 with data.code %v: a park answers the normal body and no code", code)
 				t.FatalAt(r, "CWD-015", "a parked withdrawal carries data.code %v: the reason code is not in the body", code)
 			}
 			if code, has := w["code"]; has {

@@ -215,6 +215,7 @@ func init() {
 			}
 			in.await(subID, 1)
 			if n := len(in.events(subID, "withdrawal.completed", parked)); n != 0 {
+				t.Errorf("EVT-063", "the parked crypto withdrawal %s fired %d withdrawal.completed deliveries; a park fires no event", parked, n)
 				t.Fatalf("CWD-016", "the parked crypto withdrawal %s fired %d withdrawal.completed deliveries; a park fires no event", parked, n)
 			}
 			var env map[string]any
