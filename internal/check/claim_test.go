@@ -91,15 +91,7 @@ func TestAWaitingCheckLendsItsSlotOnARealClock(t *testing.T) {
 	waiter := &Check{ID: "demo/a-waits", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
 		// Waits for the plan up to 5 s, and ends as soon as the other
 		// check has run meanwhile.
-		ctx, cancel := context.WithCancel(t.Context())
-		go func() {
-			select {
-			case <-ran:
-			case <-time.After(5 * time.Second):
-			}
-			cancel()
-		}()
-		traffic.WaitFor(ctx, 5*time.Second)
+		waitUntilClosed(t, ran, 5*time.Second)
 		select {
 		case <-ran:
 		default:
@@ -129,15 +121,7 @@ func TestWaitingChecksLeaveAProbeItsWorker(t *testing.T) {
 	var cs []*Check
 	for i := range 10 {
 		cs = append(cs, &Check{ID: fmt.Sprintf("demo/a-waits-%02d", i), Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
-			ctx, cancel := context.WithCancel(t.Context())
-			go func() {
-				select {
-				case <-probed:
-				case <-time.After(5 * time.Second):
-				}
-				cancel()
-			}()
-			traffic.WaitFor(ctx, 5*time.Second)
+			waitUntilClosed(t, probed, 5*time.Second)
 			select {
 			case <-probed:
 			default:
@@ -195,15 +179,7 @@ func TestWaitingChecksLeaveRoomForFailedAuth(t *testing.T) {
 	var cs []*Check
 	for i := range 4 {
 		cs = append(cs, &Check{ID: fmt.Sprintf("demo/a-waits-%02d", i), Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
-			ctx, cancel := context.WithCancel(t.Context())
-			go func() {
-				select {
-				case <-spent:
-				case <-time.After(5 * time.Second):
-				}
-				cancel()
-			}()
-			traffic.WaitFor(ctx, 5*time.Second)
+			waitUntilClosed(t, spent, 5*time.Second)
 		}})
 	}
 	cs = append(cs, &Check{ID: "demo/z-failed-auth", Title: "t", Rules: []string{"X-002"}, FailedAuth: 1,
@@ -250,4 +226,19 @@ func TestARealClockHoldsOnlyWhatAConformantTargetCauses(t *testing.T) {
 	if afterAtMost != atStart {
 		t.Errorf("SpendAuthFailuresAtMost(0, 13) reserved %d on a real clock, want none", atStart-afterAtMost)
 	}
+}
+
+// waitUntilClosed waits for the traffic plan (a wait counted in the
+// check's Waits) until ch is closed or max has passed.
+func waitUntilClosed(t *T, ch <-chan struct{}, max time.Duration) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-ch:
+		case <-time.After(max):
+		}
+		cancel()
+	}()
+	traffic.WaitFor(ctx, max)
 }

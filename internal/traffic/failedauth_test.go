@@ -129,20 +129,7 @@ func TestMinimum(t *testing.T) {
 func TestAProbeFirstInLineGetsTheNextWindow(t *testing.T) {
 	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
 	p := r.p
-	sleeping, proceed := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	p.Sleep = func(_ context.Context, d time.Duration) error {
-		once.Do(func() {
-			sleeping <- struct{}{}
-			<-proceed
-		})
-		if next := time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin); r.at().Before(next) {
-			r.set(next)
-		} else {
-			r.set(r.at().Add(d))
-		}
-		return nil
-	}
+	sleeping, proceed := r.pauseFirstSleep(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin))
 	full := p.Ticket("full")
 	if !full.TryReserve(FailedAuthBudget) {
 		t.Fatal("no room")
@@ -181,16 +168,7 @@ func TestAProbeFirstInLineGetsTheNextWindow(t *testing.T) {
 func TestAHolderWaitingForTheNextWindowHoldsNothing(t *testing.T) {
 	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
 	p := r.p
-	sleeping, proceed := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	p.Sleep = func(_ context.Context, d time.Duration) error {
-		once.Do(func() {
-			sleeping <- struct{}{}
-			<-proceed
-		})
-		r.set(r.at().Add(d))
-		return nil
-	}
+	sleeping, proceed := r.pauseFirstSleep(time.Time{})
 	other := p.Ticket("other")
 	if !other.TryReserve(12) {
 		t.Fatal("no room")
@@ -211,4 +189,25 @@ func TestAHolderWaitingForTheNextWindowHoldsNothing(t *testing.T) {
 	}
 	other.Close()
 	mine.Close()
+}
+
+// pauseFirstSleep makes the plan's first sleep wait: sleeping is sent when
+// it begins, and it ends when proceed is closed. Each sleep moves the
+// clock on by its length, and at least to until.
+func (r *rig) pauseFirstSleep(until time.Time) (sleeping, proceed chan struct{}) {
+	sleeping, proceed = make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	r.p.Sleep = func(_ context.Context, d time.Duration) error {
+		once.Do(func() {
+			sleeping <- struct{}{}
+			<-proceed
+		})
+		at := r.at().Add(d)
+		if at.Before(until) {
+			at = until
+		}
+		r.set(at)
+		return nil
+	}
+	return sleeping, proceed
 }
