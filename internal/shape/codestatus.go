@@ -39,6 +39,12 @@ func BodyCode(r *client.Response) string {
 	if err != nil {
 		return ""
 	}
+	return CodeIn(m)
+}
+
+// CodeIn is the code a decoded error body carries: the envelope's
+// data.code, or its code member; "" when none.
+func CodeIn(m map[string]any) string {
 	if data, ok := m["data"].(map[string]any); ok {
 		if c, ok := data["code"].(string); ok {
 			return c

@@ -19,6 +19,7 @@ import (
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 	"github.com/touchstone-harness/touchstone/internal/webhooks/verify"
 )
 
@@ -492,13 +493,7 @@ func answerCode(a *Answer) string {
 	if !ok {
 		return ""
 	}
-	if data, ok := m["data"].(map[string]any); ok {
-		if c, ok := data["code"].(string); ok {
-			return c
-		}
-	}
-	c, _ := m["code"].(string)
-	return c
+	return shape.CodeIn(m)
 }
 
 var variants []Variant
