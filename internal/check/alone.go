@@ -36,12 +36,6 @@ var aloneAnywhere = map[string]bool{
 	"pagination/customers-past-end":           true,
 	"pagination/customers-total-all-pages":    true,
 	"property/pagination":                     true,
-	// Read the customer list's oldest rows from its end at a total read
-	// just before: every check that creates a customer moves the total
-	// between the two reads (a real-clock run had auth/tenant-key-list-
-	// unfiltered see it move on five reads in a row).
-	"auth/tenant-key-list-unfiltered": true,
-	"auth/subject-key-list-narrowed":  true,
 	// Count a key subject's enabled webhook endpoints (at most 10): any
 	// check registering or disabling one with the same key would move
 	// the count.

@@ -50,16 +50,3 @@ func TestAPacedCheckKeepsWhatItReservedPending(t *testing.T) {
 		t.Errorf("pending after causing it: %d", got)
 	}
 }
-
-// TestCustomerListEndsAreReadAlone: the checks reading the customer
-// list's oldest rows from its end run alone on any target, the one
-// without the control API included (every check creating a customer
-// moves the total between their reads).
-func TestCustomerListEndsAreReadAlone(t *testing.T) {
-	for _, id := range []string{"auth/tenant-key-list-unfiltered", "auth/subject-key-list-narrowed"} {
-		c := &Check{ID: id, Labels: []string{Alone}}
-		if !c.aloneOn(&Target{}) {
-			t.Errorf("%s does not run alone on a target without the control API", id)
-		}
-	}
-}
