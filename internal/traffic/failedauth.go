@@ -127,10 +127,7 @@ func (t *Ticket) reserveWaiting(ctx context.Context, n int, first bool) error {
 		// What it holds here is no use to it while it waits for the
 		// next window: the run may spend it meanwhile.
 		t.mu.Lock()
-		if t.epoch == p.epoch {
-			p.held -= t.left
-		}
-		t.left = 0
+		t.giveBack()
 		t.mu.Unlock()
 		if err := p.waitNext(ctx, what); err != nil {
 			return err
@@ -210,8 +207,14 @@ func (t *Ticket) Close() {
 	defer p.mu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.epoch == p.epoch {
-		p.held -= t.left
+	t.giveBack()
+}
+
+// giveBack returns what the ticket holds in the current window and has
+// not caused to the window. Callers hold p.mu and t.mu.
+func (t *Ticket) giveBack() {
+	if t.epoch == t.p.epoch {
+		t.p.held -= t.left
 	}
 	t.left = 0
 }
@@ -229,10 +232,7 @@ func (p *Plan) lend(ctx context.Context) {
 	t := tc.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.epoch == p.epoch && t.left > 0 {
-		p.held -= t.left
-	}
-	t.left = 0
+	t.giveBack()
 }
 
 // Available is how many failed attempts the current window still takes
