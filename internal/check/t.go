@@ -250,14 +250,7 @@ func (t *T) SpendAuthFailuresAtMost(cause, atMost int) {
 	if !t.target.VirtualClock() {
 		n = cause
 	}
-	if n > 0 {
-		t.SpendAuthFailures(n)
-		return
-	}
-	t.mu.Lock()
-	t.pacesAuth = true
-	t.pacedWant, t.pacedFrom = 0, t.auth.Seen()
-	t.mu.Unlock()
+	t.SpendAuthFailures(n)
 }
 
 // pendingAuth is what the check is still to cause, for the transport to
