@@ -48,6 +48,15 @@ type Check struct {
 	// more in case the target refuses more (t.SpendAuthFailures); default
 	// FailedAuth.
 	FailedAuthHold int
+	// RefusalsFirst: the check causes every failed authentication before
+	// its first request that spends a budget (each refused at the key
+	// step, or sent with a key the target never issued). On a real clock
+	// such failures can go out in a clock minute whose tenant budget a
+	// probe owns (nothing else can), so the scheduler keeps enough of
+	// them for those minutes. Checks of the table in failedauth.go are
+	// listed in refusalsFirstTable instead. Enforced by
+	// TestFailedAuthDeclarationsCoverWhatChecksCause.
+	RefusalsFirst bool
 	// Budget declares the rate-limit budgets a check that probes them on
 	// purpose spends (see Budget); nil for every other check.
 	Budget *Budget

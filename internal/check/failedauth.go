@@ -84,6 +84,53 @@ var failedAuthTable = map[string]authNeed{
 	"schemas/responses-match-documents":             {1, 1},
 }
 
+// refusalsFirstTable lists the checks of failedAuthTable that cause every
+// failed authentication before their first request that spends a budget
+// (Check.RefusalsFirst for the others): measured against the faithful
+// sandbox by TestFailedAuthDeclarationsCoverWhatChecksCause.
+var refusalsFirstTable = map[string]bool{
+	"auth/access-off-key":                           true,
+	"auth/basic-scheme":                             true,
+	"auth/expired-key":                              true,
+	"auth/format-15-hex":                            true,
+	"auth/format-17-hex":                            true,
+	"auth/format-known-environments":                true,
+	"auth/format-missing-dot":                       true,
+	"auth/format-unknown-environment":               true,
+	"auth/format-uppercase-hex":                     true,
+	"auth/ip-outside-allowlist-refused":             true,
+	"auth/no-key":                                   true,
+	"auth/not-yet-active-key":                       true,
+	"auth/other-environment-key":                    true,
+	"auth/other-scheme":                             true,
+	"auth/revoked-key":                              true,
+	"auth/route-scopes-accounts":                    true,
+	"auth/route-scopes-deposits-withdrawals":        true,
+	"auth/route-scopes-end-customers":               true,
+	"auth/route-scopes-exchange":                    true,
+	"auth/route-scopes-fees":                        true,
+	"auth/route-scopes-identity-customers":          true,
+	"auth/route-scopes-onboarding":                  true,
+	"auth/route-scopes-other-paths":                 true,
+	"auth/route-scopes-payout-batches":              true,
+	"auth/route-scopes-v2-other":                    true,
+	"auth/route-scopes-webhooks":                    true,
+	"auth/suspended-tenant-key":                     true,
+	"auth/unknown-key":                              true,
+	"auth/wrong-secret":                             true,
+	"checkorder/code-api-key-authentication-failed": true,
+	"checkorder/code-api-key-not-authorized":        true,
+	"checkorder/shape-401-problem-json":             true,
+	"otherpaths/need-a-key":                         true,
+}
+
+// refusalsFirst tells whether c causes every failed authentication before
+// its first request that spends a budget.
+func (c *Check) refusalsFirst() bool { return c.RefusalsFirst || refusalsFirstTable[c.ID] }
+
+// DeclaresRefusalsFirst is refusalsFirst, for the declarations' test.
+func (c *Check) DeclaresRefusalsFirst() bool { return c.refusalsFirst() }
+
 // authNeed is a check's failed authentications: caused against a
 // conformant target, and held at most.
 type authNeed struct{ cause, hold int }

@@ -52,6 +52,7 @@ type Result struct {
 	FailedAuth     int  `json:"failed_auth,omitempty"`
 	UnreservedAuth int  `json:"-"`
 	PeakAuth       int  `json:"-"` // the most reserved at once
+	LateAuth       int  `json:"-"` // of FailedAuth, caused after a request that spent a budget
 	SelfPaced      bool `json:"-"` // needs a virtual clock: starts in a fresh window
 	// Shared lists what the check did that every other check would see
 	// (a virtual clock, a global control setting, a shared fixture
@@ -188,7 +189,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	}
 	defer func() {
 		t.auth.Close()
-		res.FailedAuth, res.UnreservedAuth, res.PeakAuth = t.auth.Seen(), t.auth.Unreserved(), t.auth.Peak()
+		res.FailedAuth, res.UnreservedAuth, res.PeakAuth, res.LateAuth = t.auth.Seen(), t.auth.Unreserved(), t.auth.Peak(), t.auth.Late()
 		if t.selfPaced {
 			res.UnreservedAuth, res.SelfPaced = 0, true
 		}

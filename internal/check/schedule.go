@@ -282,7 +282,7 @@ func (s *Schedule) claim(c *Check) *traffic.Claim {
 // failed authentications, most first (20 a clock minute bound a run on
 // a real clock: started late, they leave the first minutes' windows
 // unused and end the run with minutes of nothing else), then the rest.
-func (s *Schedule) order() []int {
+func (s *Schedule) order(w wholeMinutes) []int {
 	idx := make([]int, 0, len(s.pending))
 	partial := false
 	for i, c := range s.pending {
@@ -298,20 +298,73 @@ func (s *Schedule) order() []int {
 			}
 		}
 	}
-	var causing, rest []int
+	var causing, first, rest []int
 	for i, c := range s.pending {
 		switch {
 		case c.claimsOnRealClock(s.target):
+		case !s.target.VirtualClock() && c.failedAuthCause() > 0 && c.refusalsFirst():
+			first = append(first, i)
 		case !s.target.VirtualClock() && c.failedAuthCause() > 0:
 			causing = append(causing, i)
 		default:
 			rest = append(rest, i)
 		}
 	}
-	sort.SliceStable(causing, func(a, b int) bool {
-		return s.pending[causing[a]].failedAuthCause() > s.pending[causing[b]].failedAuthCause()
-	})
-	return append(append(idx, causing...), rest...)
+	for _, l := range [][]int{causing, first} {
+		sort.SliceStable(l, func(a, b int) bool {
+			return s.pending[l[a]].failedAuthCause() > s.pending[l[b]].failedAuthCause()
+		})
+	}
+	if w.now {
+		causing, first = first, causing
+	}
+	return append(append(append(idx, causing...), first...), rest...)
+}
+
+// wholeMinutes is what a real-clock schedule keeps for the clock minutes
+// whose tenant budget a probe owns. Nothing that spends a budget goes out
+// in them; failures refused at the key step (or with a key the target
+// never issued) do. Started any earlier, the checks causing only such
+// failures had all finished by then, and the failed-auth windows of those
+// minutes went unused while checks held behind the probe waited to cause
+// theirs after (20 a minute bound a real-clock run). So the checks that
+// cause their failures before any request that spends a budget
+// (RefusalsFirst) start before such a minute only while a window's worth
+// of them is left for each such minute ahead; in one, they start first.
+type wholeMinutes struct {
+	now  bool // the current window is a Whole claim's
+	keep int  // failures of RefusalsFirst checks to keep pending
+	left int  // failures of the pending RefusalsFirst checks
+}
+
+// wholeMinutes sees what to keep now. Callers hold s.mu.
+func (s *Schedule) wholeMinutes() wholeMinutes {
+	var w wholeMinutes
+	if s.target.VirtualClock() {
+		return w
+	}
+	plan := s.target.Plan()
+	if plan.WholeWindow() {
+		w.now = true
+		return w
+	}
+	if plan.WholeAhead() {
+		w.keep += authBudget
+	}
+	for _, c := range s.pending {
+		if c.claimsOnRealClock(s.target) && c.Budget.WholeTenant && preflight(s.target, c) == "" {
+			w.keep += authBudget
+		}
+		if c.refusalsFirst() {
+			w.left += c.failedAuthCause()
+		}
+	}
+	return w
+}
+
+// holds tells whether c is kept pending for a Whole claim's minute ahead.
+func (w wholeMinutes) holds(c *Check) bool {
+	return !w.now && w.keep > 0 && c.refusalsFirst() && w.left-c.failedAuthCause() < w.keep
 }
 
 // pick waits for the next check that can start, marks it running and
@@ -325,11 +378,14 @@ func (s *Schedule) pick(ctx context.Context) (*Check, *traffic.Ticket) {
 		}
 		if !s.alone {
 			onlyAuth := true
-			for _, i := range s.order() {
+			w := s.wholeMinutes()
+			for _, i := range s.order(w) {
 				c := s.pending[i]
 				g := serialGroup(c)
 				claims := c.claimsOnRealClock(s.target)
 				switch {
+				case w.holds(c):
+					continue
 				case s.isAlone(c) && s.running > 0:
 					onlyAuth = false
 					continue

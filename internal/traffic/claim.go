@@ -258,6 +258,23 @@ func (p *Plan) wholeNow() *Claim {
 	return nil
 }
 
+// WholeWindow tells whether the current window is a Whole claim's (only
+// requests refused at the key step go out in it besides the holder's);
+// WholeAhead whether a Whole claim is held for a window not begun yet.
+func (p *Plan) WholeWindow() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roll()
+	return p.wholeNow() != nil
+}
+
+func (p *Plan) WholeAhead() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roll()
+	return p.whole() != nil && p.wholeNow() == nil
+}
+
 // reservedLeft is what held claims other than except may still send.
 // Callers hold mu.
 func (p *Plan) reservedLeft(except *Claim) int {

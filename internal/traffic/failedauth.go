@@ -79,6 +79,10 @@ type Ticket struct {
 	seen  int // failures this ticket caused
 	extra int // of them, not reserved
 	peak  int // the most it asked to hold at once
+	// spent: a request of the holder's that spends a budget went out;
+	// late counts the failures seen after it.
+	spent bool
+	late  int
 }
 
 // Ticket opens an account for who (a check id, for the progress line).
@@ -91,6 +95,14 @@ func (t *Ticket) Unreserved() int { t.mu.Lock(); defer t.mu.Unlock(); return t.e
 
 // Peak is the most failed attempts the holder asked to hold at once.
 func (t *Ticket) Peak() int { t.mu.Lock(); defer t.mu.Unlock(); return t.peak }
+
+// Late is how many failed attempts the holder caused after its first
+// request that spends a budget (none for a check whose failures can all
+// go out in a minute a probe of the tenant's whole budget owns).
+func (t *Ticket) Late() int { t.mu.Lock(); defer t.mu.Unlock(); return t.late }
+
+// spends records that one of the holder's requests spent a budget.
+func (t *Ticket) spends() { t.mu.Lock(); defer t.mu.Unlock(); t.spent = true }
 
 // Reserve makes sure the holder has n failed attempts reserved in the
 // current window (what it already holds there counts), waiting for the
@@ -191,6 +203,9 @@ func (t *Ticket) Observe(status int, code string) bool {
 	p.used++
 	p.total++
 	t.seen++
+	if t.spent {
+		t.late++
+	}
 	if t.epoch == p.epoch && t.left > 0 {
 		t.left--
 		p.held--
@@ -266,6 +281,14 @@ type ticketCtx struct {
 // still to cause.
 func WithTicket(ctx context.Context, t *Ticket, want Pending) context.Context {
 	return context.WithValue(ctx, ticketKey{}, ticketCtx{t, want})
+}
+
+// spendsBudget records, on ctx's ticket, that one of its holder's requests
+// spent a budget.
+func spendsBudget(ctx context.Context) {
+	if tc, ok := ctx.Value(ticketKey{}).(ticketCtx); ok && tc.t != nil {
+		tc.t.spends()
+	}
 }
 
 // ensure reserves in the current window what ctx's ticket holder is still

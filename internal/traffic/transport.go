@@ -44,6 +44,7 @@ func (tr *Transport) Admit(req *http.Request) error {
 	if _, err := tr.Plan.admit(req.Context(), b, ClaimOf(req.Context())); err != nil {
 		return err
 	}
+	spendsBudget(req.Context())
 	if tr.Plan.OnSend != nil {
 		tr.Plan.OnSend(req, b)
 	}
@@ -86,8 +87,11 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				}
 			}
 		}
-		if budgeted && p.OnSend != nil {
-			p.OnSend(req, b)
+		if budgeted {
+			spendsBudget(req.Context())
+			if p.OnSend != nil {
+				p.OnSend(req, b)
+			}
 		}
 		sent := p.Now()
 		resp, err := tr.attempt(req)

@@ -222,6 +222,12 @@ func TestFailedAuthDeclarationsCoverWhatChecksCause(t *testing.T) {
 		if r.PeakAuth > hold {
 			t.Errorf("%s held %d failed authentications at once, declares %d (Check.FailedAuthHold): the real-clock lane packs by it", r.ID, r.PeakAuth, hold)
 		}
+		if c.DeclaresRefusalsFirst() && r.LateAuth > 0 {
+			t.Errorf("%s caused %d failed authentications after a request that spent a budget, but declares them all first (Check.RefusalsFirst): on a real clock it is kept for a minute where such requests wait", r.ID, r.LateAuth)
+		}
+		if !c.DeclaresRefusalsFirst() && r.FailedAuth > 0 && r.LateAuth == 0 {
+			t.Logf("%s causes its %d failed authentications first: it could declare Check.RefusalsFirst", r.ID, r.FailedAuth)
+		}
 	}
 	t.Logf("failed authentications caused against the faithful sandbox: %d", total)
 }
