@@ -4,16 +4,13 @@
 package catalogue
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // Kinds of rule.
@@ -57,26 +54,13 @@ type Catalogue struct {
 //go:embed rules.json
 var embedded []byte
 
-var (
-	once   sync.Once
-	loaded *Catalogue
-	errLd  error
-)
+var catalogueDoc = embeddedDoc[Catalogue]{raw: embedded, parse: Parse}
 
 // Load returns the embedded catalogue.
-func Load() (*Catalogue, error) {
-	once.Do(func() { loaded, errLd = Parse(embedded) })
-	return loaded, errLd
-}
+func Load() (*Catalogue, error) { return catalogueDoc.load() }
 
 // MustLoad is Load for callers that cannot go on without it.
-func MustLoad() *Catalogue {
-	c, err := Load()
-	if err != nil {
-		panic(err)
-	}
-	return c
-}
+func MustLoad() *Catalogue { return must(Load()) }
 
 // Parse decodes and validates a catalogue document.
 func Parse(raw []byte) (*Catalogue, error) {
@@ -226,16 +210,9 @@ func (c *Catalogue) Sync(checks []CheckRef) {
 
 // Write stores the catalogue as indented JSON at path.
 func (c *Catalogue) Write(path string) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(struct {
+	return writeIndented(path, struct {
 		Rules []*Rule `json:"rules"`
-	}{c.Rules}); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	}{c.Rules})
 }
 
 // AreaCoverage counts rules and checked rules in one area.

@@ -1,13 +1,10 @@
 package catalogue
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
-	"sync"
 )
 
 // Proof is the ledger of which checked rules have been shown able to fail
@@ -25,26 +22,13 @@ type Proof struct {
 //go:embed proof.json
 var embeddedProof []byte
 
-var (
-	proofOnce sync.Once
-	proof     *Proof
-	proofErr  error
-)
+var proofDoc = embeddedDoc[Proof]{raw: embeddedProof, parse: ParseProof}
 
 // LoadProof returns the embedded proof ledger.
-func LoadProof() (*Proof, error) {
-	proofOnce.Do(func() { proof, proofErr = ParseProof(embeddedProof) })
-	return proof, proofErr
-}
+func LoadProof() (*Proof, error) { return proofDoc.load() }
 
 // MustLoadProof is LoadProof for callers that cannot go on without it.
-func MustLoadProof() *Proof {
-	p, err := LoadProof()
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
+func MustLoadProof() *Proof { return must(LoadProof()) }
 
 // ParseProof decodes a proof ledger.
 func ParseProof(raw []byte) (*Proof, error) {
@@ -71,17 +55,10 @@ func (p *Proof) IsProven(id string) bool {
 
 // Write stores the ledger as indented JSON (keys sorted) at path.
 func (p *Proof) Write(path string) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	for _, v := range p.Proven {
 		sort.Strings(v)
 	}
-	if err := enc.Encode(p); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return writeIndented(path, p)
 }
 
 // SpecStatus sorts the checked spec rules (kind must, aliases counted as
