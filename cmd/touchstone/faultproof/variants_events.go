@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,7 +38,7 @@ func editEvent(f func(m map[string]any), types ...string) func(d *Delivery) {
 		if dec.Decode(&m) != nil {
 			return
 		}
-		if len(types) > 0 && !contains(types, eventType(m)) {
+		if len(types) > 0 && !slices.Contains(types, eventType(m)) {
 			return
 		}
 		f(m)
@@ -45,15 +46,6 @@ func editEvent(f func(m map[string]any), types ...string) func(d *Delivery) {
 			d.Body = raw
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // setPath sets a dotted path ("data.bank_address") in m; a path whose
@@ -111,7 +103,7 @@ func eventDropped(rule string, types ...string) Variant {
 		Description: "no delivery of " + strings.Join(types, ", ") + " reaches the endpoint",
 		Deliver: func(d *Delivery) {
 			var m map[string]any
-			if json.Unmarshal(d.Body, &m) == nil && contains(types, eventType(m)) {
+			if json.Unmarshal(d.Body, &m) == nil && slices.Contains(types, eventType(m)) {
 				d.Drop = true
 			}
 		}}
