@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/fixtures/sandbox"
@@ -52,11 +51,6 @@ func printRuleStory(w io.Writer, cat *catalogue.Catalogue, id string) bool {
 	for _, c := range checks {
 		fmt.Fprintf(w, "  %-52s %s:%d\n", c.ID, c.File, c.Line)
 	}
-	var sites map[string][]string
-	if src, err := catalogueSource(); err == nil {
-		root := filepath.Dir(filepath.Dir(filepath.Dir(src)))
-		sites, _ = sandbox.FaultSites(filepath.Join(root, "fixtures", "sandbox"))
-	}
 	var faults []sandbox.Fault
 	for _, f := range sandbox.Faults() {
 		if f.Rule == id {
@@ -66,8 +60,8 @@ func printRuleStory(w io.Writer, cat *catalogue.Catalogue, id string) bool {
 	fmt.Fprintf(w, "faults (%d):\n", len(faults))
 	for _, f := range faults {
 		fmt.Fprintf(w, "  %-52s %s:%d\n", f.Name, f.File, f.Line)
-		if s := sites[f.Name]; len(s) > 0 {
-			fmt.Fprintf(w, "  %-52s applied at %s\n", "", strings.Join(s, ", "))
+		if len(f.Sites) > 0 {
+			fmt.Fprintf(w, "  %-52s applied at %s\n", "", strings.Join(f.Sites, ", "))
 		}
 	}
 	return true
