@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,17 +103,27 @@ func (s *Session) write(sum *Summary) {
 	_ = os.WriteFile(filepath.Join(s.opts.OutDir, sum.Probe+".json"), b, 0o644)
 }
 
-// Amend files the verdict the runner reached on a probe (its failures, a
-// skip or no-verdict reason) in its summary, and rewrites <probe>.json. It
-// returns nil when the probe filed no summary in this session.
-func (s *Session) Amend(name, status string, failures []string) *Summary {
+// Judged files the runner's verdict on a probe (r: its failures, a skip
+// or no-verdict reason) in the probe's summary, rewrites <probe>.json and
+// returns the summary, or nil when the probe filed none in this session.
+func (s *Session) Judged(r *check.Result) *Summary {
 	s.mu.Lock()
-	sum := s.summaries[name]
+	sum := s.summaries[strings.TrimPrefix(r.ID, "load/")]
 	s.mu.Unlock()
 	if sum == nil {
 		return nil
 	}
-	sum.Passed, sum.Outcome, sum.Failures = status == "passed", status, failures
+	var failures []string
+	for _, x := range r.Failures {
+		failures = append(failures, "["+x.Rule+"] "+x.Message)
+	}
+	switch r.Status {
+	case check.Error:
+		failures = append(failures, "no verdict: "+r.Error)
+	case check.Skipped:
+		failures = append(failures, "skipped: "+r.SkipReason)
+	}
+	sum.Passed, sum.Outcome, sum.Failures = r.Status == check.Passed, string(r.Status), failures
 	s.write(sum)
 	return sum
 }

@@ -98,20 +98,21 @@ func TestSessionsOfTwoRunsAreTheirOwn(t *testing.T) {
 		t.Errorf("run B's route-budget summary is not in its directory: %v", err)
 	}
 
-	if s := sA.Amend("latency", "failed", []string{"[X] run A's verdict"}); s == nil || s.Outcome != "failed" {
-		t.Fatalf("Amend in run A: %+v", s)
+	verdictA := &check.Result{ID: "load/latency", Status: check.Failed, Failures: []check.Failure{{Rule: "X", Message: "run A's verdict"}}}
+	if s := sA.Judged(verdictA); s == nil || s.Outcome != "failed" || len(s.Failures) != 1 || s.Failures[0] != "[X] run A's verdict" {
+		t.Fatalf("Judged in run A: %+v", s)
 	}
 	if s := readSummary(t, filepath.Join(dirA, "latency.json")); s.Outcome != "failed" {
-		t.Errorf("run A's latency.json after Amend: outcome %q", s.Outcome)
+		t.Errorf("run A's latency.json after Judged: outcome %q", s.Outcome)
 	}
 	if s := sB.Summaries()["latency"]; s.Outcome == "failed" || len(s.Failures) > 0 {
-		t.Errorf("run A's Amend reached run B's summary: %q %v", s.Outcome, s.Failures)
+		t.Errorf("run A's verdict reached run B's summary: %q %v", s.Outcome, s.Failures)
 	}
 	if s := readSummary(t, filepath.Join(dirB, "latency.json")); s.Outcome == "failed" || len(s.Failures) > 0 {
-		t.Errorf("run A's Amend rewrote run B's latency.json: %q %v", s.Outcome, s.Failures)
+		t.Errorf("run A's verdict rewrote run B's latency.json: %q %v", s.Outcome, s.Failures)
 	}
-	if s := sB.Amend("access-requests", "passed", nil); s != nil {
-		t.Errorf("Amend of a probe run B never ran: %+v", s)
+	if s := sB.Judged(&check.Result{ID: "load/access-requests", Status: check.Passed}); s != nil {
+		t.Errorf("Judged of a probe run B never ran: %+v", s)
 	}
 }
 

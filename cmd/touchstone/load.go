@@ -34,53 +34,13 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "report" {
 		return runLoadReport(args[1:], stdout, stderr)
 	}
-	fs := newFlags("load", "[--target PROFILE] [--probe NAME[,NAME...]] [--out DIR] [--max-requests N] [--max-duration D] [--allow-disruptive] [--allow-live] [--max-p99 D] [--max-error-rate P%] [--baseline FILE]", stdout)
-	var f loadFlags
-	d := load.DefaultOptions()
-	fs.StringVar(&f.target, "target", "", "target profile (JSON); empty starts the embedded sandbox on a virtual clock")
-	fs.StringVar(&f.probes, "probe", "", "comma-separated probes (default: all; disruptive ones only where allowed): "+strings.Join(load.Probes, ", "))
-	fs.StringVar(&f.out, "out", "touchstone-load", "directory for <probe>.bin, <probe>.json, summary.json and load.html")
-	fs.Uint64Var(&f.maxRequests, "max-requests", d.MaxRequests, "bound on the requests of any one attack")
-	fs.DurationVar(&f.maxDuration, "max-duration", d.MaxDuration, "bound on the duration of any one attack")
-	fs.IntVar(&f.latencyRate, "latency-rate", d.LatencyRate, "latency probe: requests per second")
-	fs.DurationVar(&f.latencyDuration, "latency-duration", d.LatencyDuration, "latency probe: how long")
-	fs.BoolVar(&f.allowDisruptive, "allow-disruptive", false, "run tenant-ceiling and failed-auth against a target that is not a sandbox")
-	fs.BoolVar(&f.allowLive, "allow-live", false, "allow probes with a live key")
-	fs.DurationVar(&f.maxP99, "max-p99", 0, "fail when the latency probe's p99 exceeds this (0: no gate)")
-	fs.StringVar(&f.maxErrorRate, "max-error-rate", "", "fail when the latency probe's error rate exceeds this, e.g. 0.1%")
-	fs.StringVar(&f.baseline, "baseline", "", "summary.json of an earlier run: flag p99/throughput regressions")
-	fs.Float64Var(&f.maxRegression, "max-regression", 1.2, "with --baseline: allowed ratio to the baseline")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
-		return code
-	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "touchstone load: "+format+"\n", a...)
 		return exitUsage
 	}
-	gates := load.Gates{MaxP99: f.maxP99, MaxErrorRate: -1, MaxRegression: f.maxRegression}
-	if f.maxErrorRate != "" {
-		v, err := parsePercent(f.maxErrorRate)
-		if err != nil {
-			return fail("--max-error-rate: %v", err)
-		}
-		gates.MaxErrorRate = v
-	}
-	if f.baseline != "" {
-		b, err := readBaseline(f.baseline)
-		if err != nil {
-			return fail("--baseline: %v", err)
-		}
-		gates.Baseline = b
-	}
-	var names []string
-	if f.probes != "" {
-		for _, n := range strings.Split(f.probes, ",") {
-			n = strings.TrimSpace(n)
-			if load.Check(n) == nil {
-				return fail("--probe: unknown probe %q (known: %s)", n, strings.Join(load.Probes, ", "))
-			}
-			names = append(names, n)
-		}
+	f, gates, names, code, ok := parseLoadFlags(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fail("--out: %v", err)
@@ -105,23 +65,9 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 			return fail("keys.%s is a live key: load probes send hundreds of requests and some write; pass --allow-live to opt in", name)
 		}
 	}
-	sandbox := tgt.Control != nil
-	if names == nil {
-		for _, n := range load.Probes {
-			if load.IsDisruptive(n) && !sandbox && !f.allowDisruptive {
-				fmt.Fprintf(console, "skipping disruptive probe %s (pass --allow-disruptive): it %s\n", n, load.Warnings[n])
-				continue
-			}
-			names = append(names, n)
-		}
-	}
-	for _, n := range names {
-		if load.IsDisruptive(n) && !sandbox {
-			if !f.allowDisruptive {
-				return fail("probe %s is disruptive: it %s; pass --allow-disruptive to run it against %s", n, load.Warnings[n], tgt.Profile.BaseURL)
-			}
-			fmt.Fprintf(console, "WARNING: probe %s %s\n", n, load.Warnings[n])
-		}
+	names, refused := chooseProbes(console, tgt, names, f.allowDisruptive)
+	if refused != "" {
+		return fail("%s", refused)
 	}
 	clock := "real clock"
 	if tgt.VirtualClock() {
@@ -132,8 +78,91 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	sess := load.Attach(tgt, load.Options{OutDir: f.out, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration,
 		LatencyRate: f.latencyRate, LatencyDuration: f.latencyDuration})
 	started := time.Now()
-	noVerdict := false
-	var sums []*load.Summary
+	sums, noVerdict := runProbes(ctx, console, tgt, sess, names)
+	return finishLoad(console, stderr, f.out, sums, gates, noVerdict, time.Since(started))
+}
+
+// parseLoadFlags reads touchstone load's flags: the options, the gates and
+// the probes named (nil: the default set). ok false: exit with code.
+func parseLoadFlags(args []string, stdout, stderr io.Writer) (f loadFlags, gates load.Gates, names []string, code int, ok bool) {
+	fs := newFlags("load", "[--target PROFILE] [--probe NAME[,NAME...]] [--out DIR] [--max-requests N] [--max-duration D] [--allow-disruptive] [--allow-live] [--max-p99 D] [--max-error-rate P%] [--baseline FILE]", stdout)
+	d := load.DefaultOptions()
+	fs.StringVar(&f.target, "target", "", "target profile (JSON); empty starts the embedded sandbox on a virtual clock")
+	fs.StringVar(&f.probes, "probe", "", "comma-separated probes (default: all; disruptive ones only where allowed): "+strings.Join(load.Probes, ", "))
+	fs.StringVar(&f.out, "out", "touchstone-load", "directory for <probe>.bin, <probe>.json, summary.json and load.html")
+	fs.Uint64Var(&f.maxRequests, "max-requests", d.MaxRequests, "bound on the requests of any one attack")
+	fs.DurationVar(&f.maxDuration, "max-duration", d.MaxDuration, "bound on the duration of any one attack")
+	fs.IntVar(&f.latencyRate, "latency-rate", d.LatencyRate, "latency probe: requests per second")
+	fs.DurationVar(&f.latencyDuration, "latency-duration", d.LatencyDuration, "latency probe: how long")
+	fs.BoolVar(&f.allowDisruptive, "allow-disruptive", false, "run tenant-ceiling and failed-auth against a target that is not a sandbox")
+	fs.BoolVar(&f.allowLive, "allow-live", false, "allow probes with a live key")
+	fs.DurationVar(&f.maxP99, "max-p99", 0, "fail when the latency probe's p99 exceeds this (0: no gate)")
+	fs.StringVar(&f.maxErrorRate, "max-error-rate", "", "fail when the latency probe's error rate exceeds this, e.g. 0.1%")
+	fs.StringVar(&f.baseline, "baseline", "", "summary.json of an earlier run: flag p99/throughput regressions")
+	fs.Float64Var(&f.maxRegression, "max-regression", 1.2, "with --baseline: allowed ratio to the baseline")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return f, gates, nil, code, false
+	}
+	fail := func(format string, a ...any) (loadFlags, load.Gates, []string, int, bool) {
+		fmt.Fprintf(stderr, "touchstone load: "+format+"\n", a...)
+		return f, gates, nil, exitUsage, false
+	}
+	gates = load.Gates{MaxP99: f.maxP99, MaxErrorRate: -1, MaxRegression: f.maxRegression}
+	if f.maxErrorRate != "" {
+		v, err := parsePercent(f.maxErrorRate)
+		if err != nil {
+			return fail("--max-error-rate: %v", err)
+		}
+		gates.MaxErrorRate = v
+	}
+	if f.baseline != "" {
+		b, err := readBaseline(f.baseline)
+		if err != nil {
+			return fail("--baseline: %v", err)
+		}
+		gates.Baseline = b
+	}
+	if f.probes != "" {
+		for _, n := range strings.Split(f.probes, ",") {
+			n = strings.TrimSpace(n)
+			if load.Check(n) == nil {
+				return fail("--probe: unknown probe %q (known: %s)", n, strings.Join(load.Probes, ", "))
+			}
+			names = append(names, n)
+		}
+	}
+	return f, gates, names, 0, true
+}
+
+// chooseProbes is the probes to run against tgt: names, or by default every
+// probe, the disruptive ones only against a sandbox or where allowed. A
+// disruptive probe named against another target without the opt-in is
+// refused (the reason).
+func chooseProbes(console io.Writer, tgt *check.Target, names []string, allowDisruptive bool) ([]string, string) {
+	sandbox := tgt.Control != nil
+	if names == nil {
+		for _, n := range load.Probes {
+			if load.IsDisruptive(n) && !sandbox && !allowDisruptive {
+				fmt.Fprintf(console, "skipping disruptive probe %s (pass --allow-disruptive): it %s\n", n, load.Warnings[n])
+				continue
+			}
+			names = append(names, n)
+		}
+	}
+	for _, n := range names {
+		if load.IsDisruptive(n) && !sandbox {
+			if !allowDisruptive {
+				return nil, fmt.Sprintf("probe %s is disruptive: it %s; pass --allow-disruptive to run it against %s", n, load.Warnings[n], tgt.Profile.BaseURL)
+			}
+			fmt.Fprintf(console, "WARNING: probe %s %s\n", n, load.Warnings[n])
+		}
+	}
+	return names, ""
+}
+
+// runProbes runs the probes one after the other, prints each verdict and
+// hands each result to the session, which files it in the probe's summary.
+func runProbes(ctx context.Context, console io.Writer, tgt *check.Target, sess *load.Session, names []string) (sums []*load.Summary, noVerdict bool) {
 	for _, n := range names {
 		r := check.Run(ctx, tgt, load.Check(n))
 		fmt.Fprintf(console, "  %-7s load/%s (%s)\n", strings.ToUpper(string(r.Status)), n, r.Duration.Round(time.Millisecond))
@@ -145,22 +174,12 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(console, "          %s\n", line)
 			}
 		}
-		var failures []string
-		for _, x := range r.Failures {
-			failures = append(failures, "["+x.Rule+"] "+x.Message)
-		}
-		switch r.Status {
-		case check.Error:
-			noVerdict = true
-			failures = append(failures, "no verdict: "+r.Error)
-		case check.Skipped:
-			failures = append(failures, "skipped: "+r.SkipReason)
-		}
-		if s := sess.Amend(n, string(r.Status), failures); s != nil {
+		noVerdict = noVerdict || r.Status == check.Error
+		if s := sess.Judged(r); s != nil {
 			sums = append(sums, s)
 		}
 	}
-	return finishLoad(console, stderr, f.out, sums, gates, noVerdict, time.Since(started))
+	return sums, noVerdict
 }
 
 func finishLoad(console, stderr io.Writer, out string, sums []*load.Summary, gates load.Gates, noVerdict bool, took time.Duration) int {
