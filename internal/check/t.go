@@ -1,6 +1,8 @@
 package check
 
 import (
+	"time"
+
 	"context"
 	"encoding/json"
 
@@ -235,6 +237,31 @@ func (t *T) SpendAuthFailures(n int) {
 	if err := reserve(t.ctx, n); err != nil {
 		t.NoVerdict(err)
 	}
+}
+
+// SpendAuthFailuresNextMinute moves clk to the next clock minute (its
+// Boundary second) with n failed authentications reserved there. On a real
+// clock the reservation is made first, so that the check waits for the
+// minute first in line for its window: reserved only once the minute had
+// begun, auth/failed-auth-budget lost the window to the checks the
+// scheduler started at its first tick and held its claim (and the
+// whole-tenant minutes waiting for it) one more minute.
+func (t *T) SpendAuthFailuresNextMinute(clk *Clock, n int) {
+	if clk.Virtual() {
+		clk.To(max(1, clk.Boundary()), true)
+		t.SpendAuthFailures(n)
+		return
+	}
+	minute := clk.Now().Truncate(time.Minute)
+	t.SpendAuthFailures(n)
+	if clk.Now().Truncate(time.Minute).Equal(minute) {
+		// The window had room: wait for the next one, reserving again
+		// there.
+		clk.To(clk.Boundary(), true)
+		t.SpendAuthFailures(n)
+		return
+	}
+	clk.To(clk.Boundary(), false)
 }
 
 // SpendAuthFailuresAtMost reserves for requests of which a conformant

@@ -125,8 +125,7 @@ func init() {
 				t.SpendAuthFailures(failedAuthBudget)
 				spendBudget(t)
 				overBudget(t)
-				clk.To(max(1, clk.Boundary()), true)
-				t.SpendAuthFailures(1)
+				t.SpendAuthFailuresNextMinute(clk, 1)
 				afterWindow(t)
 			},
 		},
