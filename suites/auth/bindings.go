@@ -180,8 +180,9 @@ func sample(ids []string, skip string, n int) []string {
 // tenantFixtures are the profile customers of the tenant's own tenant.
 var tenantFixtures = []string{"active_personal", "active_business", "draft", "suspended", "blocked_country", "parent", "child"}
 
-func init() {
-	check.Register(
+// bindingsChecks are the checks of bindings.go.
+func bindingsChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "auth/subject-key-reaches-subject-and-children",
 			Title: "a subject key reads its subject and each direct child it onboarded",
@@ -380,5 +381,5 @@ func init() {
 				shape.FlatAnswer(t, k, shape.Want{Rule: "BIND-016", Status: http.StatusNotFound, What: "POST /customers/{active_personal}/onboarding/kyc/initiate with keys.unbound"})
 			},
 		},
-	)
+	}
 }

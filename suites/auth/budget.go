@@ -100,9 +100,10 @@ func afterWindow(t *check.T) {
 	expect401(t, "AUTH-019", r, false, "unknown key in the next window")
 }
 
-func init() {
+// budgetChecks are the checks of budget.go.
+func budgetChecks() []check.Check {
 	rules := []string{"RATE-012", "AUTH-029", "AUTH-030", "RATE-013", "ERR-026", "ERR-009", "ORDER-008", "RATE-017"}
-	check.Register(
+	return []check.Check{
 		check.Check{
 			ID:    "auth/failed-auth-budget",
 			Title: "the 21st failed authentication in a clock minute is 429 rate_limited; valid keys pass; the next minute lifts it",
@@ -130,5 +131,5 @@ func init() {
 				afterWindow(t)
 			},
 		},
-	)
+	}
 }

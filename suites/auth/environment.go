@@ -28,8 +28,9 @@ func isEnvironment(s string) bool {
 	return false
 }
 
-func init() {
-	check.Register(
+// environmentChecks are the checks of environment.go.
+func environmentChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "auth/format-known-environments",
 			Title: "a well-formed unknown key with each documented environment segment (live, sandbox, test, dev, key) is a plain 401, not a format error",
@@ -69,5 +70,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

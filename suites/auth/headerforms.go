@@ -13,8 +13,9 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
+// headerformsChecks are the checks of headerforms.go.
+func headerformsChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "auth/both-header-forms",
 			Title: "the same key authenticates as X-Api-Key and as Authorization: Bearer",
@@ -54,5 +55,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -44,8 +44,9 @@ func binding(t *check.T, name string, data map[string]any, want string) {
 	}
 }
 
-func init() {
-	check.Register(
+// meChecks are the checks of me.go.
+func meChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "auth/me-tenant-key",
 			Title: "GET /me for a tenant key: customer_id null, subject_binding tenant, api_key_prefix its public prefix",
@@ -159,5 +160,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -106,8 +106,9 @@ func refusedByScope(r *client.Response) bool {
 	return err == nil && m["code"] == "api_key_not_authorized"
 }
 
-func init() {
-	check.Register(
+// rotationChecks are the checks of rotation.go.
+func rotationChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "auth/rotation-overlap-both-keys-work",
 			Title: "within the overlap window both keys of a rotation authenticate; the new key has a new public prefix and a new secret",
@@ -241,7 +242,7 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }
 
 // sameSet tells whether two string lists hold the same elements.

@@ -63,8 +63,9 @@ func allowed(t *check.T, rule string, cl *client.Client, c call, want int) {
 	}
 }
 
-func init() {
-	check.Register(
+// scopesChecks are the checks of scopes.go.
+func scopesChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "auth/read-only-key-reads-allowed",
 			Title: "a key holding only read scopes passes read routes",
@@ -220,5 +221,5 @@ func init() {
 				expect401(t, "AUTH-002", anon, true, "GET unlisted top-level path without a key")
 			},
 		},
-	)
+	}
 }

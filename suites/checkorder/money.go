@@ -41,8 +41,9 @@ func postMalformed(t *check.T, c *client.Client, path string) *client.Response {
 	return t.Do(c, client.Request{Method: http.MethodPost, Path: path, Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
 }
 
-func init() {
-	check.Register(
+// moneyChecks are the checks of money.go.
+func moneyChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "checkorder/binding-before-customer-lookup",
 			Title: "on every body-taking customer route (money routes, whitelist, a child's accounts, transfers, consolidation) a malformed body for an unknown customer is the binding 400, not 404",
@@ -77,5 +78,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -20,8 +20,9 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
+// orderChecks are the checks of order.go.
+func orderChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "checkorder/correlation-before-tenant-header",
 			Title: "an invalid X-Correlation-Id wins over an X-Tenant-Id header: 400 correlation_id_invalid",
@@ -197,5 +198,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

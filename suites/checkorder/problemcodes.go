@@ -16,8 +16,9 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
+// problemcodesChecks are the checks of problemcodes.go.
+func problemcodesChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "checkorder/code-correlation-id-invalid",
 			Title: "problem+json row correlation_id_invalid: 400 for a duplicated or over-long X-Correlation-Id",
@@ -95,5 +96,5 @@ func init() {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-024", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "PATCH reusing the key of an earlier POST /customers"})
 			},
 		},
-	)
+	}
 }

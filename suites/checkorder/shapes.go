@@ -19,8 +19,9 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
+// shapesChecks are the checks of shapes.go.
+func shapesChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "checkorder/shape-400-problem-json",
 			Title:  "a 400 (Idempotency-Key missing) is application/problem+json with type, title, status, detail and its code",
@@ -93,5 +94,5 @@ func init() {
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-006", ShapeRule: "ERR-012", MediaRule: "ERR-006", Status: http.StatusUnprocessableEntity, Code: "unknown_level", What: "GET /onboarding/requirements?level=ts-no-such-level"})
 			},
 		},
-	)
+	}
 }

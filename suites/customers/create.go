@@ -34,8 +34,9 @@ func refusedValidation(t *check.T, rule string, r *client.Response, what string)
 	}
 }
 
-func init() {
-	check.Register(
+// createChecks are the checks of create.go.
+func createChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "customers/create-new-starts-draft",
 			Title:  "POST customers with a new email creates a Draft customer whose external_reference is the email",
@@ -185,5 +186,5 @@ func init() {
 				fresh.Create(t, "CUST-025", t.Client("tenant"), map[string]any{"email": fresh.Email(), "jurisdiction": "GB"})
 			},
 		},
-	)
+	}
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
+// listChecks are the checks of list.go.
+func listChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "customers/list-shape",
 			Title: "GET customers returns data.customers[] of customer records plus data.pagination",
@@ -70,7 +71,7 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }
 
 // mapKeys are m's keys, sorted.

@@ -57,8 +57,9 @@ func noDeprecation(t *check.T, sample []sampled) {
 	}
 }
 
-func init() {
-	check.Register(
+// casingChecks are the checks of casing.go.
+func casingChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "headers/v1-keys-snake-case",
 			Title: "every member name of v1 JSON bodies (reads and utility paths, and 400, 401, 403, 404 and 422 refusals) is snake_case",
@@ -103,5 +104,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -112,8 +112,9 @@ func errorCases() []errorCase {
 	}
 }
 
-func init() {
-	check.Register(
+// correlationChecks are the checks of correlation.go.
+func correlationChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "headers/correlation-echoed",
 			Title: "a valid X-Correlation-Id is echoed verbatim",
@@ -315,5 +316,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -87,8 +87,9 @@ func customerIn(data map[string]any) (map[string]any, string) {
 	return data, "data"
 }
 
-func init() {
-	check.Register(
+// envelopeChecks are the checks of envelope.go.
+func envelopeChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "headers/envelope-on-reads",
 			Title: "v1 reads answer the envelope: success true, status_code equal to the HTTP status, message string, data object",
@@ -149,5 +150,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

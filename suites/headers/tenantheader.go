@@ -27,8 +27,9 @@ func tenantRefused(t *check.T, rule string, r *client.Response, what string) {
 
 func tenantHeader(v string) http.Header { return http.Header{"X-Tenant-Id": {v}} }
 
-func init() {
-	check.Register(
+// tenantheaderChecks are the checks of tenantheader.go.
+func tenantheaderChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "headers/tenant-header-refused",
 			Title: "X-Tenant-Id with a valid key is 400 problem+json, title 'Invalid tenant header.', no code",
@@ -84,5 +85,5 @@ func init() {
 				tenantRefused(t, "TEN-003", v2, "GET /api/v2/public/customers with X-Tenant-Id")
 			},
 		},
-	)
+	}
 }

@@ -29,8 +29,9 @@ const hold = 400 * time.Millisecond
 // tries bounds the bursts sent to a target without the control API.
 const tries = 8
 
-func init() {
-	check.Register(
+// concurrencyChecks are the checks of concurrency.go.
+func concurrencyChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "idempotency/in-progress",
 			Title:  "two identical concurrent POSTs: one 2xx, one 409 idempotency_key_in_progress (or, without a hold, the replay); the retry replays the 2xx byte for byte",
@@ -90,7 +91,7 @@ func init() {
 			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) { inFlight(t, 10, "IDEM-008", "retry after the concurrent burst") },
 		},
-	)
+	}
 }
 
 // inFlight sends n identical POST /customers with one key, released

@@ -11,8 +11,8 @@ import (
 // A first attempt that returned non-2xx does not lock the key: a retry
 // re-executes (document 1, Common rules).
 
-func init() {
-	check.Register(
+func failureChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "idempotency/failed-attempt-does-not-lock",
 			Title:  "after a 422 the same key with a corrected body executes (200), and after a 409 refusal an identical retry re-executes once the cause is gone",
@@ -58,5 +58,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -59,8 +59,9 @@ func requirements(t *check.T, q url.Values, business bool) map[string]any {
 	return d
 }
 
-func init() {
-	check.Register(
+// requirementsChecks are the checks of requirements.go.
+func requirementsChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "onboarding/requirements-individual",
 			Title: "GET onboarding/requirements without a business selector gives the individual level with its documents",
@@ -128,5 +129,5 @@ func init() {
 				shape.Refusal(t, "ONB-033", requirementsResp(t, url.Values{"level": {"no-such-level"}}), http.StatusUnprocessableEntity, "unknown_level")
 			},
 		},
-	)
+	}
 }

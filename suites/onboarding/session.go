@@ -57,8 +57,9 @@ func message(t *check.T, rule string, r *client.Response, kind string) {
 
 func nonEmpty(v any) bool { s, ok := v.(string); return ok && s != "" }
 
-func init() {
-	check.Register(
+// sessionChecks are the checks of session.go.
+func sessionChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "onboarding/initiate-first-call",
 			Title:  "The first initiate returns a real token and link in a verification session with the documented message",
@@ -210,5 +211,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -26,7 +26,9 @@ func declared(rules []string, more ...string) []string {
 	return out
 }
 
-func init() {
+// pagedChecks are the checks of paged.go.
+func pagedChecks() []check.Check {
+	var cs []check.Check
 	for _, l := range pagedLists {
 		l := l
 		needs := append([]string{"keys." + l.key}, l.needs...)
@@ -34,7 +36,7 @@ func init() {
 			if l.written && !slices.Contains(labels, check.Alone) {
 				labels = append(slices.Clone(labels), check.Alone)
 			}
-			check.Register(check.Check{
+			cs = append(cs, check.Check{
 				ID:     "pagination/" + l.name + "-" + slug,
 				Title:  fmt.Sprintf("%s list: %s", l.name, title),
 				Rules:  declared(rules, l.rule, "PAGE-008"),
@@ -68,6 +70,7 @@ func init() {
 				append([]string{"PAGE-013", "PAGE-012"}, l.createRules...), []string{check.Mutating}, nil, checkTiebreak)
 		}
 	}
+	return cs
 }
 
 // get reads one page with the list's key: 200 envelope (under the list's

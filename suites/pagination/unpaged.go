@@ -9,10 +9,12 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
+// unpagedChecks are the checks of unpaged.go.
+func unpagedChecks() []check.Check {
+	var cs []check.Check
 	for _, l := range unpagedLists {
 		l := l
-		check.Register(check.Check{
+		cs = append(cs, check.Check{
 			ID:    "pagination/" + l.name + "-unpaged",
 			Title: l.name + " list: one page with every row, no data.pagination, page and limit ignored",
 			Rules: append([]string{"PAGE-016", "PAGE-017"}, l.rules...),
@@ -20,6 +22,7 @@ func init() {
 			Run:   func(t *check.T) { checkUnpaged(t, l) },
 		})
 	}
+	return cs
 }
 
 func checkUnpaged(t *check.T, l unpagedList) {

@@ -15,8 +15,8 @@ import (
 // Intake refusals (document 1, Endpoints / Payout batches, Create errors;
 // document 2, Operation codes and Limits).
 
-func init() {
-	check.Register(
+func intakeChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "payoutbatches/create-moves-no-money",
 			Title:  "Creating a Draft batch moves no money and reserves no funds: the customer's balance reads the same before and after",
@@ -195,5 +195,5 @@ func init() {
 				}, func(seq int) string { return []string{"", "valid", "zero amount", "valid", "negative amount"}[seq] })
 			},
 		},
-	)
+	}
 }

@@ -13,8 +13,8 @@ import (
 // Item validation at intake (document 1, Endpoints / Payout batches: "HTTP
 // 200 is not success"; States / Payout batch, item statuses).
 
-func init() {
-	check.Register(
+func itemsChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "payoutbatches/item-validation",
 			Title:  "Items with a zero, negative or fractional amount, an omitted or all-zero beneficiary, or a missing, unapproved, provisioning or other-currency beneficiary are Skipped with failure_code validation; the rest stay Pending",
@@ -136,5 +136,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -63,8 +63,9 @@ func itemOutcome(t *check.T, rule string, items map[int]map[string]any, seq int,
 	}
 }
 
-func init() {
-	check.Register(
+// lifecycleChecks are the checks of lifecycle.go.
+func lifecycleChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "payoutbatches/lifecycle-completed",
 			Title:  "Draft → PendingApproval (submit) → Approved by a different operator (approved_at set; the submitter cannot approve) → Executing → Completed (completed_at set, items Completed with fiat_payment_id)",
@@ -297,5 +298,5 @@ func init() {
 				status(t, "PB-046", fresh.ReadBatch(t, "PB-046", id), "Draft")
 			},
 		},
-	)
+	}
 }

@@ -10,8 +10,8 @@ import (
 // Rails per currency (document 1, Endpoints / Payout batches, the rails
 // table): canonical names, aliases in every tolerated spelling, defaults.
 
-func init() {
-	check.Register(
+func railsChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "payoutbatches/rail-aliases",
 			Title:  "Every canonical rail and alias of GBP, EUR and USD, in upper, lower, hyphenated, spaced and mixed case, is accepted and stored canonical",
@@ -71,5 +71,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

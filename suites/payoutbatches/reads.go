@@ -14,8 +14,8 @@ import (
 // with items null and real pagination, by-id with items in sequence order,
 // and the two flat 404s.
 
-func init() {
-	check.Register(
+func readsChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "payoutbatches/list",
 			Title:  "GET payout-batches lists newest first (created_at, then id, descending), items null, real pagination; a status filter does not narrow it",
@@ -139,5 +139,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -15,8 +15,8 @@ import (
 // errors): byte-for-byte replay within 24 hours; after 24 hours the retry
 // finds the batch by key and returns its current state.
 
-func init() {
-	check.Register(
+func replayChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "payoutbatches/replay-within-24h",
 			Title:  "An identical payout-batch retry within 24 hours replays the first response byte for byte; the same key with another body is 409 idempotency_key_reused",
@@ -78,5 +78,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

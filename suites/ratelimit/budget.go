@@ -44,8 +44,9 @@ func lastSecond(clk *check.Clock) float64 {
 	return 58.5
 }
 
-func init() {
-	check.Register(
+// budgetChecks are the checks of budget.go.
+func budgetChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "ratelimit/route-budget-600",
 			Title:  "600 requests of one key, method and route template pass; the 601st is 429 rate_limited problem+json with Retry-After",
@@ -249,5 +250,5 @@ func init() {
 				retryAfterIs(t, clk, ra, clk.At(last), "the tenant aggregate's 429")
 			},
 		},
-	)
+	}
 }

@@ -3,6 +3,7 @@ package schemas
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -11,8 +12,17 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
 )
 
-func init() {
-	check.Register(
+// documentsChecks are the checks of documents.go.
+func documentsChecks() []check.Check {
+	return slices.Concat(
+		documentsServedChecks(),
+		responsesMatchDocumentsChecks(),
+	)
+}
+
+// documentsServedChecks are checks of documents.go (see documentsChecks).
+func documentsServedChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "schemas/documents-served",
 			Title: "serves /openapi/v1.json and /openapi/v2public.json without a key, as OpenAPI documents that load and validate",
@@ -25,7 +35,7 @@ func init() {
 			Rules: []string{"VER-013", "VER-003"},
 			Run:   documentsCoverOperations,
 		},
-	)
+	}
 }
 
 func documentsServed(t *check.T) {
@@ -68,14 +78,17 @@ func documentsCoverOperations(t *check.T) {
 	}
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:    "schemas/responses-match-documents",
-		Title: "answers to a sample of operations, successes and errors, match the served documents",
-		Rules: []string{"VER-012"},
-		Needs: []string{"customers.active_personal"},
-		Run:   responsesMatchDocuments,
-	})
+// responsesMatchDocumentsChecks returns check schemas/responses-match-documents (one of documentsChecks).
+func responsesMatchDocumentsChecks() []check.Check {
+	return []check.Check{
+		check.Check{
+			ID:    "schemas/responses-match-documents",
+			Title: "answers to a sample of operations, successes and errors, match the served documents",
+			Rules: []string{"VER-012"},
+			Needs: []string{"customers.active_personal"},
+			Run:   responsesMatchDocuments,
+		},
+	}
 }
 
 // responsesMatchDocuments sends a sample of requests; the runner validates

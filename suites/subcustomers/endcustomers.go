@@ -57,8 +57,9 @@ func get(t *check.T, key, path string) *client.Response {
 	return t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: path})
 }
 
-func init() {
-	check.Register(
+// endcustomersChecks are the checks of endcustomers.go.
+func endcustomersChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "subcustomers/create",
 			Title:  "POST end-customers returns data.end_customer with id and parent_customer_id; the child starts Onboarding",
@@ -177,5 +178,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
+// gatingChecks are the checks of gating.go.
+func gatingChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "subcustomers/gated-without-programme",
 			Title:  "Creating a child of a customer without the end-customer programme is 403 sub_customer_onboarding_disabled; reads stay available",
@@ -74,5 +75,5 @@ func init() {
 				childSession(t, "SUB-025", fresh.Success(t, "SUB-019", onboard(t, parent, child, map[string]any{"contact_email": fresh.Email()})))
 			},
 		},
-	)
+	}
 }

@@ -64,8 +64,9 @@ func refused(t *check.T, rule string, r *client.Response, what string) {
 	}
 }
 
-func init() {
-	check.Register(
+// onboardingChecks are the checks of onboarding.go.
+func onboardingChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "subcustomers/onboarding-personal",
 			Title:  "End-customer onboarding of a person needs contact_email, refuses business_profile and returns a verification session",
@@ -108,5 +109,5 @@ func init() {
 				childSession(t, "SUB-025", s)
 			},
 		},
-	)
+	}
 }

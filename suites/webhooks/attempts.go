@@ -31,8 +31,9 @@ func emptyPage(t *check.T, rule string, r *client.Response, what string) int {
 	return shape.Int(t, rule, m, "limit")
 }
 
-func init() {
-	check.Register(
+// attemptsChecks are the checks of attempts.go.
+func attemptsChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "webhooks/attempts-foreign-id-empty",
 			Title:  "Delivery attempts of an unknown or another owner's subscription are an empty page (200), not 404",
@@ -87,5 +88,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

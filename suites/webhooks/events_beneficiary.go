@@ -7,8 +7,8 @@ import (
 // The three beneficiary events in the svc.webhooks.v1 shape (document 2,
 // Events: Envelope; Payload fields).
 
-func init() {
-	check.Register(
+func eventsBeneficiaryChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "webhooks/beneficiary-events-v1-shape",
 			Title:  "beneficiary.approved, beneficiary.rejected and fiat.beneficiary.updated use the svc.webhooks.v1 shape, signed like every delivery",
@@ -65,5 +65,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -39,8 +39,9 @@ func noSecret(t *check.T, route, general string, r *client.Response, m map[strin
 	}
 }
 
-func init() {
-	check.Register(
+// manageChecks are the checks of manage.go.
+func manageChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "webhooks/read-without-secret",
 			Title:  "GET of one subscription and the unpaged list carry no secret; secretSha256 matches the secret held",
@@ -188,7 +189,7 @@ func init() {
 				webhookRefusal(t, "WHM-028", r, http.StatusConflict, "webhook_subscription_limit_reached")
 			},
 		},
-	)
+	}
 }
 
 // patchAnswerAgrees judges the members a PATCH answer reports (its body is

@@ -112,8 +112,9 @@ func register(t *check.T, body map[string]any) *client.Response {
 	return fresh.Register(t, "subject", body)
 }
 
-func init() {
-	check.Register(
+// registrationChecks are the checks of registration.go.
+func registrationChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "webhooks/register-response",
 			Title:  "POST webhook-subscriptions answers 201 with the documented camelCase members, the secret once and its SHA-256",
@@ -324,7 +325,7 @@ func init() {
 				nonScope403(t, "WHM-037", r)
 			},
 		},
-	)
+	}
 }
 
 // nonScope403 asserts one of the three non-scope 403s (WHM-040): status

@@ -18,8 +18,8 @@ import (
 // Retries and dead-lettering per endpoint behaviour, under the virtual clock
 // (document 2, Events: Retries; Delivery attempts).
 
-func init() {
-	check.Register(
+func retriesChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:    "webhooks/retry-schedule-503",
 			Title: "An endpoint answering 503 gets maxAttempts (5) attempts at +30 s, 1 m, 2 m, 4 m, then DeadLettered; same X-Webhook-Id, new attempt id and signature each time",
@@ -198,5 +198,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -10,8 +10,8 @@ import (
 // Routing by the registering key and disabled endpoints (document 2,
 // Events: Routing; Endpoints: PATCH and DELETE).
 
-func init() {
-	check.Register(
+func routingChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "webhooks/routing-by-key",
 			Title:  "A parent-bound endpoint gets the parent's and its direct children's events; a child-bound one only the child's; a tenant-wide one all",
@@ -86,5 +86,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -28,8 +28,9 @@ func (in *inbox) emitWith(typ, customerID string, extra map[string]any) {
 	}
 }
 
-func init() {
-	check.Register(
+// routingEdgesChecks are the checks of routing_edges.go.
+func routingEdgesChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "webhooks/routing-unattributable-and-unresolvable",
 			Title:  "An unattributable event reaches tenant-wide endpoints only; an event resolving no customer_id/business_id/user_id is not delivered; neither writes a delivery-attempt row (an attributable event then does)",
@@ -173,5 +174,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

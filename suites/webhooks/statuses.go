@@ -12,8 +12,8 @@ import (
 // Endpoint answers and their outcome, and support replays (document 2,
 // Events: Retries; Delivery attempts: isReplay).
 
-func init() {
-	check.Register(
+func statusesChecks() []check.Check {
+	return []check.Check{
 		check.Check{
 			ID:     "webhooks/retryable-and-final-statuses",
 			Title:  "408, 425, 429 and 5xx are retried 30 s later; 400, 401, 403, 404 and 422 dead-letter on the first attempt",
@@ -140,5 +140,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }
