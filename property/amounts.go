@@ -110,7 +110,7 @@ func amountsChecks() []check.Check {
 	// a target rule this property observes.
 	rules := []string{"PB-004"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/amounts",
 			Title:  "minor <-> major and atomic <-> decimal strings round-trip exactly at scales 2, 6, 8, 18 (above 2^53 included), major amounts round away from zero at the scale, and a batch's random amounts echo exactly with total_amount their exact sum",
 			Rules:  rules,

@@ -271,7 +271,7 @@ func envCode(r *client.Response) string {
 func beneficiariesChecks() []check.Check {
 	rules := []string{"BEN-009", "BEN-010", "BEN-012", "BEN-013", "BEN-014", "BEN-015", "BEN-018", "BEN-019", "BEN-020", "BEN-021", "BEN-022", "BEN-023", "LIFE-011"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/beneficiary-approval",
 			Title:  "random creates, staff decisions, bank registration moves, PATCH replacements, DELETEs, reads and withdrawals match the beneficiary approval and payability model",
 			Rules:  rules,

@@ -47,7 +47,7 @@ func isRetryable(code int) bool { return code >= 500 || code == 408 || code == 4
 func deliveriesChecks() []check.Check {
 	rules := []string{"EVT-032", "EVT-033", "EVT-034", "EVT-025", "EVT-035", "EVT-028", "EVT-029", "EVT-010", "EVT-013", "WHM-067", "WHM-068", "WHM-069", "WHM-071", "WHM-034"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/webhook-delivery-schedule",
 			Title:  "random endpoint answers per attempt and maxAttempts give exactly the modelled attempt instants, dead-letter point, numbering, constant X-Webhook-Id and attempt rows",
 			Rules:  rules,

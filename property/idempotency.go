@@ -208,7 +208,7 @@ func createCustomer(t *check.T, c *client.Client) string {
 // idempotencyChecks are the checks of idempotency.go.
 func idempotencyChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/idempotency-store",
 			Title:  "random sequences of fresh keys, identical retries, retries with a changed body, path, query or caller on PATCH /customers/{id} (two customers, two API keys) match the idempotency model",
 			Rules:  []string{"IDEM-008", "IDEM-010", "IDEM-011", "IDEM-016", "IDEM-017", "IDEM-019"},

@@ -65,7 +65,7 @@ func validKey(k string) bool {
 // keysChecks are the checks of keys.go.
 func keysChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/idempotency-key-grammar",
 			Title:  "random Idempotency-Keys around both length limits, with and without a space inside, are accepted exactly when 8-256 visible ASCII characters",
 			Rules:  []string{"IDEM-002", "IDEM-003", "IDEM-004", "ERR-019"},

@@ -333,7 +333,7 @@ func lifecycleChecks() []check.Check {
 	rules := []string{"LIFE-002", "LIFE-010", "LIFE-011", "LIFE-013", "LIFE-014", "LIFE-015", "LIFE-016", "LIFE-017", "LIFE-018", "LIFE-019",
 		"LIFE-020", "LIFE-021", "LIFE-022", "LIFE-023", "LIFE-024", "LIFE-025", "LIFE-026", "LIFE-004", "LIFE-012", "ONB-009", "ONB-001", "ONB-004", "ONB-006", "ONB-007", "ONB-008", "SVC-004"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/customer-lifecycle",
 			Title:  "random sequences of initiate, token, provider decisions, refreshing and list reads, PATCH status and a money route on a fresh customer match the lifecycle model (status, vocabulary, can_proceed_to_kyb, the kyc_or_kyb_not_approved precondition)",
 			Rules:  rules,

@@ -423,7 +423,7 @@ func payoutbatchesChecks() []check.Check {
 	rules := []string{"PB-093", "PB-004", "PB-005", "PB-011", "PB-012", "PB-013", "PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020",
 		"PB-021", "PB-022", "PB-023", "PB-031", "PB-044", "PB-060", "PB-064", "LIFE-011"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/payout-batches",
 			Title:  "random batches (valid and skipped items over currencies, rails and references) and operator submit/approve/reject/execute in random order (illegal moves included) match the batch model after every step",
 			Rules:  rules,

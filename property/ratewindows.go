@@ -288,7 +288,7 @@ func (m *rateMachine) Check(*rapid.T) {}
 func ratewindowsChecks() []check.Check {
 	rules := []string{"RATE-004", "RATE-005", "RATE-006", "RATE-007", "RATE-008", "RATE-010", "RATE-016", "RATE-003"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/rate-windows",
 			Title:  "random clock advances and bursts over keys, methods and route templates (some on either side of the 600 budget) answer 429 and Retry-After exactly as the fixed clock-minute model predicts",
 			Rules:  rules,

@@ -133,7 +133,7 @@ func refGen(rail string) *rapid.Generator[genRef] {
 func referencesChecks() []check.Check {
 	rules := []string{"PB-077", "PB-078", "PB-079", "PB-080", "PB-081", "PB-082", "PB-083", "PB-084", "PB-086", "PB-088"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/payout-references",
 			Title:  "references generated on both sides of every rail's limits are judged by the harness's checker as their construction says, and a target skips and stores each exactly as the checker predicts",
 			Rules:  rules,

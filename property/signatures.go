@@ -131,7 +131,7 @@ func firstRule(res verify.Result, def string) string {
 func signaturesChecks() []check.Check {
 	rules := []string{"EVT-015", "EVT-018", "EVT-017", "EVT-016", "EVT-014", "EVT-021", "EVT-024"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/webhook-signatures",
 			Title:  "the verifier accepts exactly what is signed as documented (within the tolerance, inclusive), rejects any single-byte change to body, timestamps, id or secret, and a real delivery verifies",
 			Rules:  rules,

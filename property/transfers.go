@@ -244,7 +244,7 @@ func (m *itrMachine) settle() {
 func transfersChecks() []check.Check {
 	rules := []string{"ITR-020", "ITR-021", "ITR-023", "ITR-024", "ITR-030", "ITR-015", "ITR-012"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/internal-transfers",
 			Title:  "random transfers both ways under a child limit, identical retries, reused client references, recovery reads and clock advances across UTC days match the client-reference and limit-decision model",
 			Rules:  rules,

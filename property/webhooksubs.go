@@ -255,7 +255,7 @@ func enabledNow(t *check.T, c *client.Client) int {
 func webhooksubsChecks() []check.Check {
 	rules := []string{"WHM-027", "WHM-028", "WHM-043", "WHM-026", "WHM-046", "WHM-013", "WHM-014", "WHM-015", "WHM-047", "WHM-049"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "property/webhook-subscriptions",
 			Title:  "random registrations (fresh and reserved URLs), disables, re-enables, rotations and reads for one owning subject match the model of the 10-enabled limit, URL reservation, enabled, secretVersion and secretSha256",
 			Rules:  rules,

@@ -44,7 +44,7 @@ func depositFields(t *check.T, row map[string]any) {
 // depositsChecks are the checks of deposits.go.
 func depositsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "deposits/list-and-detail",
 			Title: "GET banking/deposits is paged (data.deposits, data.pagination, limit honoured) with sender, reference, provider_reference, amount (minor) and asset_scale; /{depositId} answers data.deposit",
 			Rules: []string{"DEP-002", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "DEP-007", "PAGE-019"},
@@ -70,7 +70,7 @@ func depositsChecks() []check.Check {
 				shape.NotFound(t, "DEP-007", get(t, "tenant", depositsPath(cust)+"/"+uuid.NewString()))
 			},
 		},
-		check.Check{
+		{
 			ID:     "deposits/delivered-credits-available",
 			Title:  "A delivered fiat deposit credits the Available balance (balance_minor integer, balance_major number = minor/100) and is listed with its sender, reference, provider reference, amount and asset_scale 2",
 			Rules:  []string{"FIAT-003", "BAL-002", "BAL-003", "BAL-004", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "CUST-022"},
@@ -117,7 +117,7 @@ func depositsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "deposits/held-listed-not-credited",
 			Title:  "A deposit held for review is listed but credits nothing: the Available balance (the only spendable bucket) is unchanged",
 			Rules:  []string{"DEP-001", "BAL-001", "CUST-022"},
@@ -140,7 +140,7 @@ func depositsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "balances/exact-above-2-pow-53",
 			Title:  "balance_minor is rendered exactly above 2^53 (9007199254740993) and balance_major is the matching number",
 			Rules:  []string{"BAL-005", "BAL-002", "BAL-003", "CUST-022"},
@@ -162,7 +162,7 @@ func depositsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "balances/read-seeded",
 			Title: "GET banking/balance answers data.balances[] with currency, balance_minor (integer) and balance_major (number)",
 			Rules: []string{"BAL-002", "BAL-004", "BAL-003"},

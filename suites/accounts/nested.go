@@ -27,7 +27,7 @@ func openNested(t *check.T, parent, child, currency string) *client.Response {
 // nestedChecks are the checks of nested.go.
 func nestedChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "accounts/nested-issue-and-read",
 			Title:  "An approved child of a parent holding completed GBP accounts gets a PROVIDER_B GBP account on the nested route, readable in its list and by id; USD is 422 unsupported_currency",
 			Rules:  []string{"FIAT-008", "FIAT-010", "SUB-026", "SUB-027", "FIAT-004"},
@@ -61,7 +61,7 @@ func nestedChecks() []check.Check {
 				shape.Refusal(t, "FIAT-010", r, http.StatusUnprocessableEntity, "unsupported_currency")
 			},
 		},
-		check.Check{
+		{
 			ID:     "accounts/nested-prerequisites",
 			Title:  "Nested issuance needs the child approved (409 kyc_or_kyb_not_approved), the parent's completed account in the currency (refused without it) and the programme (403 sub_customer_onboarding_disabled); a Completed nested account has provider_account_id",
 			Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020", "SUB-026", "FIAT-004", "CUST-022"},
@@ -98,7 +98,7 @@ func nestedChecks() []check.Check {
 				fresh.Gated(t, "SUB-020", openNested(t, parent, child, "EUR"))
 			},
 		},
-		check.Check{
+		{
 			ID:     "accounts/subcustomer-generic-route",
 			Title:  "POST .../banking/accounts with a sub-customer's id is 409 sub_customer_dedicated_route_required",
 			Rules:  []string{"SUB-015", "SUB-016"},
@@ -109,7 +109,7 @@ func nestedChecks() []check.Check {
 				shape.Refusal(t, "SUB-015", r, http.StatusConflict, "sub_customer_dedicated_route_required")
 			},
 		},
-		check.Check{
+		{
 			ID:     "accounts/consolidate-insufficient-balance",
 			Title:  "Consolidating a new child that holds nothing is 409 consolidation_insufficient_balance",
 			Rules:  []string{"SUB-029", "SUB-030", "SUB-005"},

@@ -23,10 +23,11 @@ func reachChecks() []check.Check {
 	)
 }
 
-// notMine404AndV2BindingChecks returns check accounts/not-mine-404-and-v2-binding (one of reachChecks).
+// notMine404AndV2BindingChecks returns check
+// accounts/not-mine-404-and-v2-binding (one of reachChecks).
 func notMine404AndV2BindingChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "accounts/not-mine-404-and-v2-binding",
 			Title: "A subject key's fiat account, balance and deposit reads of a customer it cannot act for are 404, byte-identical to a nonexistent customer; V2/fiat/accounts lists only the subject's and its children's accounts",
 			Rules: []string{"BIND-001", "BIND-005", "V2-004"},
@@ -61,10 +62,11 @@ func notMine404AndV2BindingChecks() []check.Check {
 	}
 }
 
-// openReplaysOnceChecks returns check accounts/open-replays-once (one of reachChecks).
+// openReplaysOnceChecks returns check accounts/open-replays-once (one of
+// reachChecks).
 func openReplaysOnceChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "accounts/open-replays-once",
 			Title:  "A retry of POST banking/accounts with the same Idempotency-Key and body replays the first answer byte for byte and opens one account",
 			Rules:  []string{"IDEM-008", "FIAT-022", "CUST-022"},
@@ -91,10 +93,11 @@ func openReplaysOnceChecks() []check.Check {
 	}
 }
 
-// notActiveStatesBlockedChecks returns check accounts/not-active-states-blocked (one of reachChecks).
+// notActiveStatesBlockedChecks returns check
+// accounts/not-active-states-blocked (one of reachChecks).
 func notActiveStatesBlockedChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "accounts/not-active-states-blocked",
 			Title:  "A customer in PendingCompliance, Onboarding or Suspended cannot open a fiat account (409 kyc_or_kyb_not_approved); once Active it can",
 			Rules:  []string{"LIFE-001", "LIFE-003", "LIFE-004", "LIFE-007", "LIFE-025", "CUST-022"},
@@ -120,10 +123,11 @@ func notActiveStatesBlockedChecks() []check.Check {
 	}
 }
 
-// parentIdReadsParentOwnChecks returns check accounts/parent-id-reads-parent-own (one of reachChecks).
+// parentIdReadsParentOwnChecks returns check
+// accounts/parent-id-reads-parent-own (one of reachChecks).
 func parentIdReadsParentOwnChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "accounts/parent-id-reads-parent-own",
 			Title: "GET .../banking/accounts with the parent's id lists the parent's own accounts, never its child's nested accounts",
 			Rules: []string{"BIND-004", "SUB-027"},

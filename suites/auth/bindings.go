@@ -183,7 +183,7 @@ var tenantFixtures = []string{"active_personal", "active_business", "draft", "su
 // bindingsChecks are the checks of bindings.go.
 func bindingsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "auth/subject-key-reaches-subject-and-children",
 			Title: "a subject key reads its subject and each direct child it onboarded",
 			Rules: []string{"BIND-006", "ME-003", "ME-002"},
@@ -211,7 +211,7 @@ func bindingsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/subject-key-not-mine-is-404",
 			Title: "a subject key gets a 404 byte-identical to a nonexistent id for any other customer, never 403",
 			Rules: []string{"BIND-001", "BIND-017", "BIND-018", "BIND-006", "ERR-004"},
@@ -225,7 +225,7 @@ func bindingsChecks() []check.Check {
 				sameAsNonexistent(t, sk, http.MethodPatch, t.Customer("active_personal"), "", "PATCH /customers/{active_personal} {} with keys.subject")
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/subject-key-list-narrowed",
 			Title: "a subject key's customer list is silently narrowed to its subject and direct children",
 			Rules: []string{"BIND-008", "ME-002"},
@@ -264,7 +264,7 @@ func bindingsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/tenant-key-reaches-any-customer",
 			Title: "a tenant key reads every customer of its tenant and none of another tenant's",
 			Rules: []string{"BIND-010", "SVC-001", "BIND-017", "BIND-001"},
@@ -288,7 +288,7 @@ func bindingsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/tenant-key-list-unfiltered",
 			Title: "a tenant key's customer list holds every customer of its tenant and none of another tenant's",
 			Rules: []string{"BIND-011", "SVC-001"},
@@ -313,7 +313,7 @@ func bindingsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/unbound-key-by-id-404",
 			Title: "an unbound key authenticates but every by-id read is 404 byte-identical to a nonexistent id",
 			Rules: []string{"BIND-013", "BIND-019", "BIND-017", "BIND-001"},
@@ -333,7 +333,7 @@ func bindingsChecks() []check.Check {
 				sameAsNonexistentUnder(t, "BIND-013", ub, http.MethodGet, t.Customer("active_personal"), "/onboarding/status", "GET /customers/{active_personal}/onboarding/status with keys.unbound")
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/unbound-key-lists-empty",
 			Title: "an unbound key's lists are empty with 200",
 			Rules: []string{"BIND-014", "BIND-019", "BIND-005"},
@@ -362,7 +362,7 @@ func bindingsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/unbound-key-create-refused",
 			Title:  "an unbound key's creates are refused (404 for a customer-path create)",
 			Rules:  []string{"BIND-015", "BIND-016"},

@@ -104,7 +104,7 @@ func afterWindow(t *check.T) {
 func budgetChecks() []check.Check {
 	rules := []string{"RATE-012", "AUTH-029", "AUTH-030", "RATE-013", "ERR-026", "ERR-009", "ORDER-008", "RATE-017"}
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "auth/failed-auth-budget",
 			Title: "the 21st failed authentication in a clock minute is 429 rate_limited; valid keys pass; the next minute lifts it",
 			Rules: rules,

@@ -19,7 +19,7 @@ import (
 // childkeyChecks are the checks of childkey.go.
 func childkeyChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "auth/child-key-bound-to-child",
 			Title: "a key issued to an end customer is subject-bound to just it: /me names the child, its list holds only the child, its parent is 404 like a nonexistent id",
 			Rules: []string{"BIND-021", "BIND-006", "BIND-008", "BIND-001", "BIND-017", "ME-003", "ME-007", "ME-002"},

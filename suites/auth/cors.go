@@ -39,7 +39,7 @@ func allowHeaders(r *client.Response) []string {
 // corsChecks are the checks of cors.go.
 func corsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "auth/cors-allowlisted-origin-preflight",
 			Title: "a preflight from the allowlisted origin passes with Access-Control-Allow-Origin equal to it, without a key",
 			Rules: []string{"CORS-001", "CORS-003", "CORS-005"},
@@ -58,7 +58,7 @@ func corsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/cors-other-origin-preflight-fails",
 			Title: "a preflight from a non-allowlisted origin fails: no Access-Control-Allow-* headers and no API error body",
 			Rules: []string{"CORS-002", "CORS-003", "CORS-005"},
@@ -78,7 +78,7 @@ func corsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/cors-other-origin-request-no-allow-origin",
 			Title: "a server-to-server request carrying a non-allowlisted Origin is processed but gets no Access-Control-Allow-Origin",
 			Rules: []string{"CORS-004", "CORS-001"},

@@ -16,7 +16,7 @@ import (
 // headerformsChecks are the checks of headerforms.go.
 func headerformsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "auth/both-header-forms",
 			Title: "the same key authenticates as X-Api-Key and as Authorization: Bearer",
 			Rules: []string{"AUTH-003", "AUTH-001", "VER-001"},
@@ -38,7 +38,7 @@ func headerformsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/bearer-scheme-case-insensitive",
 			Title: "the Bearer scheme name is matched case-insensitively",
 			Rules: []string{"AUTH-008"},

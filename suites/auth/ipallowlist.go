@@ -14,7 +14,7 @@ import (
 // ipallowlistChecks are the checks of ipallowlist.go.
 func ipallowlistChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "auth/ip-outside-allowlist-refused",
 			Title: "a key whose IP allowlist excludes the caller is refused with 403 api_key_not_authorized",
 			Rules: []string{"AUTH-028", "ERR-023", "ERR-003"},

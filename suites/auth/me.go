@@ -47,7 +47,7 @@ func binding(t *check.T, name string, data map[string]any, want string) {
 // meChecks are the checks of me.go.
 func meChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "auth/me-tenant-key",
 			Title: "GET /me for a tenant key: customer_id null, subject_binding tenant, api_key_prefix its public prefix",
 			Rules: []string{"ME-001", "ME-002", "ME-004", "ME-007", "BIND-012", "AUTH-011"},
@@ -61,7 +61,7 @@ func meChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/me-subject-key",
 			Title: "GET /me for a subject key: customer_id its subject, subject_binding subject, delegated_customer_ids its direct children only",
 			Rules: []string{"ME-002", "ME-003", "ME-004", "ME-007"},
@@ -97,7 +97,7 @@ func meChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/me-unbound-key",
 			Title: "GET /me for an unbound key: subject_binding unbound, customer_id null, no delegated customers",
 			Rules: []string{"ME-006", "ME-002", "ME-004", "BIND-019"},
@@ -114,7 +114,7 @@ func meChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/me-prefix-every-key",
 			Title: "GET /me reports api_key_prefix equal to the public prefix of whichever key is used",
 			Rules: []string{"ME-004", "AUTH-011", "SCOPE-002", "ME-002"},
@@ -143,7 +143,7 @@ func meChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/me-umbrella-never-shown",
 			Title: "GET /me for a key granted transactions:read/write shows no umbrella scope name",
 			Rules: []string{"SCOPE-001", "ME-005", "SCOPE-077"},

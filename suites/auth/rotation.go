@@ -109,7 +109,7 @@ func refusedByScope(r *client.Response) bool {
 // rotationChecks are the checks of rotation.go.
 func rotationChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "auth/rotation-overlap-both-keys-work",
 			Title: "within the overlap window both keys of a rotation authenticate; the new key has a new public prefix and a new secret",
 			Rules: []string{"AUTH-032", "ME-004", "AUTH-020", "ME-002", "AUTH-017"},
@@ -148,7 +148,7 @@ func rotationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/rotation-keeps-scopes-and-allowlist",
 			Title:  "the key a rotation minted has the old key's binding, scopes and allowlist: the same answers on routes of several scopes",
 			Rules:  []string{"AUTH-033", "ME-002"},
@@ -194,7 +194,7 @@ func rotationChecks() []check.Check {
 				t.Logf("the rotated keys agree on %d probes: %d allowed, %d refused for scope", len(probes), passed, refused)
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/rotation-past-overlap-old-refused",
 			Title:  "a rotation with the default overlap keeps the old key valid for 24 hours and refuses it with a plain 401 after; the successor keeps working (control API, virtual clock)",
 			Rules:  []string{"AUTH-024", "AUTH-032", "AUTH-015", "AUTH-016", "ERR-139", "ME-002", "AUTH-017"},

@@ -66,7 +66,7 @@ func allowed(t *check.T, rule string, cl *client.Client, c call, want int) {
 // scopesChecks are the checks of scopes.go.
 func scopesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "auth/read-only-key-reads-allowed",
 			Title: "a key holding only read scopes passes read routes",
 			Rules: []string{"SCOPE-003", "SCOPE-004", "SCOPE-002", "SCOPE-011", "SCOPE-017"},
@@ -82,7 +82,7 @@ func scopesChecks() []check.Check {
 				allowed(t, "SCOPE-017", ro, call{method: "GET", path: api.P + "/customers/" + parent + "/end-customers"}, 200)
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/read-only-key-writes-refused",
 			Title:  "a key holding only read scopes is refused a complete, valid write (POST /customers) with 403 api_key_not_authorized",
 			Rules:  []string{"SCOPE-076", "SCOPE-006", "ERR-003", "ERR-023"},
@@ -99,7 +99,7 @@ func scopesChecks() []check.Check {
 				expect403(t, "SCOPE-006", c.send(t, ro), c.String()+" with keys.read_only")
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/pascal-case-scopes-honoured",
 			Title: "scopes granted in PascalCase spelling (OnboardingRead, EndCustomersRead, ...) pass their routes",
 			Rules: []string{"SCOPE-074", "SCOPE-075"},
@@ -116,7 +116,7 @@ func scopesChecks() []check.Check {
 				allowed(t, "SCOPE-074", pk, call{method: "PATCH", path: api.P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true}, 404)
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/umbrella-key-expanded-scopes",
 			Title:  "a transactions:* umbrella key passes what it was granted and is refused onboarding:write and end-customers routes",
 			Rules:  []string{"SCOPE-077", "SCOPE-078", "SCOPE-076"},
@@ -148,7 +148,7 @@ func scopesChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/umbrella-key-not-payout-batches",
 			Title:  "transactions:write does not grant payout-batches:write (nor any payout-batches scope)",
 			Rules:  []string{"SCOPE-079", "SCOPE-061"},
@@ -177,7 +177,7 @@ func scopesChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/unlisted-customer-subpath-default-scopes",
 			Title: "an unlisted sub-path under /customers/... needs onboarding:read for GET and onboarding:write otherwise",
 			Rules: []string{"SCOPE-081", "SCOPE-083"},
@@ -198,7 +198,7 @@ func scopesChecks() []check.Check {
 				shape.FlatAnswer(t, w, shape.Want{Rule: "SCOPE-083", Status: http.StatusNotFound, What: "POST unlisted /customers/{id}/ts-unlisted-… with keys.tenant"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/unlisted-top-level-path-no-plan",
 			Title: "an unlisted top-level v1 path matches no plan: 404 flat after authentication, for every key and method",
 			Rules: []string{"SCOPE-082", "SCOPE-083"},

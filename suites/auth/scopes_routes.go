@@ -515,7 +515,7 @@ func routeScopesChecks() []check.Check {
 // money movement.
 func whitelistScopeSeparateFromWithdrawalsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:         "auth/whitelist-scope-separate-from-withdrawals",
 			Title:      "withdrawals:* grants no whitelist (withdrawal-addresses) route and withdrawal-addresses:* no withdrawal route: 403 api_key_not_authorized on the other's routes, the key step passed on its own",
 			Rules:      []string{"SCOPE-055"},

@@ -12,7 +12,7 @@ import (
 // approvalChecks are the checks of approval.go.
 func approvalChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "beneficiaries/staff-decision-and-registration",
 			Title:  "A staff approval moves PendingApproval to Approved; bank registration leaves approval unchanged; the API cannot approve",
 			Rules:  []string{"BEN-014", "BEN-015", "BEN-017"},
@@ -44,7 +44,7 @@ func approvalChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "beneficiaries/rejection-reason-hidden",
 			Title:  "A staff rejection reads Rejected and the rejection reason is not returned on the v1 surface",
 			Rules:  []string{"BEN-010", "BEN-014"},

@@ -20,7 +20,7 @@ func createChecks() []check.Check {
 // createPendingOnePerProviderChecks are checks of create.go (see createChecks).
 func createPendingOnePerProviderChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "beneficiaries/create-pending-one-per-provider",
 			Title:  "POST beneficiaries returns data.beneficiaries, one record per provider, each PendingApproval with its bank registration and schemes",
 			Rules:  []string{"BEN-005", "BEN-021", "BEN-013", "BEN-006", "BEN-008", "BEN-020"},
@@ -78,7 +78,7 @@ func createPendingOnePerProviderChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "beneficiaries/provider-b-name-attributes",
 			Title:  "A PROVIDER_B payee needs first and last name (personal) or a company name in attributes; without them the create is refused",
 			Rules:  []string{"BEN-002", "BEN-003", "BEN-004"},
@@ -102,7 +102,7 @@ func createPendingOnePerProviderChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "beneficiaries/bank-details-required",
 			Title:  "A GBP beneficiary needs sort_code and account_number, a EUR one an IBAN; without them 422 beneficiary_details_incomplete",
 			Rules:  []string{"BEN-001", "ERR-078"},
@@ -123,7 +123,7 @@ func createPendingOnePerProviderChecks() []check.Check {
 				shape.Refusal(t, "ERR-078", r, http.StatusUnprocessableEntity, "beneficiary_details_incomplete")
 			},
 		},
-		check.Check{
+		{
 			ID:    "beneficiaries/seeded-approved",
 			Title: "The profile's beneficiaries (gbp, eur, usd) read Approved in their currency; gbp_pending reads PendingApproval",
 			Rules: []string{"BEN-006", "BEN-020"},
@@ -144,10 +144,11 @@ func createPendingOnePerProviderChecks() []check.Check {
 	}
 }
 
-// unsupportedCurrencyAndSchemeChecks returns check beneficiaries/unsupported-currency-and-scheme (one of createChecks).
+// unsupportedCurrencyAndSchemeChecks returns check
+// beneficiaries/unsupported-currency-and-scheme (one of createChecks).
 func unsupportedCurrencyAndSchemeChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "beneficiaries/unsupported-currency-and-scheme",
 			Title:  "A beneficiary in an unsupported currency is 422 unsupported_currency; a rail the currency has no scheme for is 422 unsupported_payment_scheme",
 			Rules:  []string{"ERR-075", "ERR-077"},

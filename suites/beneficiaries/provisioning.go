@@ -17,10 +17,11 @@ func provisioningChecks() []check.Check {
 	)
 }
 
-// statusIsProvisioningOnlyChecks returns check beneficiaries/status-is-provisioning-only (one of provisioningChecks).
+// statusIsProvisioningOnlyChecks returns check
+// beneficiaries/status-is-provisioning-only (one of provisioningChecks).
 func statusIsProvisioningOnlyChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "beneficiaries/status-is-provisioning-only",
 			Title:  "status and provider_status do not move with approval: a new PendingApproval row and the same row once Approved read the same status and provider_status",
 			Rules:  []string{"BEN-007", "BEN-024"},
@@ -51,10 +52,11 @@ func statusIsProvisioningOnlyChecks() []check.Check {
 	}
 }
 
-// providerRefusalCodesChecks returns check beneficiaries/provider-refusal-codes (one of provisioningChecks).
+// providerRefusalCodesChecks returns check
+// beneficiaries/provider-refusal-codes (one of provisioningChecks).
 func providerRefusalCodesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "beneficiaries/provider-refusal-codes",
 			Title:  "Provider-side beneficiary refusals carry their documented status: unsupported_provider and beneficiary_provider_validation_failed 422, bank_account_required and beneficiary_creation_failed 409",
 			Rules:  []string{"ERR-076", "ERR-079", "ERR-080", "ERR-081"},

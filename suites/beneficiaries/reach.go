@@ -11,7 +11,7 @@ import (
 // reachChecks are the checks of reach.go.
 func reachChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "beneficiaries/not-mine-404",
 			Title: "Another customer's beneficiary read through this customer is a 404 byte-identical to a nonexistent beneficiary",
 			Rules: []string{"BIND-020"},

@@ -16,7 +16,7 @@ func patch(t *check.T, customerID, id string, body map[string]any) *client.Respo
 // replaceChecks are the checks of replace.go.
 func replaceChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "beneficiaries/patch-replaces",
 			Title:  "PATCH a beneficiary returns new records with new ids, which start PendingApproval",
 			Rules:  []string{"BEN-012", "BEN-022", "BEN-016"},
@@ -44,7 +44,7 @@ func replaceChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "beneficiaries/patch-refused-once-registration-started",
 			Title:  "PATCH on a PROVIDER_B beneficiary whose bank registration has started is refused (409 beneficiary_update_failed)",
 			Rules:  []string{"BEN-018", "BEN-019", "ERR-082"},
@@ -64,7 +64,7 @@ func replaceChecks() []check.Check {
 				shape.Refusal(t, "ERR-082", r, http.StatusConflict, "beneficiary_update_failed")
 			},
 		},
-		check.Check{
+		{
 			ID:     "beneficiaries/delete-disables",
 			Title:  "DELETE a beneficiary disables it: the record stays readable with a changed status",
 			Rules:  []string{"BEN-023", "BEN-012"},

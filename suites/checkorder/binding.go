@@ -15,7 +15,7 @@ import (
 // bindingChecks are the checks of binding.go.
 func bindingChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "checkorder/binding-400-errors-map",
 			Title:  "an unbindable body (malformed JSON, wrong type) is 400 problem+json with an errors map and no code",
 			Rules:  []string{"ERR-015", "ERR-020", "ERR-021", "ORDER-015", "ERR-001"},

@@ -44,7 +44,7 @@ func postMalformed(t *check.T, c *client.Client, path string) *client.Response {
 // moneyChecks are the checks of money.go.
 func moneyChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "checkorder/binding-before-customer-lookup",
 			Title: "on every body-taking customer route (money routes, whitelist, a child's accounts, transfers, consolidation) a malformed body for an unknown customer is the binding 400, not 404",
 			Rules: []string{"ORDER-016"},
@@ -65,7 +65,7 @@ func moneyChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/binding-before-money-precondition",
 			Title: "a malformed body on a money route for a customer that is not Active is the binding 400, not 409 kyc_or_kyb_not_approved (binding is step 7, the precondition step 8)",
 			Rules: []string{"ORDER-020"},

@@ -20,7 +20,7 @@ import (
 // notfoundChecks are the checks of notfound.go.
 func notfoundChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "checkorder/not-found-flat-code-null",
 			Title: "the 404 for an unknown route and for an unknown customer is flat with code null",
 			Rules: []string{"ERR-004", "ERR-037", "ERR-013", "SCOPE-083"},

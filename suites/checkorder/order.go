@@ -23,7 +23,7 @@ import (
 // orderChecks are the checks of order.go.
 func orderChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "checkorder/correlation-before-tenant-header",
 			Title: "an invalid X-Correlation-Id wins over an X-Tenant-Id header: 400 correlation_id_invalid",
 			Rules: []string{"ORDER-003", "ORDER-002", "ORDER-001"},
@@ -47,7 +47,7 @@ func orderChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/tenant-header-before-key",
 			Title: "an X-Tenant-Id header wins over a missing or wrong API key: 400 with no code, not 401",
 			Rules: []string{"ORDER-005", "ORDER-004", "TEN-002"},
@@ -61,7 +61,7 @@ func orderChecks() []check.Check {
 				tenantRefusal(t, "ORDER-005", "ORDER-004", wrong, "X-Tenant-Id with a wrong API key secret")
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/key-before-rate-limit",
 			Title:  "with a route budget spent, a wrong key secret is 401, not 429",
 			Rules:  []string{"ORDER-007", "ORDER-006", "RATE-004"},
@@ -78,7 +78,7 @@ func orderChecks() []check.Check {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-007", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "wrong key secret while GET /me's budget is spent", Why: "the key step comes before rate limits"})
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/key-before-idempotency-key",
 			Title:  "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
 			Rules:  []string{"ORDER-018", "ORDER-001"},
@@ -99,7 +99,7 @@ func orderChecks() []check.Check {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/rate-limit-before-idempotency-key",
 			Title:  "with a route budget spent, a write without Idempotency-Key is 429 rate_limited, not 400",
 			Rules:  []string{"ORDER-010", "ORDER-009", "ERR-009", "RATE-004"},
@@ -122,7 +122,7 @@ func orderChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/idempotency-key-before-conflict",
 			Title:  "a duplicated Idempotency-Key naming a used key is 400 idempotency_key_invalid, not 409",
 			Rules:  []string{"ORDER-012", "ORDER-011"},
@@ -138,7 +138,7 @@ func orderChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/idempotency-key-before-binding",
 			Title:  "a missing or malformed Idempotency-Key wins over a malformed JSON body: 400 idempotency_key_invalid",
 			Rules:  []string{"ORDER-019", "ORDER-001"},
@@ -160,7 +160,7 @@ func orderChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/conflict-before-binding",
 			Title:  "a reused Idempotency-Key with a malformed body is 409 idempotency_key_reused, not a binding 400",
 			Rules:  []string{"ORDER-014", "ORDER-013", "ERR-024"},
@@ -174,7 +174,7 @@ func orderChecks() []check.Check {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-014", ShapeRule: "ORDER-013", MediaRule: "ORDER-014", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "POST /customers reusing a key with a malformed body", Why: "the conflict step comes before binding"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/binding-before-operation",
 			Title: "a malformed body to a nonexistent or unreachable customer is the binding 400, not 404",
 			Rules: []string{"ORDER-016", "ORDER-015", "ORDER-017"},

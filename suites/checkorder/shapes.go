@@ -22,7 +22,7 @@ import (
 // shapesChecks are the checks of shapes.go.
 func shapesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "checkorder/shape-400-problem-json",
 			Title:  "a 400 (Idempotency-Key missing) is application/problem+json with type, title, status, detail and its code",
 			Rules:  []string{"ERR-001", "ERR-014", "ERR-016"},
@@ -33,7 +33,7 @@ func shapesChecks() []check.Check {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-001", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", MediaRule: "ERR-014", What: "POST /customers without Idempotency-Key"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/shape-401-problem-json",
 			Title: "a 401 is application/problem+json with code api_key_authentication_failed",
 			Rules: []string{"ERR-002", "ERR-014", "ERR-016"},
@@ -43,7 +43,7 @@ func shapesChecks() []check.Check {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-002", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", MediaRule: "ERR-014", What: "GET /me without a key"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/shape-403-scope-problem-json",
 			Title: "a 403 for a missing scope is application/problem+json with code api_key_not_authorized",
 			Rules: []string{"ERR-003", "ERR-014", "ERR-016"},
@@ -54,7 +54,7 @@ func shapesChecks() []check.Check {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-003", Status: http.StatusForbidden, Code: "api_key_not_authorized", MediaRule: "ERR-014", What: "PATCH /customers/{id} with keys.read_only"})
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/shape-429-problem-json",
 			Title:  "a 429 is application/problem+json with code rate_limited and Retry-After",
 			Rules:  []string{"ERR-009", "ERR-014", "ERR-026", "RATE-004"},
@@ -73,7 +73,7 @@ func shapesChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/shape-404-flat",
 			Title: "a 404 is the flat application/json error with code null",
 			Rules: []string{"ERR-004", "ERR-013", "ERR-037", "ERR-016"},
@@ -83,7 +83,7 @@ func shapesChecks() []check.Check {
 				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", ShapeRule: "ERR-013", MediaRule: "ERR-004", Status: http.StatusNotFound, What: "GET /customers/{nonexistent}"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/shape-422-envelope",
 			Title: "a 422 is the envelope: success false, status_code 422, message, data.code and data.detail",
 			Rules: []string{"ERR-006", "ERR-012", "ERR-016", "ERR-007"},

@@ -14,7 +14,7 @@ import (
 // depositsChecks are the checks of deposits.go.
 func depositsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "cryptodeposits/list-detail-and-credit",
 			Title:  "A confirmed crypto deposit credits the asset's balance and is listed (paged data.deposits) and readable (data.deposit) with sender null, reference the transaction hash, provider_reference, amount in atomic units and asset_scale; another customer's deposit is a 404 byte-identical to a nonexistent one",
 			Rules:  []string{"CRYP-001", "DEP-002", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "DEP-008", "PAGE-020", "BIND-020", "CUST-022"},

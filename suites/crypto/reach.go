@@ -14,7 +14,7 @@ import (
 // reachChecks are the checks of reach.go.
 func reachChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "crypto/not-mine-404",
 			Title: "Every crypto read and write for a customer the parent-bound key cannot act for is a flat 404 byte-identical to one for a nonexistent customer",
 			Rules: []string{"BIND-001"},
@@ -38,7 +38,7 @@ func reachChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/retry-replays",
 			Title:  "A crypto withdrawal retried with the same Idempotency-Key and body replays the first answer byte for byte and creates one row",
 			Rules:  []string{"IDEM-008", "CWD-020"},

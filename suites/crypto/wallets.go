@@ -3,6 +3,7 @@ package crypto
 import (
 	"math/big"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -17,8 +18,18 @@ const zeroUUID = "00000000-0000-0000-0000-000000000000"
 
 // walletsChecks are the checks of wallets.go.
 func walletsChecks() []check.Check {
+	return slices.Concat(
+		depositAddressChecks(),
+		assetCodeChecks(),
+		walletBalanceChecks(),
+	)
+}
+
+// depositAddressChecks are deposit-address issuance: one address per asset,
+// the asset table's networks, and its refusals.
+func depositAddressChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "crypto/deposit-address-one-per-asset",
 			Title:  "POST .../crypto/wallets/BTC/address answers the documented message, data.wallet, data.address equal to the wallet's and data.tag null; a repeat returns the same address; the wallet list holds it once, Active",
 			Rules:  []string{"CRYP-017", "CRYP-018", "CRYP-027", "CRYP-002", "CRYP-019", "CRYP-026", "CRYP-007", "CRYP-001"},
@@ -73,7 +84,7 @@ func walletsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "crypto/asset-table-networks-and-scales",
 			Title:  "Deposit addresses follow the asset table (BTC on BITCOIN, ETH/USDC/USDT on ETHEREUM) and each balance string carries exactly the asset's decimals; TRX needs the tenant policy (422 crypto_asset_network_policy_not_configured without, TRON with)",
 			Rules:  []string{"CRYP-007", "CRYP-008", "CRYP-009", "CRYP-010", "CRYP-011", "CRYP-016", "CRYP-003", "CRYP-015", "CRYP-031", "CRYP-035", "ERR-135", "CRYP-025", "CUST-022"},
@@ -102,40 +113,7 @@ func walletsChecks() []check.Check {
 				balances(t, shape.Envelope(t, "CRYP-011", balance(t, cust, "TRX"), http.StatusOK), "TRX")
 			},
 		},
-		check.Check{
-			ID:     "crypto/asset-code-case-insensitive-trimmed",
-			Title:  "btc, BtC and %20btc%20 name the same asset as BTC on the balance and deposit-address routes; asset_code is reported upper-case",
-			Rules:  []string{"CRYP-013", "CRYP-014"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.tenant", "crypto.customer", "crypto.wallet_btc"},
-			Run: func(t *check.T) {
-				cust := t.Crypto("customer")
-				for _, spelled := range []string{"btc", "BtC", "%20btc%20"} {
-					r := balance(t, cust, spelled)
-					d := shape.Envelope(t, "CRYP-013", r, http.StatusOK)
-					if d["asset_code"] != "BTC" {
-						t.FatalAt(r, "CRYP-014", "balance of %q reports asset_code %v, want BTC", spelled, d["asset_code"])
-					}
-					w := issued(t, "CRYP-013", cust, spelled)
-					if w["id"] != t.Crypto("wallet_btc") || w["asset_code"] != "BTC" {
-						t.Fatalf("CRYP-013", "deposit address for %q is wallet %v (%v), want the customer's BTC wallet %s", spelled, w["id"], w["asset_code"], t.Crypto("wallet_btc"))
-					}
-				}
-			},
-		},
-		check.Check{
-			ID:     "crypto/unsupported-asset",
-			Title:  "An unknown asset is 422 unsupported_asset on the balance read (a GET) and on deposit-address issuance",
-			Rules:  []string{"ERR-008", "ERR-108", "CRYP-029"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.tenant", "crypto.customer"},
-			Run: func(t *check.T) {
-				cust := t.Crypto("customer")
-				shape.Refusal(t, "ERR-008", balance(t, cust, "DOGE"), http.StatusUnprocessableEntity, "unsupported_asset")
-				shape.Refusal(t, "CRYP-029", address(t, cust, "DOGE"), http.StatusUnprocessableEntity, "unsupported_asset")
-			},
-		},
-		check.Check{
+		{
 			ID:     "crypto/deposit-address-not-approved",
 			Title:  "Deposit-address issuance for a customer that is not Active is 409 kyc_or_kyb_not_approved",
 			Rules:  []string{"CRYP-028"},
@@ -145,7 +123,7 @@ func walletsChecks() []check.Check {
 				shape.Refusal(t, "CRYP-028", address(t, t.Customer("draft"), "BTC"), http.StatusConflict, "kyc_or_kyb_not_approved")
 			},
 		},
-		check.Check{
+		{
 			ID:     "crypto/deposit-address-refusals",
 			Title:  "Deposit-address refusals: crypto_deposits_disabled and crypto_wallet_opening_not_configured (422); provisioning in progress, provider exception and workflow unavailable (409, message says pending; a retry with a new key issues)",
 			Rules:  []string{"CRYP-030", "ERR-136", "CRYP-032", "CRYP-033", "CRYP-034", "ERR-114", "CUST-022"},
@@ -177,7 +155,72 @@ func walletsChecks() []check.Check {
 				issued(t, "CRYP-033", cust, "BTC")
 			},
 		},
-		check.Check{
+	}
+}
+
+// assetCodeChecks are how an asset is named: case and spaces, an unknown
+// asset, TRX not convertible.
+func assetCodeChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "crypto/asset-code-case-insensitive-trimmed",
+			Title:  "btc, BtC and %20btc%20 name the same asset as BTC on the balance and deposit-address routes; asset_code is reported upper-case",
+			Rules:  []string{"CRYP-013", "CRYP-014"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "crypto.customer", "crypto.wallet_btc"},
+			Run: func(t *check.T) {
+				cust := t.Crypto("customer")
+				for _, spelled := range []string{"btc", "BtC", "%20btc%20"} {
+					r := balance(t, cust, spelled)
+					d := shape.Envelope(t, "CRYP-013", r, http.StatusOK)
+					if d["asset_code"] != "BTC" {
+						t.FatalAt(r, "CRYP-014", "balance of %q reports asset_code %v, want BTC", spelled, d["asset_code"])
+					}
+					w := issued(t, "CRYP-013", cust, spelled)
+					if w["id"] != t.Crypto("wallet_btc") || w["asset_code"] != "BTC" {
+						t.Fatalf("CRYP-013", "deposit address for %q is wallet %v (%v), want the customer's BTC wallet %s", spelled, w["id"], w["asset_code"], t.Crypto("wallet_btc"))
+					}
+				}
+			},
+		},
+		{
+			ID:     "crypto/unsupported-asset",
+			Title:  "An unknown asset is 422 unsupported_asset on the balance read (a GET) and on deposit-address issuance",
+			Rules:  []string{"ERR-008", "ERR-108", "CRYP-029"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "crypto.customer"},
+			Run: func(t *check.T) {
+				cust := t.Crypto("customer")
+				shape.Refusal(t, "ERR-008", balance(t, cust, "DOGE"), http.StatusUnprocessableEntity, "unsupported_asset")
+				shape.Refusal(t, "CRYP-029", address(t, cust, "DOGE"), http.StatusUnprocessableEntity, "unsupported_asset")
+			},
+		},
+		{
+			ID:    "crypto/trx-not-convertible",
+			Title: "A price query involving TRX (not convertible) is refused with a 422 or 409 envelope",
+			Rules: []string{"CRYP-012"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				for _, pair := range []string{"TRX/USD", "BTC/TRX"} {
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/transfer/price", Query: map[string][]string{"pair": {pair}}})
+					if r.Status == http.StatusNotFound {
+						t.Skipf("GET /transfer/price answers 404 to the tenant key: the exchange routes are not served by this target")
+					}
+					if r.Status != http.StatusUnprocessableEntity && r.Status != http.StatusConflict {
+						t.FatalAt(r, "CRYP-012", "the price of %s answered %d; TRX is not convertible, want a 422 or 409 refusal", pair, r.Status)
+					}
+					shape.Envelope(t, "CRYP-012", r, r.Status)
+				}
+			},
+		},
+	}
+}
+
+// walletBalanceChecks are the per-asset balance read: the newest wallet
+// request, exact decimals and atomic amounts, a transient provider failure.
+func walletBalanceChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "crypto/balance-newest-request",
 			Title:  "The balance read reports Unknown with the all-zero id when no request exists, the pooled ledger id once funded, then the newest wallet request whatever its status; the wallet list shows only issued addresses",
 			Rules:  []string{"CRYP-020", "CRYP-021", "CRYP-022", "CRYP-023", "CRYP-019", "CRYP-025", "CUST-022"},
@@ -236,7 +279,7 @@ func walletsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "crypto/balance-exact-decimals-and-atomic",
 			Title: "Crypto balances are strings with exactly the asset's decimals and *_atomic JSON numbers equal to them exactly, ETH above 2^53 included",
 			Rules: []string{"CRYP-003", "CRYP-004", "CRYP-005", "CRYP-025", "CRYP-036"},
@@ -256,25 +299,7 @@ func walletsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
-			ID:    "crypto/trx-not-convertible",
-			Title: "A price query involving TRX (not convertible) is refused with a 422 or 409 envelope",
-			Rules: []string{"CRYP-012"},
-			Needs: []string{"keys.tenant"},
-			Run: func(t *check.T) {
-				for _, pair := range []string{"TRX/USD", "BTC/TRX"} {
-					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/transfer/price", Query: map[string][]string{"pair": {pair}}})
-					if r.Status == http.StatusNotFound {
-						t.Skipf("GET /transfer/price answers 404 to the tenant key: the exchange routes are not served by this target")
-					}
-					if r.Status != http.StatusUnprocessableEntity && r.Status != http.StatusConflict {
-						t.FatalAt(r, "CRYP-012", "the price of %s answered %d; TRX is not convertible, want a 422 or 409 refusal", pair, r.Status)
-					}
-					shape.Envelope(t, "CRYP-012", r, r.Status)
-				}
-			},
-		},
-		check.Check{
+		{
 			ID:     "crypto/reads-transient-503",
 			Title:  "A provider refresh failure makes the wallet list and the balance read answer 503 provider_balance_refresh_failed in the envelope; the next read succeeds",
 			Rules:  []string{"ERR-011", "CUST-022"},

@@ -18,7 +18,7 @@ func entryCount(t *check.T, rule, customerID string) int {
 // whitelistChecks are the checks of whitelist.go.
 func whitelistChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "whitelist/create-pending-and-duplicate",
 			Title:  "A whitelist entry starts PendingVerification with rejected_reason null and is listed; a repeat of asset/network/address (asset in another case) is 409 crypto_withdrawal_address_already_exists",
 			Rules:  []string{"WLA-001", "WLA-003", "WLA-004", "WLA-005", "WLA-006", "WLA-011", "WLA-012", "WLA-014", "ERR-119", "CUST-022"},
@@ -50,7 +50,7 @@ func whitelistChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "whitelist/required-fields",
 			Title:  "A whitelist entry without label, or a USDT entry without network, is refused (400 binding or 422) and creates no entry",
 			Rules:  []string{"WLA-001", "WLA-002", "CUST-022"},
@@ -80,7 +80,7 @@ func whitelistChecks() []check.Check {
 				fresh.Success(t, "WLA-001", whitelist(t, "tenant", cust, map[string]any{"asset": "BTC", "address": sampleAddress("BITCOIN"), "label": "Default network"}))
 			},
 		},
-		check.Check{
+		{
 			ID:     "whitelist/staff-decisions",
 			Title:  "Staff approval makes an entry Active (rejected_reason null); a refusal makes it Rejected with rejected_reason; Disabled exists (reason null)",
 			Rules:  []string{"WLA-007", "WLA-008", "WLA-009", "WLA-003", "CUST-022"},
@@ -117,7 +117,7 @@ func whitelistChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "whitelist/no-api-approval",
 			Title:  "No API route approves a whitelist entry: PATCH of the entry and POST .../approve are refused and the entry stays PendingVerification",
 			Rules:  []string{"WLA-010", "CUST-022"},
@@ -143,7 +143,7 @@ func whitelistChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "whitelist/own-or-direct-child",
 			Title:  "A parent-bound key whitelists addresses for its own id and for its direct end customer's id",
 			Rules:  []string{"WLA-013"},

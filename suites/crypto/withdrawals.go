@@ -47,10 +47,11 @@ func withdrawalsChecks() []check.Check {
 	)
 }
 
-// submitChecks are what a submission answers: the round amount and its list row, and the refusals that keep no row.
+// submitChecks are what a submission answers: the round amount and its list
+// row, and the refusals that keep no row.
 func submitChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/submit-round-and-list",
 			Title:  "A BTC withdrawal of 0.000000015 to an Active whitelist entry answers 200 SubmittedToProvider with amount 2 (atomic, rounded away from zero); its list row has type crypto, asset_code BTC, currency null, the unmasked whitelisted address and the stored description",
 			Rules:  []string{"CWD-002", "CWD-005", "CWD-007", "CWD-008", "CWD-009", "CWD-010", "CWD-013", "CWD-020", "CWD-021", "PAGE-022"},
@@ -93,7 +94,7 @@ func submitChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/refusals",
 			Title:  "Crypto withdrawal refusals with no row: whitelisted_address_required (also for a raw destination by default), whitelisted_address_not_found, whitelisted_address_asset_mismatch, invalid_amount, unsupported_asset (422); USDT on TRON without policy 409 crypto_withdrawal_failed",
 			Rules:  []string{"CWD-001", "CWD-023", "CWD-024", "CWD-025", "ERR-108", "ERR-109", "ERR-110", "ERR-111", "ERR-112", "ERR-118", "CWD-020"},
@@ -125,7 +126,7 @@ func submitChecks() []check.Check {
 				refusedNoRow(t, "CWD-025", r, cust, mark, tron)
 			},
 		},
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/network-required-for-usdt",
 			Title:  "A USDT withdrawal without network is refused with a 422 envelope and no row; BTC without network takes its default network",
 			Rules:  []string{"CWD-003", "CWD-004", "CUST-022"},
@@ -142,7 +143,7 @@ func submitChecks() []check.Check {
 				shape.Envelope(t, "CWD-003", r, http.StatusOK)
 			},
 		},
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/usdc-on-ethereum",
 			Title:  "USDC withdraws on ETHEREUM, its one withdrawal network (the asset table): a USDC withdrawal on ETHEREUM is taken, one naming TRON is refused",
 			Rules:  []string{"CRYP-009", "CUST-022"},
@@ -164,7 +165,7 @@ func submitChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/raw-destination-policy",
 			Title:  "With raw addresses enabled a destination_address alone is paid (an invalid one is 422 invalid_destination_address) and is ignored when a whitelisted_address_id is given",
 			Rules:  []string{"CWD-006", "ERR-113", "CUST-022"},
@@ -193,7 +194,7 @@ func submitChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/entry-not-active-and-no-wallet",
 			Title:  "A PendingVerification entry is 409 whitelisted_address_not_active; a customer without a custody wallet is 409 crypto_withdrawal_prerequisites_missing",
 			Rules:  []string{"ERR-115", "CWD-022", "ERR-116", "CWD-026", "CUST-022"},
@@ -217,10 +218,12 @@ func submitChecks() []check.Check {
 	}
 }
 
-// decisionChecks follow a submitted withdrawal through the decisions after it: parked for the fee policy, refused by the provider with its row kept, settled or failed.
+// decisionChecks follow a submitted withdrawal through the decisions after it:
+// parked for the fee policy, refused by the provider with its row kept,
+// settled or failed.
 func decisionChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/park-and-fee-policy-202",
 			Title:  "A parked withdrawal answers 202 ManualReviewRequired with no code and can settle later; a tenant fee policy of manual review answers 202 Blocked, final, nothing reserved",
 			Rules:  []string{"CWD-014", "CWD-015", "ERR-137", "CWD-017", "CWD-012", "CWD-021", "CUST-022"},
@@ -264,7 +267,7 @@ func decisionChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/422-row-kept-and-decision-codes",
 			Title:  "A withdrawal its funds do not cover is 422 insufficient_funds with a Failed row kept in the list and nothing held; the workflow's decision codes pass through verbatim as 422 (awaiting_crypto_delivery says how much can be sent now; provider_submission_failed releases the hold)",
 			Rules:  []string{"CWD-018", "CWD-019", "CWD-012", "ERR-125", "ERR-126", "ERR-127", "ERR-128", "ERR-129", "ERR-130", "ERR-131", "ERR-132", "ERR-133", "ERR-134", "ERR-117", "CUST-022"},
@@ -311,7 +314,7 @@ func decisionChecks() []check.Check {
 				shape.Refusal(t, "ERR-117", withdraw(t, cust, wbody("BTC", "", "0.1", entry)), http.StatusConflict, "crypto_withdrawal_workflow_unavailable")
 			},
 		},
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/settle-and-fail",
 			Title:  "A submitted withdrawal moves ProviderPending then Settled (the hold leaves the balance); a failed one is Failed and its amount is available again",
 			Rules:  []string{"CWD-011", "CWD-010", "CWD-012", "CUST-022"},
@@ -352,10 +355,11 @@ func decisionChecks() []check.Check {
 	}
 }
 
-// balanceAndPauseChecks are the per-asset balance a withdrawal spends and the platform-wide pause.
+// balanceAndPauseChecks are the per-asset balance a withdrawal spends and the
+// platform-wide pause.
 func balanceAndPauseChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/balance-keyed-on-asset",
 			Title:  "A USDT withdrawal on TRON (tenant policy on) draws on the same USDT balance the Ethereum deposit address reports",
 			Rules:  []string{"CRYP-006", "CRYP-010", "CRYP-015", "CUST-022"},
@@ -381,7 +385,7 @@ func balanceAndPauseChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/paused",
 			Title:  "During a platform-wide money-movement pause a crypto withdrawal answers 409 crypto_withdrawal_failed with free-text detail",
 			Rules:  []string{"ERR-039", "CUST-022"},
@@ -405,10 +409,11 @@ func balanceAndPauseChecks() []check.Check {
 	}
 }
 
-// preconditionAndPolicyGatesChecks are the gates a submission passes before a provider sees it.
+// preconditionAndPolicyGatesChecks are the gates a submission passes before a
+// provider sees it.
 func preconditionAndPolicyGatesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "cryptowithdrawals/precondition-and-policy-gates",
 			Title:  "A crypto withdrawal for a customer that is not Active is 409 kyc_or_kyb_not_approved (envelope); a compliance block is the flat 403 compliance_subject_blocked and a manual review the flat 409 compliance_subject_manual_review",
 			Rules:  []string{"LIFE-025", "ERR-042", "ERR-028"},

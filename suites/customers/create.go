@@ -37,7 +37,7 @@ func refusedValidation(t *check.T, rule string, r *client.Response, what string)
 // createChecks are the checks of create.go.
 func createChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "customers/create-new-starts-draft",
 			Title:  "POST customers with a new email creates a Draft customer whose external_reference is the email",
 			Rules:  []string{"CUST-022", "LIFE-002", "CUST-002", "CUST-018", "SVC-003", "CUST-001", "CUST-003", "CUST-004", "CUST-005", "CUST-006", "CUST-007", "CUST-008"},
@@ -66,7 +66,7 @@ func createChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-finds-existing-email",
 			Title:  "POST customers with an existing email returns that customer with the same status and created message",
 			Rules:  []string{"CUST-022", "CUST-023", "CUST-024"},
@@ -96,7 +96,7 @@ func createChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-password-refused",
 			Title:  "POST customers with a password is refused with 422 password_not_supported",
 			Rules:  []string{"CUST-020", "ERR-049"},
@@ -107,7 +107,7 @@ func createChecks() []check.Check {
 				shape.Refusal(t, "CUST-020", r, http.StatusUnprocessableEntity, "password_not_supported")
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-ignores-verification-flags",
 			Title:  "POST customers accepts email_verified and send_otp and ignores them",
 			Rules:  []string{"CUST-021"},
@@ -122,7 +122,7 @@ func createChecks() []check.Check {
 				shape.Customer(t, c)
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-requires-email-and-jurisdiction",
 			Title:  "POST customers without email or without jurisdiction is refused and creates nothing",
 			Rules:  []string{"CUST-018", "CUST-019"},
@@ -146,7 +146,7 @@ func createChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-gated-for-bound-keys",
 			Title:  "POST customers: a tenant-wide key is not gated, keys.subject (customers.parent, which holds the end-customer programme) may create, keys.child (a sub-customer, which never holds it) is 403 sub_customer_onboarding_disabled",
 			Rules:  []string{"CUST-025", "ERR-051", "ERR-052"},
@@ -174,7 +174,7 @@ func createChecks() []check.Check {
 				fresh.Gated(t, "ERR-051", gated)
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-gated-programme-off",
 			Title:  "POST customers with a bound key whose customer lacks the end-customer programme is 403 sub_customer_onboarding_disabled; a tenant-wide key is not gated",
 			Rules:  []string{"CUST-025", "ERR-051", "ERR-052"},

@@ -17,7 +17,7 @@ func get(t *check.T, path string) *client.Response {
 // lifecycleChecks are the checks of lifecycle.go.
 func lifecycleChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "customers/lifecycle-initiate-opens-onboarding",
 			Title:  "Verification initiate moves a Draft customer to Onboarding and returns the session",
 			Rules:  []string{"LIFE-010", "LIFE-002", "LIFE-003", "CUST-022"},
@@ -42,7 +42,7 @@ func lifecycleChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/lifecycle-refreshing-reads-activate",
 			Title:  "Each refreshing read (customer, onboarding status, single-kind status, initiate, token) activates a customer whose case the provider approved",
 			Rules:  []string{"LIFE-011", "CUST-010", "ONB-030", "LIFE-005", "CUST-022"},
@@ -91,7 +91,7 @@ func lifecycleChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/lifecycle-terminal-never-reactivated",
 			Title:  "A Suspended, Blocked, Closed or Rejected customer is never re-activated by a refreshing read",
 			Rules:  []string{"LIFE-016", "LIFE-013", "LIFE-006", "LIFE-025", "CUST-022"},

@@ -14,7 +14,7 @@ import (
 // listChecks are the checks of list.go.
 func listChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "customers/list-shape",
 			Title: "GET customers returns data.customers[] of customer records plus data.pagination",
 			Rules: []string{"CUST-009", "PAGE-018", "ENV-005", "CUST-001", "CUST-006", "CUST-007"},
@@ -44,7 +44,7 @@ func listChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/list-does-not-activate",
 			Title:  "GET customers never refreshes or activates; GET customers/{id} then activates an approved case",
 			Rules:  []string{"LIFE-015", "LIFE-011", "CUST-010", "CUST-022"},

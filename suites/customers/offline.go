@@ -16,7 +16,7 @@ import (
 
 func offlineChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "customers/lifecycle-provider-unreachable-stale-read",
 			Title:  "With the identity provider unreachable, refreshing reads of an approved customer answer 200 with the stored (stale) status; once it is reachable again the read activates",
 			Rules:  []string{"LIFE-012", "LIFE-011", "CUST-022"},

@@ -11,7 +11,7 @@ import (
 // patchChecks are the checks of patch.go.
 func patchChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "customers/patch-jurisdiction-invalid",
 			Title:  "PATCH customers/{id} refuses an unrecognised jurisdiction with 422 jurisdiction_invalid and never coerces it",
 			Rules:  []string{"CUST-013", "ERR-045", "CUST-005", "CUST-011", "CUST-022"},
@@ -37,7 +37,7 @@ func patchChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-invalid-email",
 			Title:  "PATCH customers/{id} refuses an invalid email with 422 invalid_email",
 			Rules:  []string{"CUST-015", "ERR-043", "CUST-022"},
@@ -52,7 +52,7 @@ func patchChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-unsupported-status",
 			Title:  "PATCH customers/{id} refuses a status other than Suspended, Blocked, Closed with 422 unsupported_status",
 			Rules:  []string{"CUST-016", "ERR-044", "LIFE-014", "CUST-022"},
@@ -69,7 +69,7 @@ func patchChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-status-accepted",
 			Title:  "PATCH customers/{id} with status Suspended, Blocked or Closed moves the customer there",
 			Rules:  []string{"LIFE-013", "LIFE-007", "LIFE-008", "LIFE-009", "CUST-011", "CUST-022"},
@@ -91,7 +91,7 @@ func patchChecks() []check.Check {
 				fresh.SetStatus(t, "LIFE-013", id, "Closed")
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-external-reference-in-use",
 			Title:  "PATCH customers/{id} to another customer's external_reference is 409 external_reference_in_use",
 			Rules:  []string{"CUST-017", "ERR-046", "CUST-002", "CUST-022"},
@@ -109,7 +109,7 @@ func patchChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-email-and-external-reference",
 			Title:  "PATCH customers/{id}: email and external_reference set one field, and external_reference wins when both are sent",
 			Rules:  []string{"CUST-014", "CUST-022"},
@@ -132,7 +132,7 @@ func patchChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-omitted-unchanged",
 			Title:  "PATCH customers/{id} changes only the fields sent",
 			Rules:  []string{"CUST-011", "CUST-012", "CUST-022"},

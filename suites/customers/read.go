@@ -13,7 +13,7 @@ import (
 // readChecks are the checks of read.go.
 func readChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "customers/read-fields",
 			Title: "GET customers/{id} returns the customer with every documented field",
 			Rules: []string{"CUST-010", "CUST-001", "CUST-002", "CUST-003", "CUST-004", "CUST-005", "CUST-006", "CUST-007", "CUST-008"},

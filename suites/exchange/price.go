@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -14,8 +15,18 @@ import (
 // / Exchange; document 2, Status meaning: the 422 of a GET without body).
 
 func priceChecks() []check.Check {
+	return slices.Concat(
+		priceQuoteChecks(),
+		pricePairChecks(),
+		allowedDestinationsChecks(),
+	)
+}
+
+// priceQuoteChecks are what a price answers: a rate and an expiry, for
+// stablecoins too, following the live rate, and when no quote is available.
+func priceQuoteChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "exchange/price-rate-and-expiry",
 			Title:  "GET /transfer/price?pair=SOURCE/TARGET answers an indicative rate and an expiry for fiat-to-fiat, fiat-to-crypto and crypto-to-fiat pairs",
 			Rules:  []string{"CONV-001", "CONV-008", "CONV-015"},
@@ -38,7 +49,7 @@ func priceChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "exchange/price-stablecoins-convertible",
 			Title: "USDC and USDT are convertible (the asset table): each is priced against GBP both ways",
 			Rules: []string{"CRYP-009", "CRYP-010"},
@@ -63,7 +74,48 @@ func priceChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
+			ID:     "exchange/price-follows-live-rate",
+			Title:  "The indicative price is the live rate: after the rate moves, the price shows the new rate",
+			Rules:  []string{"CONV-001"},
+			Labels: []string{check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				defer control(t, "/exchange/rate", map[string]any{"pair": "USD/GBP", "rate": ""})
+				for _, want := range []string{"0.7531", "0.8125"} {
+					control(t, "/exchange/rate", map[string]any{"pair": "USD/GBP", "rate": want})
+					r := price(t, ptr("USD/GBP"))
+					d := shape.Envelope(t, "CONV-008", r, http.StatusOK)
+					got, name := rateOf(d)
+					w, _ := decimal(want)
+					if got == nil || got.Cmp(w) != 0 {
+						t.FatalAt(r, "CONV-001", "the price's %s is %v after the live rate moved to %s", name, got, want)
+					}
+				}
+			},
+		},
+		{
+			ID:     "exchange/price-quote-unavailable",
+			Title:  "When no quote is available the price is 409 exchange_quote_unavailable; once one is, 200 again",
+			Rules:  []string{"CONV-011", "ERR-058"},
+			Labels: []string{check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": false})
+				defer control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": true})
+				r := price(t, ptr("EUR/USD"))
+				refused(t, r, "ERR-058", http.StatusConflict, "exchange_quote_unavailable", "CONV-011", "a pair with no quote was priced (%d)", r.Status)
+				control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": true})
+				shape.Envelope(t, "CONV-008", price(t, ptr("EUR/USD")), http.StatusOK)
+			},
+		},
+	}
+}
+
+// pricePairChecks are which pairs a price accepts.
+func pricePairChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "exchange/price-invalid-pair",
 			Title: "A missing pair, a pair without a slash, with two slashes, with the same asset twice or with an unknown asset is 422 invalid_pair (envelope, on a GET without body)",
 			Rules: []string{"CONV-008", "CONV-009", "CONV-010", "ERR-054", "ERR-007"},
@@ -88,7 +140,7 @@ func priceChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "exchange/price-trx-not-convertible",
 			Title: "TRX is not convertible: a price of TRX/GBP is refused with a 4xx envelope",
 			Rules: []string{"CRYP-012"},
@@ -104,7 +156,7 @@ func priceChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "exchange/price-crypto-to-crypto",
 			Title: "A crypto-to-crypto pair (not a listed kind) is either priced with a rate and an expiry or refused as a pair with 422 invalid_pair",
 			Rules: []string{"CONV-020"},
@@ -124,42 +176,13 @@ func priceChecks() []check.Check {
 				shape.Refusal(t, "CONV-020", r, http.StatusUnprocessableEntity, "invalid_pair")
 			},
 		},
-		check.Check{
-			ID:     "exchange/price-quote-unavailable",
-			Title:  "When no quote is available the price is 409 exchange_quote_unavailable; once one is, 200 again",
-			Rules:  []string{"CONV-011", "ERR-058"},
-			Labels: []string{check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
-			Run: func(t *check.T) {
-				control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": false})
-				defer control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": true})
-				r := price(t, ptr("EUR/USD"))
-				refused(t, r, "ERR-058", http.StatusConflict, "exchange_quote_unavailable", "CONV-011", "a pair with no quote was priced (%d)", r.Status)
-				control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": true})
-				shape.Envelope(t, "CONV-008", price(t, ptr("EUR/USD")), http.StatusOK)
-			},
-		},
-		check.Check{
-			ID:     "exchange/price-follows-live-rate",
-			Title:  "The indicative price is the live rate: after the rate moves, the price shows the new rate",
-			Rules:  []string{"CONV-001"},
-			Labels: []string{check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
-			Run: func(t *check.T) {
-				defer control(t, "/exchange/rate", map[string]any{"pair": "USD/GBP", "rate": ""})
-				for _, want := range []string{"0.7531", "0.8125"} {
-					control(t, "/exchange/rate", map[string]any{"pair": "USD/GBP", "rate": want})
-					r := price(t, ptr("USD/GBP"))
-					d := shape.Envelope(t, "CONV-008", r, http.StatusOK)
-					got, name := rateOf(d)
-					w, _ := decimal(want)
-					if got == nil || got.Cmp(w) != 0 {
-						t.FatalAt(r, "CONV-001", "the price's %s is %v after the live rate moved to %s", name, got, want)
-					}
-				}
-			},
-		},
-		check.Check{
+	}
+}
+
+// allowedDestinationsChecks is GET /transfer/allowed-destinations.
+func allowedDestinationsChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "exchange/allowed-destinations",
 			Title: "GET /transfer/allowed-destinations answers a success envelope (its body is not shown)",
 			Rules: []string{"CONV-007", "CONV-016"},

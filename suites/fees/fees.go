@@ -22,7 +22,7 @@ func get(t *check.T, key, path string) *client.Response {
 // feesChecks are the checks of fees.go.
 func feesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "fees/commercial-config",
 			Title: "GET P/commercial-config is a top-level v1 route answering a 200 envelope with an object data",
 			Rules: []string{"FEE-001", "FEE-002"},
@@ -31,7 +31,7 @@ func feesChecks() []check.Check {
 				shape.Envelope(t, "FEE-001", get(t, "tenant", api.P+"/commercial-config"), http.StatusOK)
 			},
 		},
-		check.Check{
+		{
 			ID:    "fees/customer-fees",
 			Title: "GET P/customers/{id}/fees answers the customer's effective fees: a 200 envelope with an object data, for a customer and for a child",
 			Rules: []string{"FEE-003", "FEE-002"},
@@ -42,7 +42,7 @@ func feesChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "fees/not-mine-404",
 			Title: "GET .../fees of a customer the key cannot act for is the 404 of a nonexistent customer, byte for byte",
 			Rules: []string{"FEE-005"},

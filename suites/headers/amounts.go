@@ -92,7 +92,7 @@ func literal(v any) string {
 // amountsChecks are the checks of amounts.go.
 func amountsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "headers/amount-member-types",
 			Title: "across the v1 money reads every *_minor member is a JSON integer and every *_major member and executed_rate a JSON number or null",
 			Rules: []string{"ENV-007"},

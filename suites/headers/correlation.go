@@ -115,7 +115,7 @@ func errorCases() []errorCase {
 // correlationChecks are the checks of correlation.go.
 func correlationChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "headers/correlation-echoed",
 			Title: "a valid X-Correlation-Id is echoed verbatim",
 			Rules: []string{"CORR-005", "CORR-001"},
@@ -132,7 +132,7 @@ func correlationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-generated",
 			Title: "without X-Correlation-Id the response carries a generated one, different per response",
 			Rules: []string{"CORR-006", "CORR-012", "CORR-001"},
@@ -146,7 +146,7 @@ func correlationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-on-every-response",
 			Title: "X-Correlation-Id is on every response, errors included (400, 401, 403, 404, 422): echoed or generated",
 			Rules: []string{"CORR-007", "CORR-005", "CORR-006"},
@@ -179,7 +179,7 @@ func correlationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "headers/correlation-on-429",
 			Title:  "X-Correlation-Id is on a 429 too: echoed or generated",
 			Rules:  []string{"CORR-007", "CORR-005", "RATE-004"},
@@ -218,7 +218,7 @@ func correlationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-128-accepted",
 			Title: "a 128-character visible-ASCII X-Correlation-Id is accepted and echoed verbatim",
 			Rules: []string{"CORR-003", "CORR-008", "CORR-005"},
@@ -236,7 +236,7 @@ func correlationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-129-refused",
 			Title: "a 129-character X-Correlation-Id is 400 correlation_id_invalid, and the 400 carries a new id",
 			Rules: []string{"CORR-003", "ERR-017", "CORR-011"},
@@ -250,7 +250,7 @@ func correlationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-non-visible-refused",
 			Title: "an X-Correlation-Id holding a space, a tab, a non-ASCII byte or DEL (0x7F) is refused with 400",
 			Rules: []string{"CORR-004", "CORR-008"},
@@ -272,7 +272,7 @@ func correlationChecks() []check.Check {
 				refused(t, "CORR-004", raw, "GET /me with an X-Correlation-Id holding DEL (0x7F)")
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-duplicated-refused",
 			Title: "two X-Correlation-Id header lines are 400 correlation_id_invalid, even with equal values",
 			Rules: []string{"CORR-002", "CORR-010", "ERR-017"},
@@ -284,7 +284,7 @@ func correlationChecks() []check.Check {
 				refused(t, "CORR-002", get(t, c, api.P+"/me", corr(same, same)), "GET /me with two equal X-Correlation-Id lines")
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-comma-is-one-value",
 			Title: "a single X-Correlation-Id whose value holds a comma is one valid id, echoed verbatim",
 			Rules: []string{"CORR-010"},
@@ -301,7 +301,7 @@ func correlationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-empty-is-absent",
 			Title: "an empty X-Correlation-Id is treated as absent: the request proceeds with a generated id",
 			Rules: []string{"CORR-009"},

@@ -90,7 +90,7 @@ func customerIn(data map[string]any) (map[string]any, string) {
 // envelopeChecks are the checks of envelope.go.
 func envelopeChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "headers/envelope-on-reads",
 			Title: "v1 reads answer the envelope: success true, status_code equal to the HTTP status, message string, data object",
 			Rules: []string{"ENV-001", "ENV-002", "ENV-003", "ENV-009"},
@@ -104,7 +104,7 @@ func envelopeChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "headers/envelope-on-create",
 			Title:  "a v1 create answers the envelope with success true and status_code equal to its 2xx status",
 			Rules:  []string{"ENV-003", "ENV-002", "ENV-001"},
@@ -119,7 +119,7 @@ func envelopeChecks() []check.Check {
 				shape.Envelope(t, "ENV-003", r, r.Status)
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/envelope-ids-and-timestamps",
 			Title: "ids in v1 bodies are UUID strings; customer timestamps are ISO 8601 with an offset",
 			Rules: []string{"ENV-006", "CUST-001", "CUST-008"},

@@ -21,7 +21,7 @@ import (
 func boundaryChecks() []check.Check {
 	mut := []string{check.Mutating}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "idempotency/size-limit-1mib",
 			Title:  "a JSON body of exactly 1,048,576 bytes is replay-protected; 1,048,577 bytes is not (the retry re-executes, the key is not held)",
 			Rules:  []string{"IDEM-014", "IDEM-018", "IDEM-024", "CUST-022"},
@@ -57,7 +57,7 @@ func boundaryChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/large-response-not-stored",
 			Title:  "a protected request whose 2xx response exceeds 1 MiB is not stored: the identical retry re-executes",
 			Rules:  []string{"IDEM-015", "IDEM-024", "CUST-022"},
@@ -95,7 +95,7 @@ func boundaryChecks() []check.Check {
 				patch(t, c, x, t.NewKey(), []byte(`{"display_name":"ts-large-response"}`))
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/chunked-not-protected",
 			Title:  "a chunked JSON request (no Content-Length) is not replay-protected: the identical retry re-executes",
 			Rules:  []string{"IDEM-014", "IDEM-018", "CUST-022"},
@@ -118,7 +118,7 @@ func boundaryChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/non-json-not-protected",
 			Title:  "a request whose Content-Type is not JSON is not replay-protected: the identical retry re-executes",
 			Rules:  []string{"IDEM-018", "IDEM-014", "CUST-022"},

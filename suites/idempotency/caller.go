@@ -13,7 +13,7 @@ import (
 
 func callerChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "idempotency/caller-separation",
 			Title:  "the same Idempotency-Key under another API key neither conflicts nor replays: it executes",
 			Rules:  []string{"IDEM-016", "IDEM-019", "CUST-022"},

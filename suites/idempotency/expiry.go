@@ -13,7 +13,7 @@ import (
 
 func expiryChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "idempotency/expires-after-24h",
 			Title:  "at 24h-1s a used key still conflicts (409) and replays; at 24h+1s the same key with another body executes",
 			Rules:  []string{"IDEM-021", "IDEM-008", "IDEM-011", "IDEM-019", "CUST-022"},

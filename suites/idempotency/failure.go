@@ -13,7 +13,7 @@ import (
 
 func failureChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "idempotency/failed-attempt-does-not-lock",
 			Title:  "after a 422 the same key with a corrected body executes (200), and after a 409 refusal an identical retry re-executes once the cause is gone",
 			Rules:  []string{"IDEM-013", "CUST-022"},

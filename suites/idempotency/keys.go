@@ -15,7 +15,7 @@ import (
 func keysChecks() []check.Check {
 	mut := []string{check.Mutating}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "idempotency/key-missing",
 			Title:  "POST and PATCH without Idempotency-Key (or with an empty one) are 400 idempotency_key_invalid before the operation runs",
 			Rules:  []string{"IDEM-001", "IDEM-006", "ERR-019", "SVC-005", "CUST-009"},
@@ -42,7 +42,7 @@ func keysChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/key-length",
 			Title:  "Idempotency-Key of 7 and 257 characters is 400; 8 and 256 characters are accepted",
 			Rules:  []string{"IDEM-002", "IDEM-003", "ERR-019", "CUST-022"},
@@ -79,7 +79,7 @@ func keysChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/key-characters",
 			Title:  "Idempotency-Key with a space, tab, 0x7F or non-ASCII is 400; every visible ASCII character 0x21-0x7E is accepted",
 			Rules:  []string{"IDEM-004", "IDEM-006", "ERR-019", "CUST-022"},
@@ -114,7 +114,7 @@ func keysChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/key-duplicated",
 			Title:  "two Idempotency-Key header lines (same or different values) are 400 idempotency_key_invalid",
 			Rules:  []string{"IDEM-005", "ERR-019", "CUST-022"},
@@ -136,7 +136,7 @@ func keysChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/key-ignored-on-get",
 			Title:  "a GET with an Idempotency-Key (valid, malformed or duplicated) is processed normally, never replayed",
 			Rules:  []string{"IDEM-007", "CUST-022"},

@@ -15,7 +15,7 @@ import (
 func replayChecks() []check.Check {
 	mut := []string{check.Mutating}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "idempotency/replay-create",
 			Title:  "an identical POST /customers retried 3x replays status, Content-Type and body byte for byte and creates one customer, even after the customer changed",
 			Rules:  []string{"IDEM-008", "IDEM-019", "CUST-009"},
@@ -51,7 +51,7 @@ func replayChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/replay-does-not-re-execute",
 			Title:  "an identical PATCH retry after another change replays the first response and leaves the later change in place",
 			Rules:  []string{"IDEM-008", "IDEM-019", "CUST-022"},

@@ -17,7 +17,7 @@ import (
 // servererrorChecks are the checks of servererror.go.
 func servererrorChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:         "idempotency/500-is-not-replayed",
 			Title:      "an unexpected failure is 500 problem+json with no code, and the retry of that POST with the same key and body re-executes it (the 500 is not replayed)",
 			Rules:      []string{"ERR-010", "ERR-027"},

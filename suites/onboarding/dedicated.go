@@ -13,7 +13,7 @@ import (
 // dedicatedChecks are the checks of dedicated.go.
 func dedicatedChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "onboarding/sub-customer-dedicated-route",
 			Title:  "Generic initiate and token for a sub-customer are 409 sub_customer_dedicated_route_required",
 			Rules:  []string{"SUB-017", "ERR-053"},

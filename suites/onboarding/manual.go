@@ -166,7 +166,7 @@ func manualChecks() []check.Check {
 		}
 	}
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "onboarding/manual-kyc-submission",
 			Title:  "POST onboarding/kyc resolves the customer by email (creating it if new) and returns the case",
 			Rules:  []string{"ONB-034", "ONB-035", "ONB-027", "ONB-022"},
@@ -174,7 +174,7 @@ func manualChecks() []check.Check {
 			Needs:  []string{"keys.tenant"},
 			Run:    manual("kyc", "Personal"),
 		},
-		check.Check{
+		{
 			ID:     "onboarding/manual-kyb-submission",
 			Title:  "POST onboarding/kyb creates a business customer for a new email and returns the case",
 			Rules:  []string{"ONB-034", "ONB-035", "ONB-027", "ONB-022"},
@@ -182,7 +182,7 @@ func manualChecks() []check.Check {
 			Needs:  []string{"keys.tenant"},
 			Run:    manual("kyb", "Business"),
 		},
-		check.Check{
+		{
 			ID:     "onboarding/manual-missing-fields",
 			Title:  "A manual submission missing a required field is 422 missing_required_fields naming it in camelCase",
 			Rules:  []string{"ONB-038", "ONB-039", "ERR-050", "ONB-022"},
@@ -211,7 +211,7 @@ func manualChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/manual-gated-by-programme",
 			Title:  "Manual submission with a bound key follows its customer's end-customer programme: 403 sub_customer_onboarding_disabled while off",
 			Rules:  []string{"ONB-036", "ONB-037", "ERR-051", "ERR-052", "ONB-022"},

@@ -62,7 +62,7 @@ func requirements(t *check.T, q url.Values, business bool) map[string]any {
 // requirementsChecks are the checks of requirements.go.
 func requirementsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "onboarding/requirements-individual",
 			Title: "GET onboarding/requirements without a business selector gives the individual level with its documents",
 			Rules: []string{"ONB-031", "ONB-032", "ONB-022", "ONB-023", "ONB-024", "ONB-025", "ONB-026"},
@@ -98,7 +98,7 @@ func requirementsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "onboarding/requirements-business",
 			Title: "GET onboarding/requirements?type=kyb gives the business level, also reachable by its level name; level wins over type",
 			Rules: []string{"ONB-031", "ONB-032", "ONB-022", "ONB-023", "ONB-026"},
@@ -120,7 +120,7 @@ func requirementsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "onboarding/requirements-unknown-level",
 			Title: "GET onboarding/requirements with an unknown level is 422 unknown_level",
 			Rules: []string{"ONB-033", "ERR-047", "ERR-007", "ONB-032"},

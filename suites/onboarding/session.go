@@ -60,7 +60,7 @@ func nonEmpty(v any) bool { s, ok := v.(string); return ok && s != "" }
 // sessionChecks are the checks of session.go.
 func sessionChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "onboarding/initiate-first-call",
 			Title:  "The first initiate returns a real token and link in a verification session with the documented message",
 			Rules:  []string{"ONB-015", "ONB-028", "ONB-012", "ONB-014", "ONB-040", "CUST-022"},
@@ -82,7 +82,7 @@ func sessionChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/initiate-replay-same-case",
 			Title:  "A repeat initiate re-mints a token for the same onboarding case; a same-key retry replays byte for byte",
 			Rules:  []string{"ONB-016", "ONB-017", "CUST-022"},
@@ -116,7 +116,7 @@ func sessionChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/initiate-already-verified",
 			Title:  "Initiate for an already verified customer returns token and link null with status approved",
 			Rules:  []string{"ONB-018", "ONB-040", "ONB-041", "CUST-022"},
@@ -142,7 +142,7 @@ func sessionChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/initiate-held-for-review",
 			Title:  "Initiate for a customer held for manual review returns token and link null with status pending",
 			Rules:  []string{"ONB-019", "ONB-020", "CUST-022"},
@@ -163,7 +163,7 @@ func sessionChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/token-fresh",
 			Title:  "POST onboarding/{kind}/token returns a verification session with a fresh token",
 			Rules:  []string{"ONB-029", "ONB-012", "ONB-021", "CUST-022"},
@@ -189,7 +189,7 @@ func sessionChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/wrong-kind-refused",
 			Title:  "KYC initiate/token for a business and KYB initiate/token for a person are 422 invalid_onboarding_type",
 			Rules:  []string{"ONB-042", "ERR-048"},

@@ -91,7 +91,7 @@ func single(t *check.T, rule string, c *client.Client, id, route string) map[str
 // statusChecks are the checks of status.go.
 func statusChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "onboarding/status-shape",
 			Title: "GET onboarding/status reports current_step, steps, one non-null kind status by user_type, can_proceed_to_kyb and customer_status",
 			Rules: []string{"ONB-030", "ONB-001", "ONB-002", "ONB-003", "ONB-004", "ONB-005", "ONB-006", "ONB-008"},
@@ -106,7 +106,7 @@ func statusChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/can-proceed-to-kyb",
 			Title:  "can_proceed_to_kyb is true only for an Active person and always false for a business",
 			Rules:  []string{"ONB-007", "ONB-001", "ONB-005"},
@@ -127,7 +127,7 @@ func statusChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "onboarding/single-kind-status",
 			Title: "The single-kind status routes return the combined mapped value plus customer_status; the other kind is 200 with a null status",
 			Rules: []string{"ONB-009", "ONB-010", "ONB-011", "ONB-001", "ONB-005"},

@@ -90,7 +90,7 @@ func ids(items []any) map[string]bool {
 // v2customersChecks are the checks of v2customers.go.
 func v2customersChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "otherpaths/v2-customers-list",
 			Title: "GET V2/customers uses the simple list envelope: items, count and limit, count equal to limit meaning possibly more; V2/fiat/accounts the same envelope",
 			Rules: []string{"V2-001", "V2-005", "V2-006", "V2-007", "V2-008", "V2-009"},
@@ -120,7 +120,7 @@ func v2customersChecks() []check.Check {
 				simpleList(t, "V2-007", "tenant", api.V2+"/fiat/accounts", 2)
 			},
 		},
-		check.Check{
+		{
 			ID:    "otherpaths/v2-customers-binding",
 			Title: "GET V2/customers follows the key's binding: narrowed for a subject key, unfiltered for a tenant key, empty for an unbound key",
 			Rules: []string{"BIND-005", "BIND-008", "BIND-011", "BIND-014", "SCOPE-070", "V2-008"},

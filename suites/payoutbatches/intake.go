@@ -17,7 +17,7 @@ import (
 
 func intakeChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "payoutbatches/create-moves-no-money",
 			Title:  "Creating a Draft batch moves no money and reserves no funds: the customer's balance reads the same before and after",
 			Rules:  []string{"PB-045"},
@@ -40,7 +40,7 @@ func intakeChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/create-refusals",
 			Title:  "POST payout-batches refuses a missing currency, AUD and other currencies, no items and over 500 items with their 422 codes; 500 items are accepted",
 			Rules:  []string{"PB-092", "PB-093", "PB-094", "PB-095", "PB-039", "VER-010"},
@@ -73,7 +73,7 @@ func intakeChecks() []check.Check {
 				status(t, "PB-012", b, "Draft")
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/unsupported-rail",
 			Title:  "A rail the batch currency does not offer (book transfer, another currency's rail) is 422 unsupported_rail with data.detail naming the allowed rails",
 			Rules:  []string{"PB-072", "PB-073", "PB-096"},
@@ -103,7 +103,7 @@ func intakeChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/subject-not-active",
 			Title:  "POST payout-batches for a customer that is not Active is 422 subject_not_active",
 			Rules:  []string{"PB-097"},
@@ -117,7 +117,7 @@ func intakeChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/create-not-found",
 			Title:  "POST payout-batches for an unknown or another tenant's customer is the flat 404 'Customer was not found.'; without an Idempotency-Key it is 400 idempotency_key_invalid",
 			Rules:  []string{"PB-090", "PB-089"},
@@ -136,7 +136,7 @@ func intakeChecks() []check.Check {
 				shape.ProblemJSON(t, "PB-089", r, http.StatusBadRequest, "idempotency_key_invalid")
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/created-shape",
 			Title:  "A created batch is data.payout_batch with every documented field, Draft, items in sequence with every item field, counts and total_amount including skipped items",
 			Rules:  []string{"PB-041", "PB-002", "PB-007", "PB-008", "PB-012", "PB-004", "PB-005", "PB-009", "PB-010", "PB-011", "PB-024", "PB-048", "PB-001", "SVC-011"},

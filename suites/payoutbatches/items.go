@@ -15,7 +15,7 @@ import (
 
 func itemsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "payoutbatches/item-validation",
 			Title:  "Items with a zero, negative or fractional amount, an omitted or all-zero beneficiary, or a missing, unapproved, provisioning or other-currency beneficiary are Skipped with failure_code validation; the rest stay Pending",
 			Rules:  []string{"PB-049", "PB-050", "PB-051", "PB-052", "PB-053", "PB-054", "PB-055", "PB-056", "PB-057", "PB-031", "PB-025", "PB-024", "PB-029", "PB-040", "PB-012"},
@@ -74,7 +74,7 @@ func itemsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/all-skipped-rejected",
 			Title:  "A batch whose every item is skipped is Rejected, answered 200 with success true, approved_at and completed_at null",
 			Rules:  []string{"PB-013", "PB-022", "PB-021"},
@@ -101,7 +101,7 @@ func itemsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/overlong-reference-invalid-amount",
 			Title:  "On BACS, FPS, SCT and ACH an item whose reference is over 256 characters and whose amount is invalid is recorded with amount 1, reference null, and a reason naming only the reference; at 256 characters the amount stays as sent",
 			Rules:  []string{"PB-087", "PB-059"},

@@ -66,7 +66,7 @@ func itemOutcome(t *check.T, rule string, items map[int]map[string]any, seq int,
 // lifecycleChecks are the checks of lifecycle.go.
 func lifecycleChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "payoutbatches/lifecycle-completed",
 			Title:  "Draft → PendingApproval (submit) → Approved by a different operator (approved_at set; the submitter cannot approve) → Executing → Completed (completed_at set, items Completed with fiat_payment_id)",
 			Rules:  []string{"PB-014", "PB-015", "PB-017", "PB-018", "PB-005", "PB-027", "PB-029", "PB-009", "PB-011", "PB-021", "PB-107", "PB-012"},
@@ -116,7 +116,7 @@ func lifecycleChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/lifecycle-rejected",
 			Title:  "PendingApproval → Rejected when an operator rejects; approved_at and completed_at stay null and the batch is terminal",
 			Rules:  []string{"PB-016", "PB-022", "PB-021", "PB-012"},
@@ -141,7 +141,7 @@ func lifecycleChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/execution-failure-codes",
 			Title:  "Execution outcomes per item: every documented failure_code on Failed items, the rest Completed, the batch PartiallyCompleted with completed_at null",
 			Rules:  []string{"PB-019", "PB-028", "PB-030", "PB-032", "PB-033", "PB-034", "PB-035", "PB-036", "PB-037", "PB-038", "PB-005", "PB-104", "PB-107", "PB-012"},
@@ -175,7 +175,7 @@ func lifecycleChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/execution-none-completed",
 			Title:  "A batch whose executed items all fail ends Failed with completed_at null",
 			Rules:  []string{"PB-020", "PB-028", "PB-104", "PB-012"},
@@ -193,7 +193,7 @@ func lifecycleChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/execution-stuck-item",
 			Title:  "An item stuck in Executing (failure_code null) keeps the batch Executing, never terminal",
 			Rules:  []string{"PB-023", "PB-026", "PB-029", "PB-017", "PB-012"},
@@ -217,7 +217,7 @@ func lifecycleChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/provider-b-rails",
 			Title:  "PROVIDER_B beneficiaries fail item by item after approval on SCT and BACS with withdrawal_failed, and are paid on FPS and CHAPS; PROVIDER_A items in the same batch complete",
 			Rules:  []string{"PB-075", "PB-074", "PB-037", "PB-030", "PB-012"},
@@ -248,7 +248,7 @@ func lifecycleChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/completed-amount-left",
 			Title:  "After execution the amount that left the customer's balance is the sum of the Completed items; failed and skipped items take nothing",
 			Rules:  []string{"PB-103", "PB-037"},
@@ -278,7 +278,7 @@ func lifecycleChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/no-operator-route",
 			Title:  "No public route submits, approves or executes a batch: such requests change nothing and the batch stays Draft",
 			Rules:  []string{"PB-046", "PB-012"},

@@ -16,7 +16,7 @@ import (
 
 func readsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "payoutbatches/list",
 			Title:  "GET payout-batches lists newest first (created_at, then id, descending), items null, real pagination; a status filter does not narrow it",
 			Rules:  []string{"PB-042", "PB-006", "PB-043", "PAGE-024", "PAGE-025"},
@@ -81,7 +81,7 @@ func readsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/read-by-id",
 			Title:  "GET payout-batches/{id} returns the batch with its items in sequence order",
 			Rules:  []string{"PB-044", "PB-008"},
@@ -110,7 +110,7 @@ func readsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/read-not-found",
 			Title:  "Reads answer the flat 404s: 'Customer was not found.' for an unknown customer, 'Payout batch was not found.' for an unknown or another customer's batch, byte-identical",
 			Rules:  []string{"PB-101", "PB-102"},

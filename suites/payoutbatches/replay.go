@@ -17,7 +17,7 @@ import (
 
 func replayChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "payoutbatches/replay-within-24h",
 			Title:  "An identical payout-batch retry within 24 hours replays the first response byte for byte; the same key with another body is 409 idempotency_key_reused",
 			Rules:  []string{"PB-099", "PB-091"},
@@ -43,7 +43,7 @@ func replayChecks() []check.Check {
 				shape.ProblemJSON(t, "PB-091", t.Do(c, req), http.StatusConflict, "idempotency_key_reused")
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/retry-after-24h",
 			Title:  "An identical retry after 24 hours returns the same batch in its current state with message 'Payout batch retrieved successfully'",
 			Rules:  []string{"PB-100"},

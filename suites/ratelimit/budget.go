@@ -47,7 +47,7 @@ func lastSecond(clk *check.Clock) float64 {
 // budgetChecks are the checks of budget.go.
 func budgetChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "ratelimit/route-budget-600",
 			Title:  "600 requests of one key, method and route template pass; the 601st is 429 rate_limited problem+json with Retry-After",
 			Rules:  []string{"RATE-004", "RATE-003", "RATE-001", "RATE-017", "ERR-009", "ERR-026"},
@@ -60,7 +60,7 @@ func budgetChecks() []check.Check {
 				limited(t, "RATE-004", t.Do(c, get(me)), "602nd GET /me")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/retry-after-seconds-left",
 			Title:  "Retry-After is the whole seconds left in the clock minute and counts down (at the 429, at :30 and at :59.5 of the minute)",
 			Rules:  []string{"RATE-016", "RATE-001", "RATE-017", "RATE-004"},
@@ -82,7 +82,7 @@ func budgetChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/no-ratelimit-headers",
 			Title:  "no X-RateLimit-* header on 2xx responses within the budget nor on the 429",
 			Rules:  []string{"RATE-002", "RATE-004"},
@@ -95,7 +95,7 @@ func budgetChecks() []check.Check {
 				noRateLimitHeaders(t, append(rs, r))
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/template-shares-counter",
 			Title:  "GET /customers/{a} and /customers/{b} share one budget: 300 + 300, then any customer id is 429",
 			Rules:  []string{"RATE-005", "RATE-004"},
@@ -116,7 +116,7 @@ func budgetChecks() []check.Check {
 				limited(t, "RATE-005", ra, "GET /customers/{a} after 600 on the template")
 			},
 		},
-		check.Check{
+		{
 			ID:    "ratelimit/methods-separate",
 			Title: "GET and PATCH on /customers/{id}, GET and POST on /customers keep separate budgets",
 			Rules: []string{"RATE-006", "RATE-004"},
@@ -152,7 +152,7 @@ func budgetChecks() []check.Check {
 				t.Logf("POST /customers without Idempotency-Key after 600 GETs: %d", r.Status)
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/keys-separate",
 			Title:  "another key of the same tenant has its own full budget on the same route",
 			Rules:  []string{"RATE-007", "RATE-004"},
@@ -172,7 +172,7 @@ func budgetChecks() []check.Check {
 				limited(t, "RATE-004", last, "601st GET /me with keys.pascal_scopes")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/window-clock-minute",
 			Title:  "the window is the clock minute: exhausted, still 429 late in the minute, a fresh budget at the next :00",
 			Rules:  []string{"RATE-008", "RATE-004"},
@@ -196,7 +196,7 @@ func budgetChecks() []check.Check {
 				limited(t, "RATE-004", t.Do(c, r), "601st GET /customers of the new minute")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/window-boundary-double-budget",
 			Title:  "600 requests just before a clock-minute boundary and 600 just after all pass: fixed windows, not sliding",
 			Rules:  []string{"RATE-008", "RATE-004"},
@@ -224,7 +224,7 @@ func budgetChecks() []check.Check {
 				limited(t, "RATE-004", t.Do(c, r), "601st GET /customers of the new minute")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/tenant-aggregate-6000",
 			Title:  "10 key/route budgets x 600 pass; the tenant's 6,001st request, on an untouched budget, is 429",
 			Rules:  []string{"RATE-010", "RATE-003", "RATE-001", "RATE-016"},

@@ -37,7 +37,7 @@ const earlyWrongSecret = 10
 // interplayChecks are the checks of interplay.go.
 func interplayChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:         "ratelimit/early-refusals-consume-nothing",
 			Title:      "requests refused at check-order steps 1-3 (bad X-Correlation-Id, X-Tenant-Id, wrong secret) consume no budget: 600 valid ones on the same key, method and template then pass, the 601st is 429",
 			Rules:      []string{"RATE-009", "RATE-004"},
@@ -91,7 +91,7 @@ func interplayChecks() []check.Check {
 				limited(t, "RATE-004", last, "601st valid GET /me")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/later-refusals-consume-budget",
 			Title:  "requests refused after the rate limits (400 idempotency_key_invalid at step 5, flat 404 at step 8) consume the per-route budget: the 601st is 429",
 			Rules:  []string{"RATE-009", "RATE-004"},
@@ -128,7 +128,7 @@ func interplayChecks() []check.Check {
 				limited(t, "RATE-009", last, "601st POST /customers after 600 refused with 400 idempotency_key_invalid")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/route-refusals-not-counted-by-tenant",
 			Title:  "700 requests on one budget (600 pass, 100 refused) then 5,400 on nine others all pass; the tenant's next request is 429, in every second of the minute, and the next minute opens a fresh aggregate",
 			Rules:  []string{"RATE-011", "RATE-010", "RATE-004"},

@@ -21,7 +21,7 @@ import (
 
 func payoutbatchesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "ratelimit/payout-batch-create-budget",
 			Title:  "POST payout-batches shares the 600-per-minute route budget: 600 creates (one batch, replayed) pass, the 601st is 429 rate_limited",
 			Rules:  []string{"PB-098", "RATE-004"},

@@ -11,7 +11,7 @@ import (
 // reopensChecks are the checks of reopens.go.
 func reopensChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "ratelimit/window-reopens",
 			Title:  "after a 429 with Retry-After RA, a request at RA-2 s is still 429 and one at RA+0.5 s passes",
 			Rules:  []string{"RATE-008", "RATE-016", "RATE-004"},

@@ -23,13 +23,13 @@ func documentsChecks() []check.Check {
 // documentsServedChecks are checks of documents.go (see documentsChecks).
 func documentsServedChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "schemas/documents-served",
 			Title: "serves /openapi/v1.json and /openapi/v2public.json without a key, as OpenAPI documents that load and validate",
 			Rules: []string{"VER-003", "VER-004", "VER-005"},
 			Run:   documentsServed,
 		},
-		check.Check{
+		{
 			ID:    "schemas/documents-cover-every-operation",
 			Title: "the served documents describe every documented operation",
 			Rules: []string{"VER-013", "VER-003"},
@@ -78,10 +78,11 @@ func documentsCoverOperations(t *check.T) {
 	}
 }
 
-// responsesMatchDocumentsChecks returns check schemas/responses-match-documents (one of documentsChecks).
+// responsesMatchDocumentsChecks returns check
+// schemas/responses-match-documents (one of documentsChecks).
 func responsesMatchDocumentsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "schemas/responses-match-documents",
 			Title: "answers to a sample of operations, successes and errors, match the served documents",
 			Rules: []string{"VER-012"},

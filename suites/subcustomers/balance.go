@@ -10,7 +10,7 @@ import (
 // balanceChecks are the checks of balance.go.
 func balanceChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "subcustomers/balance",
 			Title: "GET end-customers/{id}/balance returns total_amount and asset_scale",
 			Rules: []string{"SUB-014", "PAGE-016"},

@@ -32,7 +32,7 @@ func documentList(t *check.T, data map[string]any) []any {
 // documentsChecks are the checks of documents.go.
 func documentsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "subcustomers/documents",
 			Title: "End-customer documents are listed with a documented category and download as raw bytes, not JSON",
 			Rules: []string{"SUB-028", "SUB-008", "SUB-009", "PAGE-016"},

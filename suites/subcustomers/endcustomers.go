@@ -60,7 +60,7 @@ func get(t *check.T, key, path string) *client.Response {
 // endcustomersChecks are the checks of endcustomers.go.
 func endcustomersChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "subcustomers/create",
 			Title:  "POST end-customers returns data.end_customer with id and parent_customer_id; the child starts Onboarding",
 			Rules:  []string{"SUB-005", "SUB-006", "SUB-003", "LIFE-003", "BIND-002", "BIND-009", "SUB-004"},
@@ -88,7 +88,7 @@ func endcustomersChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/create-repost-returns-existing",
 			Title:  "Re-posting the same external_reference for the same parent and subject type returns the existing child unchanged",
 			Rules:  []string{"SUB-022"},
@@ -116,7 +116,7 @@ func endcustomersChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/list-all-unpaged",
 			Title:  "GET end-customers returns data.end_customers with every child, no pagination, ignoring page and limit",
 			Rules:  []string{"SUB-007", "SUB-023", "PAGE-016", "PAGE-017", "SUB-005"},
@@ -165,7 +165,7 @@ func endcustomersChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "subcustomers/read",
 			Title: "GET end-customers/{id} returns data.end_customer",
 			Rules: []string{"SUB-024", "SUB-005"},

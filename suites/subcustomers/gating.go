@@ -11,7 +11,7 @@ import (
 // gatingChecks are the checks of gating.go.
 func gatingChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "subcustomers/gated-without-programme",
 			Title:  "Creating a child of a customer without the end-customer programme is 403 sub_customer_onboarding_disabled; reads stay available",
 			Rules:  []string{"SUB-018", "ERR-051", "ERR-052", "SUB-021"},
@@ -27,7 +27,7 @@ func gatingChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/no-grandchildren",
 			Title:  "A sub-customer cannot create sub-customers",
 			Rules:  []string{"SUB-001", "SUB-002"},
@@ -48,7 +48,7 @@ func gatingChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/programme-revoked",
 			Title:  "With the programme revoked, creating and verifying children is 403 sub_customer_onboarding_disabled while reads of existing children stay available",
 			Rules:  []string{"SUB-018", "SUB-019", "SUB-021", "SUB-025", "ERR-051", "ERR-052", "CUST-022"},

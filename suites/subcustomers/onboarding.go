@@ -67,7 +67,7 @@ func refused(t *check.T, rule string, r *client.Response, what string) {
 // onboardingChecks are the checks of onboarding.go.
 func onboardingChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "subcustomers/onboarding-personal",
 			Title:  "End-customer onboarding of a person needs contact_email, refuses business_profile and returns a verification session",
 			Rules:  []string{"SUB-025", "SUB-010", "SUB-012", "SUB-013", "ONB-014", "SUB-005"},
@@ -86,7 +86,7 @@ func onboardingChecks() []check.Check {
 				childSession(t, "SUB-025", s)
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/onboarding-business",
 			Title:  "End-customer onboarding of a business needs business_profile with its named fields and an associated party",
 			Rules:  []string{"SUB-011", "SUB-025", "SUB-013", "ONB-014", "SUB-005"},

@@ -11,7 +11,7 @@ import (
 // reachChecks are the checks of reach.go.
 func reachChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "subcustomers/subject-key-reach",
 			Title:  "The parent's subject key reaches its children and their nested routes; a customer that is not its child is 404",
 			Rules:  []string{"BIND-006", "BIND-002", "BIND-003", "SUB-024", "BIND-001", "SUB-005"},

@@ -88,16 +88,19 @@ func ids(xs []any) []string {
 // transfersChecks are the checks of transfers.go.
 func transfersChecks() []check.Check {
 	return slices.Concat(
-		createBothDirectionsChecks(),
+		transferCreateChecks(),
+		transferGateChecks(),
+		transferLimitChecks(),
 		amountExactAbove253Checks(),
 		recovery404InFlightChecks(),
 	)
 }
 
-// createBothDirectionsChecks are checks of transfers.go (see transfersChecks).
-func createBothDirectionsChecks() []check.Check {
+// transferCreateChecks create transfers both ways, refuse invalid bodies,
+// retry by client reference and read transfers back.
+func transferCreateChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "transfers/create-both-directions",
 			Title:  "A parent-to-child and a child-to-parent transfer complete with id, journal_entry_id, client_reference and the exact amount_minor_string; a quoted amount is accepted",
 			Rules:  []string{"ITR-001", "ITR-002", "ITR-003", "ITR-004", "ITR-005", "ITR-007", "ITR-008", "ITR-010", "ITR-012", "ITR-019"},
@@ -131,7 +134,7 @@ func createBothDirectionsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "transfers/invalid-bodies-refused",
 			Title:  "An internal transfer with amount 0, a fractional amount, a USD currency or an unknown direction is refused and creates nothing",
 			Rules:  []string{"ITR-003", "ITR-034", "ITR-001"},
@@ -157,7 +160,7 @@ func createBothDirectionsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "transfers/client-reference-idempotency",
 			Title:  "An identical retry returns the same transfer; other parameters under the same client reference are 409 internal_transfer_client_reference_reused",
 			Rules:  []string{"ITR-020", "ITR-021", "ITR-033", "ITR-012"},
@@ -174,7 +177,7 @@ func createBothDirectionsChecks() []check.Check {
 				shape.FlatOrRefusal(t, "ITR-021", post(t, b), http.StatusConflict, "internal_transfer_client_reference_reused")
 			},
 		},
-		check.Check{
+		{
 			ID:     "transfers/recovery-reads",
 			Title:  "GET .../internal-transfers/by-client-reference/{ref} and .../{id} return the transfer; an unknown reference is 404",
 			Rules:  []string{"ITR-014", "ITR-015"},
@@ -198,7 +201,7 @@ func createBothDirectionsChecks() []check.Check {
 				shape.NotFound(t, "ITR-014", get(t, base(t)+"/"+uuid.NewString()))
 			},
 		},
-		check.Check{
+		{
 			ID:     "transfers/take-list",
 			Title:  "The child's internal-transfers list shows both directions, takes take (clamped 1-200) and has no pagination",
 			Rules:  []string{"ITR-009", "ITR-013", "ITR-036", "ITR-012"},
@@ -231,7 +234,14 @@ func createBothDirectionsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+	}
+}
+
+// transferGateChecks are the refusals by capability, party state, accounts and
+// policy, and the origin exchange order.
+func transferGateChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "transfers/capability",
 			Title:  "Without the parent's internal-transfer capability a transfer is 403 parent_child_internal_transfers_disabled",
 			Rules:  []string{"ITR-011", "ITR-016"},
@@ -249,7 +259,7 @@ func createBothDirectionsChecks() []check.Check {
 				done(t, "ITR-016", post(t, tbody("parent_to_end_customer", "GBP", 10)))
 			},
 		},
-		check.Check{
+		{
 			ID:     "transfers/party-not-active",
 			Title:  "While the child is not Active a transfer is 409 internal_transfer_party_not_active (flat)",
 			Rules:  []string{"ITR-017", "ITR-026"},
@@ -270,7 +280,7 @@ func createBothDirectionsChecks() []check.Check {
 				shape.Flat(t, "ITR-026", r, http.StatusConflict, "internal_transfer_party_not_active")
 			},
 		},
-		check.Check{
+		{
 			ID:     "transfers/accounts-and-policy",
 			Title:  "An ineligible account is 409 internal_transfer_accounts_ineligible; no enabled matching policy is 409 internal_transfer_policy_unavailable (flat)",
 			Rules:  []string{"ITR-018", "ITR-027", "ITR-028"},
@@ -295,7 +305,7 @@ func createBothDirectionsChecks() []check.Check {
 				done(t, "ITR-018", post(t, tbody("parent_to_end_customer", "EUR", 10)))
 			},
 		},
-		check.Check{
+		{
 			ID:     "transfers/origin-exchange-order",
 			Title:  "origin_exchange_order_id: a settled parent conversion into the currency is taken parent-to-child; an unknown one, a currency mismatch or the reverse direction is 409 internal_transfer_origin_exchange_invalid",
 			Rules:  []string{"ITR-006", "ITR-029", "ITR-031", "ITR-032"},
@@ -320,7 +330,13 @@ func createBothDirectionsChecks() []check.Check {
 				shape.Flat(t, "ITR-032", r, http.StatusConflict, "internal_transfer_origin_exchange_invalid")
 			},
 		},
-		check.Check{
+	}
+}
+
+// transferLimitChecks are the limit decisions, a legacy one included.
+func transferLimitChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "transfers/limit-decisions",
 			Title:  "Over the source's limit is 422 internal_transfer_limit_exceeded; an identical retry the same UTC day is not a conflict; the next UTC day it is 409 internal_transfer_limit_decision_stale",
 			Rules:  []string{"ITR-030", "ITR-019", "ITR-023", "ITR-024"},
@@ -346,7 +362,7 @@ func createBothDirectionsChecks() []check.Check {
 				shape.FlatOrRefusal(t, "ITR-024", post(t, b), http.StatusConflict, "internal_transfer_limit_decision_stale")
 			},
 		},
-		check.Check{
+		{
 			ID:     "transfers/legacy-decision",
 			Title:  "A retry against a legacy limit decision without fingerprint is 409 internal_transfer_client_reference_reused",
 			Rules:  []string{"ITR-025"},
@@ -361,10 +377,11 @@ func createBothDirectionsChecks() []check.Check {
 	}
 }
 
-// amountExactAbove253Checks returns check transfers/amount-exact-above-2-53 (one of transfersChecks).
+// amountExactAbove253Checks returns check transfers/amount-exact-above-2-53
+// (one of transfersChecks).
 func amountExactAbove253Checks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "transfers/amount-exact-above-2-53",
 			Title:  "A quoted amount_minor above 2^53 moves exactly: amount_minor_string is the same digits",
 			Rules:  []string{"ITR-008", "ITR-003"},
@@ -389,10 +406,11 @@ func amountExactAbove253Checks() []check.Check {
 	}
 }
 
-// recovery404InFlightChecks returns check transfers/recovery-404-in-flight (one of transfersChecks).
+// recovery404InFlightChecks returns check transfers/recovery-404-in-flight
+// (one of transfersChecks).
 func recovery404InFlightChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "transfers/recovery-404-in-flight",
 			Title:  "While the original POST is held in flight a recovery read by its client reference is 404; retrying the original POST with the same UUID and body returns the transfer",
 			Rules:  []string{"ITR-022", "ITR-020", "ITR-035"},

@@ -9,7 +9,7 @@ import (
 
 func eventsBeneficiaryChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/beneficiary-events-v1-shape",
 			Title:  "beneficiary.approved, beneficiary.rejected and fiat.beneficiary.updated use the svc.webhooks.v1 shape, signed like every delivery",
 			Rules:  []string{"EVT-007", "EVT-008", "EVT-131", "EVT-142", "WHM-003"},

@@ -11,7 +11,7 @@ import (
 
 func eventsBeneficiaryOutcomesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/event-beneficiary-decisions",
 			Title:  "A staff approval emits beneficiary.approved (empty rejection_reason) and fiat.beneficiary.updated (change approval); a rejection emits beneficiary.rejected; a bank registration emits fiat.beneficiary.updated (change registration)",
 			Rules:  []string{"EVT-061", "EVT-062", "EVT-129", "EVT-130", "EVT-132", "EVT-133", "EVT-134", "EVT-135", "EVT-136", "WHM-003"},

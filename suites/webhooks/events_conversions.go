@@ -103,7 +103,7 @@ func pow10(n int64) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewIn
 // eventsConversionsChecks are the checks of events_conversions.go.
 func eventsConversionsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/event-conversion-completed-live-rate",
 			Title:  "A conversion executes at the live rate, not the earlier quote; settling it reads Settled and emits conversion.completed with the reserved source, the quoted target and executed_rate target/source",
 			Rules:  []string{"CONV-002", "CONV-005", "CONV-006", "CONV-019", "EVT-060", "EVT-126", "EVT-127", "EVT-128", "WHM-003"},
@@ -131,7 +131,7 @@ func eventsConversionsChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/event-conversion-completed-exact-atomic",
 			Title:  "An ETH-to-GBP conversion of 9007199254740993 wei (above 2^53) is reported in conversion.completed exactly, with executed_rate consistent with the amounts",
 			Rules:  []string{"CONV-003", "EVT-127", "EVT-128", "WHM-003"},

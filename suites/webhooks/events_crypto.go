@@ -61,10 +61,11 @@ func eventsCryptoChecks() []check.Check {
 	)
 }
 
-// eventCryptoDepositReceivedChecks are checks of events_crypto.go (see eventsCryptoChecks).
+// eventCryptoDepositReceivedChecks are checks of events_crypto.go (see
+// eventsCryptoChecks).
 func eventCryptoDepositReceivedChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/event-crypto-deposit-received",
 			Title:  "A confirmed crypto deposit emits deposit.received with deposit_type crypto and the documented crypto payload (sender null, crypto_wallet_id, atomic gross exact, fee 0, net = gross, currency = asset, reference = hash, masked address)",
 			Rules:  []string{"EVT-056", "EVT-094", "EVT-095", "EVT-096", "EVT-097", "EVT-098", "EVT-099", "EVT-100", "EVT-101", "EVT-102", "EVT-103", "EVT-104", "EVT-105", "EVT-106", "EVT-107", "EVT-108", "EVT-109", "EVT-110", "EVT-111", "EVT-112", "CRYP-001", "WHM-003"},
@@ -185,7 +186,7 @@ func eventCryptoDepositReceivedChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/event-crypto-withdrawal-completed-park-silent",
 			Title:  "A parked crypto withdrawal fires no event; a settled one emits withdrawal.completed with type crypto, atomic amount, currency null, fee 0, the masked destination and blockchain_tx_hash null",
 			Rules:  []string{"EVT-057", "EVT-063", "CWD-016", "CWD-013", "EVT-113", "EVT-114", "EVT-115", "EVT-116", "EVT-117", "EVT-118", "EVT-119", "EVT-120", "EVT-121", "EVT-122", "EVT-123", "EVT-124", "WHM-003"},
@@ -284,10 +285,11 @@ func eventCryptoDepositReceivedChecks() []check.Check {
 	}
 }
 
-// eventCryptoHeldDepositSilentChecks returns check webhooks/event-crypto-held-deposit-silent (one of eventsCryptoChecks).
+// eventCryptoHeldDepositSilentChecks returns check
+// webhooks/event-crypto-held-deposit-silent (one of eventsCryptoChecks).
 func eventCryptoHeldDepositSilentChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/event-crypto-held-deposit-silent",
 			Title:  "A crypto deposit held for review fires no deposit.received but is readable from the crypto deposits list and detail; a later confirmed deposit fires",
 			Rules:  []string{"DEP-001", "WHM-003"},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -109,8 +110,17 @@ func requestFamily(t *check.T, typ string, env, d map[string]any, cust, id, curr
 
 // eventsFiatChecks are the checks of events_fiat.go.
 func eventsFiatChecks() []check.Check {
+	return slices.Concat(
+		fiatAccountEventChecks(),
+		fiatDepositEventChecks(),
+	)
+}
+
+// fiatAccountEventChecks are the events of a fiat account's provisioning:
+// issued, needing information, rejected.
+func fiatAccountEventChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "webhooks/event-fiat-account-issued",
 			Title: "A completed fiat account emits viban.ready (coordinates per currency, provider fields, nulls as documented), virtual_account_request.completed and customer.account_ready (one shape, status active)",
 			Rules: []string{"EVT-052", "EVT-053", "EVT-076", "EVT-077", "EVT-078", "EVT-079", "EVT-080", "EVT-081", "EVT-082", "EVT-083",
@@ -199,7 +209,7 @@ func eventsFiatChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "webhooks/event-fiat-account-needs-information-and-rejected",
 			Title: "A provisioning needing information emits needs_correction + customer.needs_information (needs_information, provider_status reason), a failure virtual_account_request.rejected (failed); pending and other states translate as documented",
 			Rules: []string{"EVT-054", "EVT-055", "EVT-084", "EVT-085", "EVT-087", "EVT-088", "EVT-089", "EVT-090", "EVT-093",
@@ -245,7 +255,14 @@ func eventsFiatChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+	}
+}
+
+// fiatDepositEventChecks are the events of a fiat deposit: received, held
+// (nothing), returned.
+func fiatDepositEventChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "webhooks/event-fiat-deposit-received-and-returned",
 			Title: "A fiat deposit emits deposit.received with the documented fiat payload; a held one emits nothing; a bank recall emits deposit.returned (balance_adjusted false, under_review) and leaves the balance",
 			Rules: []string{"EVT-056", "FIAT-003", "DEP-001", "EVT-058", "EVT-094", "EVT-095", "EVT-096", "EVT-097", "EVT-098", "EVT-099", "EVT-100", "EVT-101",

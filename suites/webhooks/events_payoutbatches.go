@@ -14,7 +14,7 @@ import (
 
 func eventsPayoutbatchesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/no-payout-batch-events",
 			Title:  "no webhook fires for any payout batch transition: a tenant-wide endpoint for every event type receives nothing about batches created, submitted, approved, rejected and executed",
 			Rules:  []string{"PB-047", "WHM-003"},

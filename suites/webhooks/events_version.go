@@ -15,7 +15,7 @@ import (
 // eventsVersionChecks are the checks of events_version.go.
 func eventsVersionChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/api-version-not-negotiated",
 			Title:  "a customer created by a request asking for another API version (Api-Version, X-Api-Version, Accept-Version headers) still emits customer.created with api_version 2026-05-legacy",
 			Rules:  []string{"VER-008", "WHM-003"},

@@ -18,7 +18,7 @@ import (
 
 func eventsWithdrawalsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/event-fiat-withdrawal-completed-and-returned",
 			Title:  "A completed fiat withdrawal emits withdrawal.completed with the documented fiat payload; a bank return emits withdrawal.returned, balance adjusted, with the reversing entry",
 			Rules:  []string{"EVT-113", "EVT-114", "EVT-115", "EVT-116", "EVT-117", "EVT-118", "EVT-119", "EVT-120", "EVT-121", "EVT-122", "EVT-059", "FWD-010", "FWD-014", "EVT-125", "WHM-003"},

@@ -42,7 +42,7 @@ func noSecret(t *check.T, route, general string, r *client.Response, m map[strin
 // manageChecks are the checks of manage.go.
 func manageChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/read-without-secret",
 			Title:  "GET of one subscription and the unpaged list carry no secret; secretSha256 matches the secret held",
 			Rules:  []string{"WHM-004", "WHM-005", "WHM-014", "WHM-013", "WHM-003"},
@@ -74,7 +74,7 @@ func manageChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/patch-replaces-whole",
 			Title:  "PATCH requires url, eventTypes and enabled, replaces the subscription, and maxAttempts null resets it to 5",
 			Rules:  []string{"WHM-006", "WHM-041", "WHM-042", "WHM-048", "ERR-120", "WHM-003"},
@@ -115,7 +115,7 @@ func manageChecks() []check.Check {
 				webhookRefusal(t, "WHM-048", r, http.StatusConflict, "webhook_subscription_url_already_registered")
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/delete-disables",
 			Title:  "DELETE disables the subscription: it is still read (enabled false) and listed, and PATCH re-enables it",
 			Rules:  []string{"WHM-007", "WHM-047", "WHM-046", "WHM-003"},
@@ -142,7 +142,7 @@ func manageChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/enabled-limit",
 			Title:  "At most 10 enabled endpoints per owning subject: the 11th registration and a re-enable past 10 get 409 webhook_subscription_limit_reached",
 			Rules:  []string{"WHM-027", "WHM-028", "WHM-043", "ERR-121", "ERR-124"},

@@ -22,7 +22,7 @@ func setPolicy(t *check.T, policy map[string]any) {
 // policyChecks are the checks of policy.go.
 func policyChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/enforcement-disabled-refuses-writes",
 			Title:  "While subject-binding enforcement is disabled, registration, PATCH, DELETE and rotation are refused with 403; existing endpoints keep delivering",
 			Rules:  []string{"WHM-038", "WHM-040", "WHM-003"},
@@ -47,7 +47,7 @@ func policyChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/customer-scoped-only-refuses-tenant-key",
 			Title:  "In a tenant that allows only customer-scoped endpoints a tenant-wide key's registration is refused with 403; a subject-bound key registers",
 			Rules:  []string{"WHM-039", "WHM-040"},

@@ -115,7 +115,7 @@ func register(t *check.T, body map[string]any) *client.Response {
 // registrationChecks are the checks of registration.go.
 func registrationChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/register-response",
 			Title:  "POST webhook-subscriptions answers 201 with the documented camelCase members, the secret once and its SHA-256",
 			Rules:  []string{"WHM-001", "WHM-002", "WHM-003", "WHM-011", "WHM-012", "WHM-013", "WHM-015", "WHM-034", "WHM-036"},
@@ -175,7 +175,7 @@ func registrationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-refuses-url",
 			Title:  "Registration refuses a URL that is not absolute https, longer than 2048 characters or carrying credentials (400); 2048 is accepted",
 			Rules:  []string{"WHM-016", "WHM-017", "WHM-018", "WHM-019"},
@@ -200,7 +200,7 @@ func registrationChecks() []check.Check {
 				fresh.DisableSubscription(t, "subject", shape.String(t, "WHM-018", shape.Object(t, "WHM-018", r), "subscriptionId"))
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-refuses-non-public",
 			Title:  "Registration refuses localhost, loopback, private, carrier-grade NAT, link-local, multicast and reserved destinations, literal or resolved (400)",
 			Rules:  []string{"WHM-020", "WHM-021", "WHM-022", "WHM-023", "WHM-024"},
@@ -224,7 +224,7 @@ func registrationChecks() []check.Check {
 				rs.none(t)
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-refuses-event-types",
 			Title:  "Registration refuses empty, unsupported and wildcard eventTypes (400); case-insensitive and duplicates collapsed",
 			Rules:  []string{"WHM-029", "WHM-030", "WHM-031", "WHM-032", "WHM-033"},
@@ -260,7 +260,7 @@ func registrationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-max-attempts",
 			Title:  "maxAttempts null or omitted is 5; 1 and 25 are accepted; 0, 26 and 2.5 are refused (400)",
 			Rules:  []string{"WHM-034", "WHM-035"},
@@ -295,7 +295,7 @@ func registrationChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-unique-url",
 			Title:  "A URL already registered in the tenant, disabled included, is refused with 409 webhook_subscription_url_already_registered",
 			Rules:  []string{"WHM-026", "WHM-046", "ERR-120", "ERR-124"},
@@ -313,7 +313,7 @@ func registrationChecks() []check.Check {
 				webhookRefusal(t, "WHM-046", disabled, http.StatusConflict, "webhook_subscription_url_already_registered")
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-unbound-key",
 			Title:  "Registration with a key that has no subject binding is refused with 403, not as a scope failure",
 			Rules:  []string{"WHM-037", "WHM-040"},

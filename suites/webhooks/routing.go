@@ -12,7 +12,7 @@ import (
 
 func routingChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/routing-by-key",
 			Title:  "A parent-bound endpoint gets the parent's and its direct children's events; a child-bound one only the child's; a tenant-wide one all",
 			Rules:  []string{"EVT-039", "EVT-040", "EVT-041", "EVT-045", "WHM-003"},
@@ -59,7 +59,7 @@ func routingChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/disabled-gets-no-new-events",
 			Title:  "A disabled endpoint gets no new events, and events while disabled are not delivered after re-enabling",
 			Rules:  []string{"WHM-044", "WHM-045", "WHM-003"},

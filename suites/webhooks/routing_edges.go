@@ -31,7 +31,7 @@ func (in *inbox) emitWith(typ, customerID string, extra map[string]any) {
 // routingEdgesChecks are the checks of routing_edges.go.
 func routingEdgesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "webhooks/routing-unattributable-and-unresolvable",
 			Title:  "An unattributable event reaches tenant-wide endpoints only; an event resolving no customer_id/business_id/user_id is not delivered; neither writes a delivery-attempt row (an attributable event then does)",
 			Rules:  []string{"EVT-042", "EVT-043", "EVT-044", "EVT-041", "WHM-003"},
@@ -81,7 +81,7 @@ func routingEdgesChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/destination-rechecked-at-delivery",
 			Title:  "A destination whose name now resolves to a private address gets no delivery (silent failure)",
 			Rules:  []string{"WHM-025", "WHM-024"},
@@ -115,7 +115,7 @@ func routingEdgesChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/connection-failure-retried",
 			Title:  "A connection failure is retried; its attempt row has no response status or excerpt and the failure reason names no status",
 			Rules:  []string{"EVT-031", "WHM-069", "WHM-070", "WHM-003"},
@@ -145,7 +145,7 @@ func routingEdgesChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/correlation-id-carried",
 			Title:  "A delivery produced by a request that carried X-Correlation-Id carries it as x-correlation-id",
 			Rules:  []string{"EVT-019", "EVT-020", "WHM-003"},

@@ -26,7 +26,7 @@ var documentedEventTypes = []string{
 // specChecks are the checks of spec.go.
 func specChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:    "webhooks/spec-lists-event-types",
 			Title: "GET webhook-spec lists every documented event type and describes the X-Webhook-* signing only",
 			Rules: []string{"WHM-010", "EVT-138", "EVT-139"},

@@ -33,7 +33,7 @@ func refused(t *check.T, rule string, r *client.Response, what string) {
 // fiatChecks are the checks of fiat.go.
 func fiatChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "withdrawals/pays-only-approved-beneficiary",
 			Title:  "A fiat withdrawal to a PendingApproval beneficiary is 409 beneficiary_not_approved; to an Approved one it answers data.withdrawal with id and status",
 			Rules:  []string{"BEN-009", "ERR-091", "FWD-006", "FWD-018"},
@@ -50,7 +50,7 @@ func fiatChecks() []check.Check {
 				shape.String(t, "FWD-006", d, "withdrawal.status")
 			},
 		},
-		check.Check{
+		{
 			ID:     "withdrawals/amount-positive-integer",
 			Title:  "A fiat withdrawal amount of 0 or below is 422 invalid_amount; a fractional amount is refused (400 binding or 422 invalid_amount)",
 			Rules:  []string{"FWD-003", "ERR-084", "FWD-004"},

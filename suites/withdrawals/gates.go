@@ -20,7 +20,7 @@ func moneyPolicy(t *check.T, path string, body map[string]any) {
 // gatesChecks are the checks of gates.go.
 func gatesChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "withdrawals/compliance-gates",
 			Title:  "A fiat withdrawal by a customer in manual review is 409 compliance_subject_manual_review, by a blocked one 403 compliance_subject_blocked (flat or envelope)",
 			Rules:  []string{"ERR-098", "ERR-099", "ERR-101", "ERR-028", "CUST-022"},
@@ -40,7 +40,7 @@ func gatesChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "withdrawals/money-pause",
 			Title:  "While money movement is paused platform-wide a fiat withdrawal answers 409 fiat_withdrawal_failed with a free-text detail, and nothing is paid",
 			Rules:  []string{"ERR-038"},

@@ -65,16 +65,19 @@ func outcome(t *check.T, rule, id, status string) {
 // lifecycleChecks are the checks of lifecycle.go.
 func lifecycleChecks() []check.Check {
 	return slices.Concat(
-		listPagedChecks(),
+		withdrawalListChecks(),
+		withdrawalRetryChecks(),
+		withdrawalOutcomeChecks(),
+		withdrawalRefusalChecks(),
 		transparencyWhenPolicyDemandsChecks(),
 		sourceAccountRefusalsChecks(),
 	)
 }
 
-// listPagedChecks are checks of lifecycle.go (see lifecycleChecks).
-func listPagedChecks() []check.Check {
+// withdrawalListChecks are the withdrawals list: paged, and a child's own only.
+func withdrawalListChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "withdrawals/list-paged",
 			Title:  "GET .../banking/withdrawals pages with limit and page and answers data.withdrawals and data.pagination; a new withdrawal is listed",
 			Rules:  []string{"FWD-016", "PAGE-021", "FWD-018"},
@@ -94,7 +97,7 @@ func listPagedChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "withdrawals/child-list-own-only",
 			Title:  "A child's withdrawal is in the child's withdrawals list and not in the parent's",
 			Rules:  []string{"FWD-017"},
@@ -115,7 +118,14 @@ func listPagedChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+	}
+}
+
+// withdrawalRetryChecks are retries: a replay never pays twice and is not a
+// status read.
+func withdrawalRetryChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "withdrawals/retry-replays-never-pays-twice",
 			Title:  "A retry with the same Idempotency-Key and body replays the original answer byte for byte and the list holds one withdrawal",
 			Rules:  []string{"FWD-019", "FWD-016"},
@@ -141,7 +151,7 @@ func listPagedChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "withdrawals/retry-is-not-a-status-read",
 			Title:  "After the bank completes a withdrawal, a retry of its request still answers the stored PendingProvider; the list shows Completed",
 			Rules:  []string{"FWD-020", "FWD-009", "FWD-010", "FWD-006"},
@@ -162,7 +172,14 @@ func listPagedChecks() []check.Check {
 				shape.SameResponse(t, "FWD-020", first, again, "the original answer and a retry after completion")
 			},
 		},
-		check.Check{
+	}
+}
+
+// withdrawalOutcomeChecks are the outcomes a withdrawal reaches: failed,
+// review, and a 200 that carries Failed.
+func withdrawalOutcomeChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "withdrawals/failed-and-review-outcomes",
 			Title:  "A bank failure lists the withdrawal Failed and gives the reserved funds back; ManualReview is unfinished and can still complete",
 			Rules:  []string{"FWD-011", "FWD-012", "FWD-013", "FWD-018"},
@@ -187,7 +204,7 @@ func listPagedChecks() []check.Check {
 				statusInList(t, "FWD-013", child, id, "Completed")
 			},
 		},
-		check.Check{
+		{
 			ID:     "withdrawals/200-carries-failed",
 			Title:  "A GBP BACS withdrawal to a PROVIDER_B beneficiary answers 200 with data.withdrawal.status Failed",
 			Rules:  []string{"FWD-007"},
@@ -203,7 +220,14 @@ func listPagedChecks() []check.Check {
 				}
 			},
 		},
-		check.Check{
+	}
+}
+
+// withdrawalRefusalChecks are who pays and who refuses: a child's own funds
+// plus its fee, the parent's controls and the refusal codes.
+func withdrawalRefusalChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "withdrawals/child-own-funds-plus-fee",
 			Title:  "A child's withdrawal needs its own Available to cover amount plus its effective fee; the parent's balance is no fallback",
 			Rules:  []string{"FWD-008", "FEE-004", "FWD-023", "ERR-096"},
@@ -239,7 +263,7 @@ func listPagedChecks() []check.Check {
 				shape.Envelope(t, "FEE-004", r, http.StatusOK)
 			},
 		},
-		check.Check{
+		{
 			ID:     "withdrawals/parent-controls",
 			Title:  "A child's withdrawal while its parent is not Active is 409 parent_not_active; while the parent's compliance cannot be read, 503 parent_compliance_unavailable",
 			Rules:  []string{"ERR-097", "ERR-100"},
@@ -266,7 +290,7 @@ func listPagedChecks() []check.Check {
 				shape.Envelope(t, "ERR-097", withdraw(t, child, body(ben, "GBP", 108)), http.StatusOK)
 			},
 		},
-		check.Check{
+		{
 			ID:     "withdrawals/refusal-codes",
 			Title:  "Fiat withdrawal refusals: unsupported_currency, beneficiary_not_found, beneficiary_currency_mismatch, unsupported_rail, rail_not_supported_by_beneficiary, invalid_payment_reference (422), beneficiary_not_ready (409)",
 			Rules:  []string{"ERR-083", "ERR-085", "ERR-086", "ERR-087", "ERR-088", "ERR-089", "ERR-090", "FWD-002", "FWD-021", "FWD-001"},
@@ -297,10 +321,11 @@ func listPagedChecks() []check.Check {
 	}
 }
 
-// transparencyWhenPolicyDemandsChecks returns check withdrawals/transparency-when-policy-demands (one of lifecycleChecks).
+// transparencyWhenPolicyDemandsChecks returns check
+// withdrawals/transparency-when-policy-demands (one of lifecycleChecks).
 func transparencyWhenPolicyDemandsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "withdrawals/transparency-when-policy-demands",
 			Title:  "With a disclosure policy that demands it, a withdrawal without transparency is refused and the same body with a camelCase transparency object is taken",
 			Rules:  []string{"FWD-005", "FWD-022"},
@@ -321,10 +346,11 @@ func transparencyWhenPolicyDemandsChecks() []check.Check {
 	}
 }
 
-// sourceAccountRefusalsChecks returns check withdrawals/source-account-refusals (one of lifecycleChecks).
+// sourceAccountRefusalsChecks returns check
+// withdrawals/source-account-refusals (one of lifecycleChecks).
 func sourceAccountRefusalsChecks() []check.Check {
 	return []check.Check{
-		check.Check{
+		{
 			ID:     "withdrawals/source-account-refusals",
 			Title:  "A source account not ready, client-money blocked, without its pot or missing prerequisites refuses the withdrawal with its 409 code",
 			Rules:  []string{"ERR-092", "ERR-093", "ERR-094", "ERR-095"},
