@@ -14,7 +14,7 @@ import (
 // depositRows reads the first page (limit 500) of a customer's fiat
 // deposits.
 func depositRows(t *check.T, customerID string) []map[string]any {
-	d := shape.Envelope(t, "DEP-007", get(t, "tenant", depositsPath(customerID)+"?limit=500"), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, get(t, "tenant", depositsPath(customerID)+"?limit=500"), shape.Want{Rule: "DEP-007", Status: http.StatusOK})
 	shape.Pagination(t, "PAGE-019", d)
 	var out []map[string]any
 	for _, it := range shape.Items(t, "DEP-002", d, "deposits", false) {
@@ -51,7 +51,7 @@ func depositsChecks() []check.Check {
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				cust := t.Customer("active_personal")
-				d := shape.Envelope(t, "DEP-007", get(t, "tenant", depositsPath(cust)+"?page=1&limit=1"), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, get(t, "tenant", depositsPath(cust)+"?page=1&limit=1"), shape.Want{Rule: "DEP-007", Status: http.StatusOK})
 				pg := shape.Pagination(t, "PAGE-019", d)
 				items := shape.Items(t, "DEP-002", d, "deposits", false)
 				if pg.PerPage != 1 || len(items) > 1 {
@@ -61,7 +61,7 @@ func depositsChecks() []check.Check {
 					t.Skipf("customers.active_personal has no fiat deposit to read")
 				}
 				depositFields(t, items[0].Raw)
-				one := shape.Envelope(t, "DEP-007", get(t, "tenant", depositsPath(cust)+"/"+items[0].ID), http.StatusOK)
+				one := shape.EnvelopeAnswer(t, get(t, "tenant", depositsPath(cust)+"/"+items[0].ID), shape.Want{Rule: "DEP-007", Status: http.StatusOK})
 				if shape.String(t, "DEP-002", one, "deposit.id") != items[0].ID {
 					t.Fatalf("DEP-002", "data.deposit.id differs from the listed id %s", items[0].ID)
 				}
@@ -168,7 +168,7 @@ func depositsChecks() []check.Check {
 			Rules: []string{"BAL-002", "BAL-004", "BAL-003"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
-				d := shape.Envelope(t, "BAL-004", get(t, "tenant", balancePath(t.Customer("active_personal"))), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, get(t, "tenant", balancePath(t.Customer("active_personal"))), shape.Want{Rule: "BAL-004", Status: http.StatusOK})
 				rows := shape.Array(t, "BAL-004", d, "balances")
 				if len(rows) == 0 {
 					t.Skipf("customers.active_personal reports no balance row")

@@ -50,7 +50,7 @@ func nestedChecks() []check.Check {
 				if !found {
 					t.Errorf("SUB-027", "the nested account %s is not in the child's accounts list", id)
 				}
-				one := shape.Envelope(t, "SUB-027", get(t, "tenant", nestedPath(parent, child)+"/accounts/"+id), http.StatusOK)
+				one := shape.EnvelopeAnswer(t, get(t, "tenant", nestedPath(parent, child)+"/accounts/"+id), shape.Want{Rule: "SUB-027", Status: http.StatusOK})
 				if shape.String(t, "SUB-027", one, "account.id") != id {
 					t.Errorf("SUB-027", "GET .../accounts/%s read another account", id)
 				}
@@ -58,7 +58,7 @@ func nestedChecks() []check.Check {
 				if r.Status/100 == 2 {
 					t.FatalAt(r, "FIAT-008", "a USD account was issued on the nested route")
 				}
-				shape.Refusal(t, "FIAT-010", r, http.StatusUnprocessableEntity, "unsupported_currency")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FIAT-010", Status: http.StatusUnprocessableEntity, Code: "unsupported_currency"})
 			},
 		},
 		{
@@ -71,7 +71,7 @@ func nestedChecks() []check.Check {
 				parent := fresh.Activated(t, "FIAT-022")
 				fresh.Programme(t, parent, true)
 				child := newChild(t, parent)
-				shape.Refusal(t, "FIAT-009", openNested(t, parent, child, "GBP"), http.StatusConflict, "kyc_or_kyb_not_approved")
+				shape.EnvelopeAnswer(t, openNested(t, parent, child, "GBP"), shape.Want{Rule: "FIAT-009", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 				fresh.Staff(t, child, "Active")
 				r := openNested(t, parent, child, "GBP")
 				if r.Status/100 == 2 {
@@ -80,12 +80,12 @@ func nestedChecks() []check.Check {
 				if r.Status != http.StatusConflict && r.Status != http.StatusUnprocessableEntity {
 					t.FatalAt(r, "FIAT-023", "the refusal is %d, want 409 or 422", r.Status)
 				}
-				shape.String(t, "FIAT-023", shape.Envelope(t, "FIAT-023", r, r.Status), "code")
+				shape.String(t, "FIAT-023", shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FIAT-023", Status: r.Status}), "code")
 				completedAccount(t, parent, "GBP")
 				a := openedNested(t, parent, child, "GBP")
 				id := a["id"].(string)
 				outcome(t, id, "Completed")
-				one := shape.Envelope(t, "SUB-027", get(t, "tenant", nestedPath(parent, child)+"/accounts/"+id), http.StatusOK)
+				one := shape.EnvelopeAnswer(t, get(t, "tenant", nestedPath(parent, child)+"/accounts/"+id), shape.Want{Rule: "SUB-027", Status: http.StatusOK})
 				if shape.String(t, "FIAT-017", one, "account.status") != "Completed" {
 					t.Fatalf("FIAT-017", "the completed nested account reads %v", one["account"])
 				}
@@ -106,7 +106,7 @@ func nestedChecks() []check.Check {
 			Needs:  []string{"keys.tenant", "customers.child"},
 			Run: func(t *check.T) {
 				r := open(t, t.Customer("child"), map[string]any{"currency": "GBP"})
-				shape.Refusal(t, "SUB-015", r, http.StatusConflict, "sub_customer_dedicated_route_required")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "SUB-015", Status: http.StatusConflict, Code: "sub_customer_dedicated_route_required"})
 			},
 		},
 		{

@@ -88,7 +88,7 @@ func openingChecks() []check.Check {
 				cust := fresh.Activated(t, "FIAT-022")
 				for _, p := range []string{"PROVIDER_B", "PROVIDER_Z"} {
 					r := open(t, cust, map[string]any{"currency": "USD", "provider": p})
-					shape.Refusal(t, "ERR-069", r, http.StatusUnprocessableEntity, "unsupported_provider")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-069", Status: http.StatusUnprocessableEntity, Code: "unsupported_provider"})
 				}
 				policy(t, cust, map[string]any{"route": map[string]any{"USD": "PROVIDER_B"}})
 				a := opened(t, "FIAT-022", open(t, cust, map[string]any{"currency": "USD"}))
@@ -110,7 +110,7 @@ func openingChecks() []check.Check {
 			Run: func(t *check.T) {
 				cust := fresh.Activated(t, "FIAT-022")
 				fs := get(t, "tenant", accountsPath(cust)+"/form-schema")
-				if d := shape.Envelope(t, "FIAT-020", fs, http.StatusOK); len(d) == 0 {
+				if d := shape.EnvelopeAnswer(t, fs, shape.Want{Rule: "FIAT-020", Status: http.StatusOK}); len(d) == 0 {
 					t.ErrorAt(fs, "FIAT-019", "form-schema answered an empty data object; a form schema is due (its members are not shown)")
 				}
 				gbp := completedAccount(t, cust, "GBP")["id"].(string)
@@ -118,7 +118,7 @@ func openingChecks() []check.Check {
 				ref := "TS-" + uuid.NewString()[:8]
 				deposit(t, gbp, 4321, 0, "Journal Payer", ref, false)
 				rows := func(id string) []map[string]any {
-					d := shape.Envelope(t, "FIAT-021", get(t, "tenant", accountsPath(cust)+"/"+id+"/transactions"), http.StatusOK)
+					d := shape.EnvelopeAnswer(t, get(t, "tenant", accountsPath(cust)+"/"+id+"/transactions"), shape.Want{Rule: "FIAT-021", Status: http.StatusOK})
 					var out []map[string]any
 					for _, x := range shape.Array(t, "FIAT-024", d, "transactions") {
 						if m, ok := x.(map[string]any); ok {
@@ -216,12 +216,12 @@ func jurisdictionChecks() []check.Check {
 				cust := fresh.Activated(t, "FIAT-022")
 				policy(t, cust, map[string]any{"route": map[string]any{"GBP": "none", "EUR": "none"}})
 				for _, j := range blocked {
-					shape.Envelope(t, "CUST-011", fresh.Patch(t, cust, map[string]any{"jurisdiction": j}), http.StatusOK)
+					shape.EnvelopeAnswer(t, fresh.Patch(t, cust, map[string]any{"jurisdiction": j}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 					flatCode(t, "SVC-008", open(t, cust, map[string]any{"currency": "GBP"}), http.StatusForbidden, "fiat_unsupported_jurisdiction")
 				}
-				shape.Envelope(t, "CUST-011", fresh.Patch(t, cust, map[string]any{"jurisdiction": "FR"}), http.StatusOK)
+				shape.EnvelopeAnswer(t, fresh.Patch(t, cust, map[string]any{"jurisdiction": "FR"}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 				r := open(t, cust, map[string]any{"currency": "GBP"})
-				shape.Refusal(t, "SVC-007", r, http.StatusConflict, "provider_routing_unavailable")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "SVC-007", Status: http.StatusConflict, Code: "provider_routing_unavailable"})
 			},
 		},
 		{
@@ -256,7 +256,7 @@ func openRefusalChecks() []check.Check {
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust := fresh.Activated(t, "FIAT-022")
-				shape.Refusal(t, "ERR-068", open(t, cust, map[string]any{"currency": "JPY"}), http.StatusUnprocessableEntity, "unsupported_currency")
+				shape.EnvelopeAnswer(t, open(t, cust, map[string]any{"currency": "JPY"}), shape.Want{Rule: "ERR-068", Status: http.StatusUnprocessableEntity, Code: "unsupported_currency"})
 				cases := []struct {
 					rule, code string
 					status     int
@@ -269,7 +269,7 @@ func openRefusalChecks() []check.Check {
 				}
 				for _, tc := range cases {
 					policy(t, cust, tc.p)
-					shape.Refusal(t, tc.rule, open(t, cust, map[string]any{"currency": "GBP"}), tc.status, tc.code)
+					shape.EnvelopeAnswer(t, open(t, cust, map[string]any{"currency": "GBP"}), shape.Want{Rule: tc.rule, Status: tc.status, Code: tc.code})
 				}
 			},
 		},
@@ -296,7 +296,7 @@ func openRefusalChecks() []check.Check {
 					other = "PROVIDER_B"
 				}
 				r := open(t, cust, map[string]any{"currency": held["currency"], "provider": other})
-				shape.Refusal(t, "ERR-074", r, http.StatusConflict, "duplicate_currency_account")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-074", Status: http.StatusConflict, Code: "duplicate_currency_account"})
 			},
 		},
 		{
@@ -310,7 +310,7 @@ func openRefusalChecks() []check.Check {
 				if r.Status/100 == 2 {
 					t.ErrorAt(r, "FIAT-022", "a Draft customer opened a fiat account (%d): account opening needs approved onboarding", r.Status)
 				}
-				shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "LIFE-025", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 			},
 		},
 		{

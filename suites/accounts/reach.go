@@ -114,7 +114,7 @@ func notActiveStatesBlockedChecks() []check.Check {
 						t.ErrorAt(r, "LIFE-001", "a %s customer opened a fiat account (%d): money movement needs the customer Active", st, r.Status)
 						t.ErrorAt(r, blockedIn[st], "a %s customer opened a fiat account (%d): money movement is blocked in %s", st, r.Status, st)
 					}
-					shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "LIFE-025", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 				}
 				fresh.Staff(t, cust, "Active")
 				opened(t, "LIFE-001", open(t, cust, map[string]any{"currency": "GBP"}))

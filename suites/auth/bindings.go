@@ -26,7 +26,7 @@ import (
 // me reads GET /me for a client and returns data.
 func me(t *check.T, rule string, c *client.Client) map[string]any {
 	r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-	return shape.Envelope(t, rule, r, http.StatusOK)
+	return shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 }
 
 // delegated reads delegated_customer_ids from a /me data object.
@@ -67,9 +67,7 @@ func sameAsNonexistentUnder(t *check.T, reachRule string, c *client.Client, meth
 	if a.Status == http.StatusForbidden {
 		t.Fatalf("BIND-001", "%s: status 403; a customer the key cannot act for is 404, never 403; body: %s", what, shape.Clip(a.Body))
 	}
-	if a.Status != http.StatusNotFound {
-		t.Fatalf(reachRule, "%s: status %d, want 404 (not reachable by keys.%s); body: %s", what, a.Status, c.KeyName, shape.Clip(a.Body))
-	}
+	shape.StatusAnswer(t, a, shape.Want{Rule: reachRule, Status: http.StatusNotFound, What: what})
 	shape.NotFound(t, "ERR-004", b)
 	shape.SameResponse(t, "BIND-017", a, b, what+" vs the same request for a nonexistent uuid")
 }
@@ -77,7 +75,7 @@ func sameAsNonexistentUnder(t *check.T, reachRule string, c *client.Client, meth
 // customerPage reads one page of GET /customers with c: its total and ids.
 func customerPage(t *check.T, rule string, c *client.Client, limit, page int) (total int, ids []string) {
 	r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: url.Values{"limit": {strconv.Itoa(limit)}, "page": {strconv.Itoa(page)}}})
-	data := shape.Envelope(t, rule, r, http.StatusOK)
+	data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	for i, x := range shape.Array(t, rule, data, "customers") {
 		id, _ := shape.Get(x, "id")
 		s, ok := id.(string)
@@ -205,9 +203,7 @@ func bindingsChecks() []check.Check {
 				// there are.
 				for _, id := range append([]string{parent, child}, sample(ids, child, 3)...) {
 					r := t.Do(sk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
-					if r.Status != http.StatusOK {
-						t.Errorf("BIND-006", "GET /customers/%s (subject or direct child) with keys.subject: status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-006", Status: http.StatusOK, What: fmt.Sprintf("GET /customers/%s (subject or direct child) with keys.subject", id), Continue: true})
 				}
 			},
 		},
@@ -277,9 +273,7 @@ func bindingsChecks() []check.Check {
 						continue
 					}
 					r := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
-					if r.Status != http.StatusOK {
-						t.Errorf("BIND-010", "GET /customers/{%s} with keys.tenant: status %d, want 200; body: %s", name, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-010", Status: http.StatusOK, What: fmt.Sprintf("GET /customers/{%s} with keys.tenant", name), Continue: true})
 				}
 				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
 					sameAsNonexistentUnder(t, "SVC-001", tk, http.MethodGet, other, "", "GET /customers/{other_tenant} with keys.tenant")
@@ -322,9 +316,7 @@ func bindingsChecks() []check.Check {
 				ub := t.Client("unbound")
 				t.SpendAuthFailures(4)
 				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-				if r.Status != http.StatusOK {
-					t.Fatalf("BIND-019", "GET /me with keys.unbound: status %d, want 200 (an unbound key authenticates); body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-019", Status: http.StatusOK, What: "GET /me with keys.unbound", Why: "an unbound key authenticates"})
 				for _, name := range []string{"active_personal", "parent", "child"} {
 					if id := t.Profile().CustomerMap()[name]; id != "" {
 						sameAsNonexistentUnder(t, "BIND-013", ub, http.MethodGet, id, "", "GET /customers/{"+name+"} with keys.unbound")
@@ -352,9 +344,7 @@ func bindingsChecks() []check.Check {
 				// The v2 customers list follows the binding too, when served.
 				if served(t, api.V2+"/customers") {
 					v := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.V2 + "/customers"})
-					if v.Status != http.StatusOK {
-						t.Fatalf("BIND-005", "GET /api/v2/public/customers with keys.unbound: status %d, want 200 with an empty list; body: %s", v.Status, shape.Clip(v.Body))
-					}
+					shape.StatusAnswer(t, v, shape.Want{Rule: "BIND-005", Status: http.StatusOK, What: "GET /api/v2/public/customers with keys.unbound"})
 					m := shape.Object(t, "BIND-005", v)
 					if n, ok := m["count"]; ok && toString(n) != "0" {
 						t.Errorf("BIND-005", "GET /api/v2/public/customers with keys.unbound reports count %v, want 0", n)

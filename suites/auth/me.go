@@ -75,7 +75,7 @@ func meChecks() []check.Check {
 				}
 				// Direct children: the parent's own end-customer list.
 				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + parent + "/end-customers"})
-				list := shape.Array(t, "ME-003", shape.Envelope(t, "ME-003", r, http.StatusOK), "end_customers")
+				list := shape.Array(t, "ME-003", shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ME-003", Status: http.StatusOK}), "end_customers")
 				children := map[string]bool{}
 				for _, x := range list {
 					if id, ok := shape.Get(x, "id"); ok {
@@ -151,7 +151,7 @@ func meChecks() []check.Check {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Client("umbrella"), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-				shape.Envelope(t, "SCOPE-001", r, http.StatusOK)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "SCOPE-001", Status: http.StatusOK})
 				body := strings.ToLower(string(r.Body))
 				for _, name := range []string{"transactions:read", "transactions:write", "transactionsread", "transactionswrite"} {
 					if strings.Contains(body, name) {

@@ -58,9 +58,7 @@ func newEndCustomerBody() map[string]any {
 // allowed asserts a call passes authentication and scope: not 401/403/429.
 func allowed(t *check.T, rule string, cl *client.Client, c call, want int) {
 	r := c.send(t, cl)
-	if r.Status != want {
-		t.Errorf(rule, "%s with keys.%s: status %d, want %d (the key holds the route's scope); body: %s", c, cl.KeyName, r.Status, want, shape.Clip(r.Body))
-	}
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: want, What: fmt.Sprintf("%s with keys.%s", c, cl.KeyName), Why: "the key holds the route's scope", Continue: true})
 }
 
 // scopesChecks are the checks of scopes.go.
@@ -168,9 +166,7 @@ func scopesChecks() []check.Check {
 				t.SpendAuthFailures(2)
 				r := t.Do(um, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"currency": "GBP", "items": []any{}}})
-				if r.Status != http.StatusForbidden {
-					t.Errorf("SCOPE-061", "POST /customers/{id}/payout-batches with keys.umbrella answered %d, want 403: transactions:write does not cover payout-batches:write", r.Status)
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "SCOPE-061", Status: http.StatusForbidden, What: "POST /customers/{id}/payout-batches with keys.umbrella", Why: "transactions:write does not cover payout-batches:write", Continue: true})
 				expect403(t, "SCOPE-079", r, "POST /customers/{id}/payout-batches with keys.umbrella (transactions:write)")
 				if served(t, path) {
 					expect403(t, "SCOPE-061", t.Do(um, client.Request{Method: http.MethodGet, Path: path}), "GET /customers/{id}/payout-batches with keys.umbrella")

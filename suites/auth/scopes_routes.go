@@ -318,8 +318,7 @@ func refuse(t *check.T, row routeRow, pascal bool) refusal {
 // api_key_not_authorized.
 func judgeRefusal(t *check.T, row routeRow, ref refusal, rule string) {
 	r := ref.resp
-	if r.Status != http.StatusForbidden {
-		t.ErrorAt(r, rule, "%s with keys.%s (lacks only %s): status %d, want 403 api_key_not_authorized; body: %s", row, ref.key, row.scope, r.Status, shape.Clip(r.Body))
+	if !shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusForbidden, What: fmt.Sprintf("%s with keys.%s (lacks only %s)", row, ref.key, row.scope), Why: "a missing scope is 403 api_key_not_authorized", Continue: true}) {
 		t.ErrorAt(r, "SCOPE-076", "%s with keys.%s (lacks only %s): status %d; a missing scope gives 403 api_key_not_authorized at the key step", row, ref.key, row.scope, r.Status)
 		return
 	}
@@ -493,9 +492,7 @@ func routeScopesChecks() []check.Check {
 			ap := t.Customer("active_personal")
 			t.SpendAuthFailuresAtMost(1, 2) // the refusal below, and GET /me should it be refused
 			r := t.Do(u, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-			if r.Status != http.StatusOK {
-				t.Fatalf("SCOPE-002", "GET /me with keys.unused_scopes: status %d, want 200 (no scope needed); body: %s", r.Status, shape.Clip(r.Body))
-			}
+			shape.StatusAnswer(t, r, shape.Want{Rule: "SCOPE-002", Status: http.StatusOK, What: "GET /me with keys.unused_scopes", Why: "no scope needed"})
 			// One refusal proves the rule; the route-scope tables judge
 			// every read route with this key.
 			c := call{method: "GET", path: api.P + "/customers/" + ap}

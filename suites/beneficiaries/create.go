@@ -64,7 +64,7 @@ func createPendingOnePerProviderChecks() []check.Check {
 					shape.String(t, "BEN-008", b, "bank_registration.status")
 					shape.Array(t, "BEN-008", b, "supported_schemes")
 				}
-				l := shape.Envelope(t, "BEN-020", get(t, "tenant", fresh.Beneficiaries(cust)), http.StatusOK)
+				l := shape.EnvelopeAnswer(t, get(t, "tenant", fresh.Beneficiaries(cust)), shape.Want{Rule: "BEN-020", Status: http.StatusOK})
 				listed := map[any]bool{}
 				for _, x := range shape.Array(t, "BEN-020", l, "beneficiaries") {
 					if b, ok := x.(map[string]any); ok {
@@ -92,7 +92,7 @@ func createPendingOnePerProviderChecks() []check.Check {
 				body := without(fresh.GBPPayee("Nameless Payee"), "attributes")
 				r := fresh.PostBeneficiary(t, cust, body)
 				refused(t, "BEN-002", r, "a PROVIDER_B payee with no name attributes")
-				shape.Refusal(t, "BEN-004", r, http.StatusUnprocessableEntity, "beneficiary_details_incomplete")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "BEN-004", Status: http.StatusUnprocessableEntity, Code: "beneficiary_details_incomplete"})
 				body["attributes"] = map[string]any{"beneficiary_first_name": "Only"}
 				refused(t, "BEN-002", fresh.PostBeneficiary(t, cust, body), "a PROVIDER_B personal payee with a first name and no last name")
 				body["attributes"] = map[string]any{"beneficiary_company_name": "Payee Trading Ltd"}
@@ -114,13 +114,13 @@ func createPendingOnePerProviderChecks() []check.Check {
 				for _, missing := range []string{"sort_code", "account_number"} {
 					r := fresh.PostBeneficiary(t, cust, without(gbp, missing))
 					refused(t, "BEN-001", r, "a GBP beneficiary without "+missing)
-					shape.Refusal(t, "BEN-001", r, http.StatusUnprocessableEntity, "beneficiary_details_incomplete")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "BEN-001", Status: http.StatusUnprocessableEntity, Code: "beneficiary_details_incomplete"})
 				}
 				eur := without(gbp, "sort_code", "account_number")
 				eur["currency"], eur["rail"] = "EUR", "SCT"
 				r := fresh.PostBeneficiary(t, cust, eur)
 				refused(t, "BEN-001", r, "a EUR beneficiary without an IBAN")
-				shape.Refusal(t, "ERR-078", r, http.StatusUnprocessableEntity, "beneficiary_details_incomplete")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-078", Status: http.StatusUnprocessableEntity, Code: "beneficiary_details_incomplete"})
 			},
 		},
 		{
@@ -158,10 +158,10 @@ func unsupportedCurrencyAndSchemeChecks() []check.Check {
 				cust := t.Customer("active_personal")
 				body := fresh.GBPPayee("Exotic Payee")
 				body["currency"] = "XTS" // ISO 4217 code reserved for testing
-				shape.Refusal(t, "ERR-075", fresh.PostBeneficiary(t, cust, body), http.StatusUnprocessableEntity, "unsupported_currency")
+				shape.EnvelopeAnswer(t, fresh.PostBeneficiary(t, cust, body), shape.Want{Rule: "ERR-075", Status: http.StatusUnprocessableEntity, Code: "unsupported_currency"})
 				body = fresh.GBPPayee("Card Rail Payee")
 				body["rail"] = "CARD_PUSH_TS"
-				shape.Refusal(t, "ERR-077", fresh.PostBeneficiary(t, cust, body), http.StatusUnprocessableEntity, "unsupported_payment_scheme")
+				shape.EnvelopeAnswer(t, fresh.PostBeneficiary(t, cust, body), shape.Want{Rule: "ERR-077", Status: http.StatusUnprocessableEntity, Code: "unsupported_payment_scheme"})
 			},
 		},
 	}

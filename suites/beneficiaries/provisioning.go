@@ -35,10 +35,10 @@ func statusIsProvisioningOnlyChecks() []check.Check {
 				}
 				for _, row := range rows {
 					id, _ := row["id"].(string)
-					before := shape.Envelope(t, "BEN-007", get(t, "tenant", fresh.Beneficiaries(cust)+"/"+id), http.StatusOK)
+					before := shape.EnvelopeAnswer(t, get(t, "tenant", fresh.Beneficiaries(cust)+"/"+id), shape.Want{Rule: "BEN-007", Status: http.StatusOK})
 					fresh.BeneficiaryDecision(t, id, "approved", "")
 					r := get(t, "tenant", fresh.Beneficiaries(cust)+"/"+id)
-					after := shape.Envelope(t, "BEN-007", r, http.StatusOK)
+					after := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "BEN-007", Status: http.StatusOK})
 					for _, k := range []string{"status", "provider_status"} {
 						b := shape.String(t, "BEN-007", before, "beneficiary."+k)
 						a := shape.String(t, "BEN-007", after, "beneficiary."+k)
@@ -76,7 +76,7 @@ func providerRefusalCodesChecks() []check.Check {
 					if err := t.Control().BeneficiaryOutcome(t.Context(), cust, c.code); err != nil {
 						t.Fatalf(c.rule, "control: beneficiary outcome: %v", err)
 					}
-					shape.Refusal(t, c.rule, fresh.PostBeneficiary(t, cust, fresh.GBPPayee("Refused Payee")), c.status, c.code)
+					shape.EnvelopeAnswer(t, fresh.PostBeneficiary(t, cust, fresh.GBPPayee("Refused Payee")), shape.Want{Rule: c.rule, Status: c.status, Code: c.code})
 				}
 			},
 		},

@@ -60,8 +60,8 @@ func replaceChecks() []check.Check {
 				fresh.BankRegistration(t, id, "Pending")
 				r := patch(t, cust, id, fresh.GBPPayee("Renamed Payee"))
 				refused(t, "BEN-018", r, "PATCH of a PROVIDER_B beneficiary whose bank registration started")
-				shape.Refusal(t, "BEN-019", r, http.StatusConflict, "beneficiary_update_failed")
-				shape.Refusal(t, "ERR-082", r, http.StatusConflict, "beneficiary_update_failed")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "BEN-019", Status: http.StatusConflict, Code: "beneficiary_update_failed"})
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-082", Status: http.StatusConflict, Code: "beneficiary_update_failed"})
 			},
 		},
 		{

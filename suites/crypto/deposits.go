@@ -33,14 +33,14 @@ func depositsChecks() []check.Check {
 				if got := available(t, "CRYP-001", cust, "ETH"); got.Cmp(want) != 0 {
 					t.Fatalf("CRYP-001", "after a confirmed deposit of %s wei the available ETH balance is %s", amount, got)
 				}
-				d := shape.Envelope(t, "DEP-008", get(t, path(cust, "/deposits?page=1&limit=10")), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, get(t, path(cust, "/deposits?page=1&limit=10")), shape.Want{Rule: "DEP-008", Status: http.StatusOK})
 				pg := shape.Pagination(t, "PAGE-020", d)
 				items := shape.Items(t, "DEP-002", d, "deposits", false)
 				if pg.Total != 1 || len(items) != 1 || items[0].ID != id {
 					t.Fatalf("DEP-008", "the crypto deposits list holds total %d, %d rows; want the one deposit %s", pg.Total, len(items), id)
 				}
 				r := get(t, path(cust, "/deposits/"+id))
-				dep, _ := shape.Envelope(t, "DEP-008", r, http.StatusOK)["deposit"].(map[string]any)
+				dep, _ := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "DEP-008", Status: http.StatusOK})["deposit"].(map[string]any)
 				if dep == nil {
 					t.FatalAt(r, "DEP-002", "the crypto deposit detail has no data.deposit object")
 				}

@@ -50,7 +50,7 @@ func reachChecks() []check.Check {
 				b := wbody("BTC", "", "0.00000001", t.Crypto("whitelist_btc"))
 				req := client.Request{Method: http.MethodPost, Path: path(cust, "/withdrawals"), JSON: b, IdempotencyKey: t.NewKey()}
 				first := t.Do(t.Client("tenant"), req)
-				shape.Envelope(t, "CWD-021", first, http.StatusOK)
+				shape.EnvelopeAnswer(t, first, shape.Want{Rule: "CWD-021", Status: http.StatusOK})
 				again := t.Do(t.Client("tenant"), req)
 				shape.SameResponse(t, "IDEM-008", first, again, "a crypto withdrawal and its retry")
 				if n := withDescription(t, "IDEM-008", cust, mark, b["description"]); n != 1 {

@@ -98,19 +98,19 @@ func depositAddressChecks() []check.Check {
 					if w["network"] != depositNetworks[asset] || w["asset_code"] != asset {
 						t.Fatalf(rules[asset], "%s deposit address: asset_code %v network %v, want %s on %s", asset, w["asset_code"], w["network"], asset, depositNetworks[asset])
 					}
-					balances(t, shape.Envelope(t, "CRYP-025", balance(t, cust, asset), http.StatusOK), asset)
+					balances(t, shape.EnvelopeAnswer(t, balance(t, cust, asset), shape.Want{Rule: "CRYP-025", Status: http.StatusOK}), asset)
 				}
 				r := address(t, cust, "TRX")
 				if r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "crypto_asset_network_policy_not_configured" {
 					t.ErrorAt(r, "CRYP-031", "a deposit address with no asset-network policy (TRX on TRON) answered %d code %q, want 422 crypto_asset_network_policy_not_configured", r.Status, shape.BodyCode(r))
 				}
-				shape.Refusal(t, "CRYP-035", r, http.StatusUnprocessableEntity, "crypto_asset_network_policy_not_configured")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-035", Status: http.StatusUnprocessableEntity, Code: "crypto_asset_network_policy_not_configured"})
 				defer policy(t, cust, "trx")()
 				w := issued(t, "CRYP-015", cust, "TRX")
 				if w["network"] != "TRON" {
 					t.Fatalf("CRYP-011", "TRX deposit address network %v, want TRON", w["network"])
 				}
-				balances(t, shape.Envelope(t, "CRYP-011", balance(t, cust, "TRX"), http.StatusOK), "TRX")
+				balances(t, shape.EnvelopeAnswer(t, balance(t, cust, "TRX"), shape.Want{Rule: "CRYP-011", Status: http.StatusOK}), "TRX")
 			},
 		},
 		{
@@ -120,7 +120,7 @@ func depositAddressChecks() []check.Check {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.draft"},
 			Run: func(t *check.T) {
-				shape.Refusal(t, "CRYP-028", address(t, t.Customer("draft"), "BTC"), http.StatusConflict, "kyc_or_kyb_not_approved")
+				shape.EnvelopeAnswer(t, address(t, t.Customer("draft"), "BTC"), shape.Want{Rule: "CRYP-028", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 			},
 		},
 		{
@@ -134,18 +134,18 @@ func depositAddressChecks() []check.Check {
 				restore := policy(t, cust, "deposits_disabled")
 				r := address(t, cust, "ETH")
 				restore()
-				shape.Refusal(t, "CRYP-030", r, http.StatusUnprocessableEntity, "crypto_deposits_disabled")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-030", Status: http.StatusUnprocessableEntity, Code: "crypto_deposits_disabled"})
 				restore = policy(t, cust, "wallet_opening_unconfigured")
 				r = address(t, cust, "ETH")
 				restore()
-				shape.Refusal(t, "CRYP-032", r, http.StatusUnprocessableEntity, "crypto_wallet_opening_not_configured")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-032", Status: http.StatusUnprocessableEntity, Code: "crypto_wallet_opening_not_configured"})
 				for _, rc := range [][2]string{{"CRYP-033", "crypto_wallet_provisioning_in_progress"}, {"CRYP-034", "crypto_wallet_provider_exception"}, {"ERR-114", "crypto_wallet_workflow_unavailable"}} {
 					rule, code := rc[0], rc[1]
 					if err := t.Control().CryptoNextAddress(t.Context(), cust, code); err != nil {
 						t.NoVerdict(err)
 					}
 					r := address(t, cust, "BTC")
-					shape.Refusal(t, rule, r, http.StatusConflict, code)
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusConflict, Code: code})
 					if rule != "ERR-114" {
 						if msg, _ := shape.Object(t, rule, r)["message"].(string); !strings.Contains(strings.ToLower(msg), "pending") {
 							t.ErrorAt(r, rule, "the %s message %q does not say the address is pending", code, msg)
@@ -172,7 +172,7 @@ func assetCodeChecks() []check.Check {
 				cust := t.Crypto("customer")
 				for _, spelled := range []string{"btc", "BtC", "%20btc%20"} {
 					r := balance(t, cust, spelled)
-					d := shape.Envelope(t, "CRYP-013", r, http.StatusOK)
+					d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-013", Status: http.StatusOK})
 					if d["asset_code"] != "BTC" {
 						t.FatalAt(r, "CRYP-014", "balance of %q reports asset_code %v, want BTC", spelled, d["asset_code"])
 					}
@@ -191,8 +191,8 @@ func assetCodeChecks() []check.Check {
 			Needs:  []string{"keys.tenant", "crypto.customer"},
 			Run: func(t *check.T) {
 				cust := t.Crypto("customer")
-				shape.Refusal(t, "ERR-008", balance(t, cust, "DOGE"), http.StatusUnprocessableEntity, "unsupported_asset")
-				shape.Refusal(t, "CRYP-029", address(t, cust, "DOGE"), http.StatusUnprocessableEntity, "unsupported_asset")
+				shape.EnvelopeAnswer(t, balance(t, cust, "DOGE"), shape.Want{Rule: "ERR-008", Status: http.StatusUnprocessableEntity, Code: "unsupported_asset"})
+				shape.EnvelopeAnswer(t, address(t, cust, "DOGE"), shape.Want{Rule: "CRYP-029", Status: http.StatusUnprocessableEntity, Code: "unsupported_asset"})
 			},
 		},
 		{
@@ -209,7 +209,7 @@ func assetCodeChecks() []check.Check {
 					if r.Status != http.StatusUnprocessableEntity && r.Status != http.StatusConflict {
 						t.FatalAt(r, "CRYP-012", "the price of %s answered %d; TRX is not convertible, want a 422 or 409 refusal", pair, r.Status)
 					}
-					shape.Envelope(t, "CRYP-012", r, r.Status)
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-012", Status: r.Status})
 				}
 			},
 		},
@@ -229,7 +229,7 @@ func walletBalanceChecks() []check.Check {
 			Run: func(t *check.T) {
 				cust := fresh.Activated(t, "CRYP-027")
 				read := func(rule string) map[string]any {
-					return shape.Envelope(t, rule, balance(t, cust, "BTC"), http.StatusOK)
+					return shape.EnvelopeAnswer(t, balance(t, cust, "BTC"), shape.Want{Rule: rule, Status: http.StatusOK})
 				}
 				d := read("CRYP-022")
 				if d["status"] != "Unknown" || d["id"] != zeroUUID {
@@ -288,7 +288,7 @@ func walletBalanceChecks() []check.Check {
 				cust := t.Crypto("customer")
 				for _, asset := range []string{"BTC", "ETH", "USDT"} {
 					r := balance(t, cust, asset)
-					d := shape.Envelope(t, "CRYP-025", r, http.StatusOK)
+					d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-025", Status: http.StatusOK})
 					if d["asset_code"] != asset {
 						t.FatalAt(r, "CRYP-036", "balance of %s: data.asset_code is %v, want %s", asset, d["asset_code"], asset)
 					}
@@ -311,8 +311,8 @@ func walletBalanceChecks() []check.Check {
 					if err := t.Control().CryptoRefreshFailures(t.Context(), cust, 1); err != nil {
 						t.NoVerdict(err)
 					}
-					shape.Refusal(t, "ERR-011", get(t, p), http.StatusServiceUnavailable, "provider_balance_refresh_failed")
-					shape.Envelope(t, "ERR-011", get(t, p), http.StatusOK)
+					shape.EnvelopeAnswer(t, get(t, p), shape.Want{Rule: "ERR-011", Status: http.StatusServiceUnavailable, Code: "provider_balance_refresh_failed"})
+					shape.EnvelopeAnswer(t, get(t, p), shape.Want{Rule: "ERR-011", Status: http.StatusOK})
 				}
 			},
 		},

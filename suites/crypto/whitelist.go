@@ -11,7 +11,7 @@ import (
 
 // entryCount is the number of whitelist entries the customer lists.
 func entryCount(t *check.T, rule, customerID string) int {
-	d := shape.Envelope(t, rule, get(t, path(customerID, "/withdrawal-addresses")), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, get(t, path(customerID, "/withdrawal-addresses")), shape.Want{Rule: rule, Status: http.StatusOK})
 	return len(shape.Items(t, rule, d, shape.ListKey(t, rule, d, ""), false))
 }
 
@@ -44,7 +44,7 @@ func whitelistChecks() []check.Check {
 				}
 				body["asset"] = "usdt"
 				dup := whitelist(t, "tenant", cust, body)
-				shape.Refusal(t, "WLA-004", dup, http.StatusConflict, "crypto_withdrawal_address_already_exists")
+				shape.EnvelopeAnswer(t, dup, shape.Want{Rule: "WLA-004", Status: http.StatusConflict, Code: "crypto_withdrawal_address_already_exists"})
 				if n := entryCount(t, "WLA-004", cust); n != 1 {
 					t.Fatalf("WLA-004", "the customer lists %d entries after the duplicate, want 1", n)
 				}
@@ -68,7 +68,7 @@ func whitelistChecks() []check.Check {
 					case http.StatusBadRequest:
 						shape.ProblemJSON(t, "WLA-002", r, http.StatusBadRequest, "")
 					case http.StatusUnprocessableEntity:
-						shape.Envelope(t, "WLA-002", r, http.StatusUnprocessableEntity)
+						shape.EnvelopeAnswer(t, r, shape.Want{Rule: "WLA-002", Status: http.StatusUnprocessableEntity})
 					default:
 						t.FatalAt(r, "WLA-001", "whitelist body %s answered %d, want 400 or 422", jsonText(b), r.Status)
 					}

@@ -34,7 +34,7 @@ func whitelistAddress(t *check.T, rule, customerID, id string) string {
 
 // available reads the asset's available_balance_atomic.
 func available(t *check.T, rule, customerID, asset string) *big.Int {
-	return balances(t, shape.Envelope(t, rule, balance(t, customerID, asset), http.StatusOK), asset)["available_balance"]
+	return balances(t, shape.EnvelopeAnswer(t, balance(t, customerID, asset), shape.Want{Rule: rule, Status: http.StatusOK}), asset)["available_balance"]
 }
 
 // withdrawalsChecks are the checks of withdrawals.go.
@@ -61,7 +61,7 @@ func submitChecks() []check.Check {
 				cust, entry := t.Crypto("customer"), t.Crypto("whitelist_btc")
 				b := wbody("BTC", "", "0.000000015", entry)
 				r := withdraw(t, cust, b)
-				w := wdOf(t, "CWD-021", r, shape.Envelope(t, "CWD-021", r, http.StatusOK))
+				w := wdOf(t, "CWD-021", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-021", Status: http.StatusOK}))
 				if st := shape.String(t, "CWD-013", w, "status"); st != "SubmittedToProvider" {
 					t.FatalAt(r, "CWD-013", "a submitted crypto withdrawal answered 200 with status %q, want SubmittedToProvider", st)
 				}
@@ -73,7 +73,7 @@ func submitChecks() []check.Check {
 					t.FatalAt(r, rule, "0.000000015 BTC is reported as amount %s, want 2 (atomic units, rounded away from zero at scale 8)", amt)
 				}
 				id := shape.String(t, "CWD-021", w, "id")
-				shape.Pagination(t, "PAGE-022", shape.Envelope(t, "CWD-020", get(t, path(cust, "/withdrawals?limit=1")), http.StatusOK))
+				shape.Pagination(t, "PAGE-022", shape.EnvelopeAnswer(t, get(t, path(cust, "/withdrawals?limit=1")), shape.Want{Rule: "CWD-020", Status: http.StatusOK}))
 				row := listedWithdrawal(t, "CWD-020", cust, id)
 				if row == nil {
 					t.Fatalf("CWD-020", "the new crypto withdrawal %s is not in the list", id)
@@ -105,24 +105,24 @@ func submitChecks() []check.Check {
 				mark := withdrawalsMark(t, cust)
 				noID := wbody("BTC", "", "0.00000001", "")
 				r := withdraw(t, cust, noID)
-				shape.Refusal(t, "CWD-023", r, http.StatusUnprocessableEntity, "whitelisted_address_required")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-023", Status: http.StatusUnprocessableEntity, Code: "whitelisted_address_required"})
 				refusedNoRow(t, "CWD-023", r, cust, mark, noID)
-				shape.Refusal(t, "ERR-110", r, http.StatusUnprocessableEntity, "whitelisted_address_required")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-110", Status: http.StatusUnprocessableEntity, Code: "whitelisted_address_required"})
 				raw := wbody("BTC", "", "0.00000001", "")
 				raw["destination_address"] = sampleAddress("BITCOIN")
-				shape.Refusal(t, "CWD-001", withdraw(t, cust, raw), http.StatusUnprocessableEntity, "whitelisted_address_required")
-				shape.Refusal(t, "ERR-111", withdraw(t, cust, wbody("BTC", "", "0.00000001", uuid.NewString())), http.StatusUnprocessableEntity, "whitelisted_address_not_found")
+				shape.EnvelopeAnswer(t, withdraw(t, cust, raw), shape.Want{Rule: "CWD-001", Status: http.StatusUnprocessableEntity, Code: "whitelisted_address_required"})
+				shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.00000001", uuid.NewString())), shape.Want{Rule: "ERR-111", Status: http.StatusUnprocessableEntity, Code: "whitelisted_address_not_found"})
 				r = withdraw(t, cust, wbody("ETH", "", "0.000000000000000001", entry))
-				shape.Refusal(t, "CWD-024", r, http.StatusUnprocessableEntity, "whitelisted_address_asset_mismatch")
-				shape.Refusal(t, "ERR-112", r, http.StatusUnprocessableEntity, "whitelisted_address_asset_mismatch")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-024", Status: http.StatusUnprocessableEntity, Code: "whitelisted_address_asset_mismatch"})
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-112", Status: http.StatusUnprocessableEntity, Code: "whitelisted_address_asset_mismatch"})
 				for _, amt := range []string{"0", "-0.5"} {
-					shape.Refusal(t, "ERR-109", withdraw(t, cust, wbody("BTC", "", amt, entry)), http.StatusUnprocessableEntity, "invalid_amount")
+					shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("BTC", "", amt, entry)), shape.Want{Rule: "ERR-109", Status: http.StatusUnprocessableEntity, Code: "invalid_amount"})
 				}
-				shape.Refusal(t, "ERR-108", withdraw(t, cust, wbody("DOGE", "", "1", entry)), http.StatusUnprocessableEntity, "unsupported_asset")
+				shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("DOGE", "", "1", entry)), shape.Want{Rule: "ERR-108", Status: http.StatusUnprocessableEntity, Code: "unsupported_asset"})
 				tron := wbody("USDT", "TRON", "1", entry)
 				r = withdraw(t, cust, tron)
-				shape.Refusal(t, "CWD-025", r, http.StatusConflict, "crypto_withdrawal_failed")
-				shape.Refusal(t, "ERR-118", r, http.StatusConflict, "crypto_withdrawal_failed")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-025", Status: http.StatusConflict, Code: "crypto_withdrawal_failed"})
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-118", Status: http.StatusConflict, Code: "crypto_withdrawal_failed"})
 				refusedNoRow(t, "CWD-025", r, cust, mark, tron)
 			},
 		},
@@ -137,10 +137,10 @@ func submitChecks() []check.Check {
 				mark := withdrawalsMark(t, cust)
 				b := wbody("USDT", "", "1", entry)
 				r := withdraw(t, cust, b)
-				shape.Envelope(t, "CWD-003", r, http.StatusUnprocessableEntity)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-003", Status: http.StatusUnprocessableEntity})
 				refusedNoRow(t, "CWD-004", r, cust, mark, b)
 				r = withdraw(t, cust, wbody("USDT", "ETHEREUM", "1", entry))
-				shape.Envelope(t, "CWD-003", r, http.StatusOK)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-003", Status: http.StatusOK})
 			},
 		},
 		{
@@ -155,7 +155,7 @@ func submitChecks() []check.Check {
 				if r.Status != http.StatusOK && r.Status != http.StatusAccepted {
 					t.FatalAt(r, "CRYP-009", "a USDC withdrawal on ETHEREUM (funded, whitelisted, Active entry) answered %d, want 200 or 202: ETHEREUM is USDC's withdrawal network", r.Status)
 				}
-				d := shape.Envelope(t, "CRYP-009", r, r.Status)
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-009", Status: r.Status})
 				if w, _ := d["withdrawal"].(map[string]any); w == nil {
 					t.FatalAt(r, "CRYP-009", "the USDC withdrawal on ETHEREUM carries no data.withdrawal")
 				}
@@ -178,16 +178,16 @@ func submitChecks() []check.Check {
 				b := wbody("BTC", "", "0.00000010", "")
 				b["destination_address"] = raw
 				r := withdraw(t, cust, b)
-				w := wdOf(t, "CWD-006", r, shape.Envelope(t, "CWD-006", r, http.StatusOK))
+				w := wdOf(t, "CWD-006", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-006", Status: http.StatusOK}))
 				if row := listedWithdrawal(t, "CWD-006", cust, shape.String(t, "CWD-006", w, "id")); row == nil || row["destination_address"] != raw {
 					t.Fatalf("CWD-006", "the raw-address withdrawal is listed as %v, want destination_address %s", row, raw)
 				}
 				b["destination_address"] = "not-an-address"
-				shape.Refusal(t, "ERR-113", withdraw(t, cust, b), http.StatusUnprocessableEntity, "invalid_destination_address")
+				shape.EnvelopeAnswer(t, withdraw(t, cust, b), shape.Want{Rule: "ERR-113", Status: http.StatusUnprocessableEntity, Code: "invalid_destination_address"})
 				b = wbody("BTC", "", "0.00000010", entry)
 				b["destination_address"] = sampleAddress("BITCOIN")
 				r = withdraw(t, cust, b)
-				w = wdOf(t, "CWD-006", r, shape.Envelope(t, "CWD-006", r, http.StatusOK))
+				w = wdOf(t, "CWD-006", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-006", Status: http.StatusOK}))
 				full := whitelistAddress(t, "CWD-006", cust, entry)
 				if row := listedWithdrawal(t, "CWD-006", cust, shape.String(t, "CWD-006", w, "id")); row == nil || row["destination_address"] != full {
 					t.Fatalf("CWD-006", "a withdrawal naming a whitelist entry and a destination_address is listed as %v, want the entry's address %s", row, full)
@@ -204,15 +204,15 @@ func submitChecks() []check.Check {
 				cust, _ := readyCustomer(t, "ERR-115", "BTC", "BITCOIN", "100000")
 				r := whitelist(t, "tenant", cust, map[string]any{"asset": "BTC", "network": "BITCOIN", "address": sampleAddress("BITCOIN"), "label": "Pending"})
 				pending := shape.String(t, "WLA-012", entryOf(fresh.Setup(t, "WLA-012", r, "whitelist an address")), "id")
-				shape.Refusal(t, "ERR-115", withdraw(t, cust, wbody("BTC", "", "0.0001", pending)), http.StatusConflict, "whitelisted_address_not_active")
+				shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.0001", pending)), shape.Want{Rule: "ERR-115", Status: http.StatusConflict, Code: "whitelisted_address_not_active"})
 				bare := fresh.Activated(t, "CWD-022")
 				if err := t.Control().CryptoFunds(t.Context(), bare, "ETH", "1000000000000000000"); err != nil {
 					t.NoVerdict(err)
 				}
 				entry := activeEntry(t, bare, "ETH", "ETHEREUM")
 				r = withdraw(t, bare, wbody("ETH", "", "0.5", entry))
-				shape.Refusal(t, "CWD-022", r, http.StatusConflict, "crypto_withdrawal_prerequisites_missing")
-				shape.Refusal(t, "ERR-116", r, http.StatusConflict, "crypto_withdrawal_prerequisites_missing")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-022", Status: http.StatusConflict, Code: "crypto_withdrawal_prerequisites_missing"})
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-116", Status: http.StatusConflict, Code: "crypto_withdrawal_prerequisites_missing"})
 			},
 		},
 	}
@@ -235,7 +235,7 @@ func decisionChecks() []check.Check {
 					t.NoVerdict(err)
 				}
 				r := withdraw(t, cust, wbody("BTC", "", "0.0001", entry))
-				d := shape.Envelope(t, "CWD-014", r, http.StatusAccepted)
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-014", Status: http.StatusAccepted})
 				w := wdOf(t, "CWD-014", r, d)
 				if w["status"] != "ManualReviewRequired" {
 					t.FatalAt(r, "CWD-014", "a parked withdrawal answered 202 with status %v, want ManualReviewRequired", w["status"])
@@ -256,7 +256,7 @@ func decisionChecks() []check.Check {
 				before := available(t, "CWD-012", cust, "BTC")
 				defer policy(t, cust, "fee_review")()
 				r = withdraw(t, cust, wbody("BTC", "", "0.0001", entry))
-				w = wdOf(t, "CWD-017", r, shape.Envelope(t, "CWD-017", r, http.StatusAccepted))
+				w = wdOf(t, "CWD-017", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-017", Status: http.StatusAccepted}))
 				if w["status"] != "Blocked" {
 					t.FatalAt(r, "CWD-017", "a withdrawal under a fee policy of manual review answered 202 with status %v, want Blocked", w["status"])
 				}
@@ -276,7 +276,7 @@ func decisionChecks() []check.Check {
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "CWD-018", "BTC", "BITCOIN", "100000000")
 				r := withdraw(t, cust, wbody("BTC", "", "2", entry))
-				d := shape.Refusal(t, "ERR-126", r, http.StatusUnprocessableEntity, "insufficient_funds")
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-126", Status: http.StatusUnprocessableEntity, Code: "insufficient_funds"})
 				w := wdOf(t, "CWD-019", r, d)
 				if w["status"] != "Failed" && w["status"] != "Blocked" {
 					t.FatalAt(r, "CWD-019", "the 422 body's withdrawal status is %v, want Blocked or Failed", w["status"])
@@ -298,7 +298,7 @@ func decisionChecks() []check.Check {
 					if m := shape.Object(t, rule, r); m["data"] == nil || m["data"].(map[string]any)["code"] != code {
 						t.FatalAt(r, "ERR-125", "the workflow decided %s: the answer's data.code must pass it through verbatim", code)
 					}
-					d := shape.Refusal(t, rule, r, http.StatusUnprocessableEntity, code)
+					d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusUnprocessableEntity, Code: code})
 					if rule == "ERR-127" {
 						if detail, _ := d["detail"].(string); !strings.Contains(detail, "1.00000000") {
 							t.FatalAt(r, "ERR-127", "awaiting_crypto_delivery detail %q does not say how much can be sent now (1.00000000 BTC available)", detail)
@@ -311,7 +311,7 @@ func decisionChecks() []check.Check {
 				if err := t.Control().CryptoNextWithdrawal(t.Context(), cust, "crypto_withdrawal_workflow_unavailable", "Failed"); err != nil {
 					t.NoVerdict(err)
 				}
-				shape.Refusal(t, "ERR-117", withdraw(t, cust, wbody("BTC", "", "0.1", entry)), http.StatusConflict, "crypto_withdrawal_workflow_unavailable")
+				shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.1", entry)), shape.Want{Rule: "ERR-117", Status: http.StatusConflict, Code: "crypto_withdrawal_workflow_unavailable"})
 			},
 		},
 		{
@@ -324,7 +324,7 @@ func decisionChecks() []check.Check {
 				cust, entry := readyCustomer(t, "CWD-011", "BTC", "BITCOIN", "100000")
 				submit := func() string {
 					r := withdraw(t, cust, wbody("BTC", "", "0.0004", entry))
-					return shape.String(t, "CWD-021", wdOf(t, "CWD-021", r, shape.Envelope(t, "CWD-021", r, http.StatusOK)), "id")
+					return shape.String(t, "CWD-021", wdOf(t, "CWD-021", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-021", Status: http.StatusOK})), "id")
 				}
 				outcome := func(id, st string) {
 					if err := t.Control().CryptoWithdrawalOutcome(t.Context(), id, st); err != nil {
@@ -332,7 +332,7 @@ func decisionChecks() []check.Check {
 					}
 				}
 				id := submit()
-				b := balances(t, shape.Envelope(t, "CWD-011", balance(t, cust, "BTC"), http.StatusOK), "BTC")
+				b := balances(t, shape.EnvelopeAnswer(t, balance(t, cust, "BTC"), shape.Want{Rule: "CWD-011", Status: http.StatusOK}), "BTC")
 				if b["reserved_balance"].Cmp(big.NewInt(40000)) != 0 || b["available_balance"].Cmp(big.NewInt(60000)) != 0 {
 					t.Fatalf("CWD-011", "a submitted withdrawal of 40000 from 100000: reserved %s available %s, want 40000 and 60000", b["reserved_balance"], b["available_balance"])
 				}
@@ -340,7 +340,7 @@ func decisionChecks() []check.Check {
 				listedStatus(t, "CWD-011", cust, id, "ProviderPending")
 				outcome(id, "Settled")
 				listedStatus(t, "CWD-011", cust, id, "Settled")
-				b = balances(t, shape.Envelope(t, "CWD-011", balance(t, cust, "BTC"), http.StatusOK), "BTC")
+				b = balances(t, shape.EnvelopeAnswer(t, balance(t, cust, "BTC"), shape.Want{Rule: "CWD-011", Status: http.StatusOK}), "BTC")
 				if b["reserved_balance"].Sign() != 0 || b["balance"].Cmp(big.NewInt(60000)) != 0 {
 					t.Fatalf("CWD-011", "after settlement: reserved %s balance %s, want 0 and 60000", b["reserved_balance"], b["balance"])
 				}
@@ -374,8 +374,8 @@ func balanceAndPauseChecks() []check.Check {
 				defer policy(t, cust, "usdt_tron")()
 				entry := activeEntry(t, cust, "USDT", "TRON")
 				r := withdraw(t, cust, wbody("USDT", "TRON", "1", entry))
-				shape.Envelope(t, "CRYP-010", r, http.StatusOK)
-				d := shape.Envelope(t, "CRYP-006", balance(t, cust, "USDT"), http.StatusOK)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-010", Status: http.StatusOK})
+				d := shape.EnvelopeAnswer(t, balance(t, cust, "USDT"), shape.Want{Rule: "CRYP-006", Status: http.StatusOK})
 				if d["network"] != nil && d["network"] != "ETHEREUM" {
 					t.Fatalf("CRYP-010", "the USDT balance read reports network %v, want the default ETHEREUM", d["network"])
 				}
@@ -400,7 +400,7 @@ func balanceAndPauseChecks() []check.Check {
 				if err := t.Control().MoneyMovementPause(t.Context(), false); err != nil {
 					t.Logf("could not lift the money-movement pause: %v", err)
 				}
-				d := shape.Refusal(t, "ERR-039", r, http.StatusConflict, "crypto_withdrawal_failed")
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-039", Status: http.StatusConflict, Code: "crypto_withdrawal_failed"})
 				if detail, _ := d["detail"].(string); detail == "" {
 					t.FatalAt(r, "ERR-039", "the pause's crypto_withdrawal_failed has no free-text detail")
 				}
@@ -421,8 +421,8 @@ func preconditionAndPolicyGatesChecks() []check.Check {
 			Needs:  []string{"keys.tenant", "customers.draft"},
 			Run: func(t *check.T) {
 				r := withdraw(t, t.Customer("draft"), wbody("BTC", "", "0.0001", uuid.NewString()))
-				shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
-				shape.Refusal(t, "ERR-042", r, http.StatusConflict, "kyc_or_kyb_not_approved")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "LIFE-025", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-042", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 				cust, entry := readyCustomer(t, "ERR-028", "BTC", "BITCOIN", "100000")
 				state := func(s string) {
 					if err := t.Control().Call(t.Context(), http.MethodPost, "/money-policy/compliance/"+cust, map[string]any{"state": s}, nil); err != nil {
@@ -435,7 +435,7 @@ func preconditionAndPolicyGatesChecks() []check.Check {
 				state("manual_review")
 				shape.Flat(t, "ERR-028", withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), http.StatusConflict, "compliance_subject_manual_review")
 				state("")
-				shape.Envelope(t, "ERR-028", withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), http.StatusOK)
+				shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), shape.Want{Rule: "ERR-028", Status: http.StatusOK})
 			},
 		},
 	}

@@ -61,14 +61,14 @@ func lifecycleChecks() []check.Check {
 					}},
 					{"GET onboarding/status", func(id, _ string) {
 						r := get(t, "/customers/"+id+"/onboarding/status")
-						d := shape.Envelope(t, "ONB-030", r, http.StatusOK)
+						d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ONB-030", Status: http.StatusOK})
 						if d["customer_status"] != "Active" {
 							t.ErrorAt(r, "ONB-030", "onboarding/status did not refresh the verification state: customer_status %v after the provider approved", d["customer_status"])
 							t.Fatalf("LIFE-011", "onboarding/status after approval answered customer_status %v, want Active", d["customer_status"])
 						}
 					}},
 					{"GET onboarding/{kind}/status", func(id, kind string) {
-						d := shape.Envelope(t, "ONB-009", get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), http.StatusOK)
+						d := shape.EnvelopeAnswer(t, get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), shape.Want{Rule: "ONB-009", Status: http.StatusOK})
 						if d["customer_status"] != "Active" {
 							t.Fatalf("LIFE-011", "onboarding/%s/status after approval answered customer_status %v, want Active", kind, d["customer_status"])
 						}
@@ -112,7 +112,7 @@ func lifecycleChecks() []check.Check {
 						if r.Status/100 == 2 {
 							t.FatalAt(r, "LIFE-006", "a Rejected customer opened a fiat account (%d): money movement is blocked", r.Status)
 						}
-						shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
+						shape.EnvelopeAnswer(t, r, shape.Want{Rule: "LIFE-025", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 					} else {
 						fresh.SetStatus(t, "LIFE-013", id, st)
 					}
@@ -120,11 +120,11 @@ func lifecycleChecks() []check.Check {
 					if got := fresh.Status(t, "LIFE-016", id); got != st {
 						t.Fatalf("LIFE-016", "%s customer with an approved case: GET customers/{id} answered %s", st, got)
 					}
-					d := shape.Envelope(t, "LIFE-016", get(t, "/customers/"+id+"/onboarding/status"), http.StatusOK)
+					d := shape.EnvelopeAnswer(t, get(t, "/customers/"+id+"/onboarding/status"), shape.Want{Rule: "LIFE-016", Status: http.StatusOK})
 					if d["customer_status"] != st {
 						t.Fatalf("LIFE-016", "%s customer with an approved case: onboarding/status answered customer_status %v", st, d["customer_status"])
 					}
-					d = shape.Envelope(t, "LIFE-016", get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), http.StatusOK)
+					d = shape.EnvelopeAnswer(t, get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), shape.Want{Rule: "LIFE-016", Status: http.StatusOK})
 					if d["customer_status"] != st {
 						t.Fatalf("LIFE-016", "%s customer with an approved case: onboarding/%s/status answered customer_status %v", st, kind, d["customer_status"])
 					}

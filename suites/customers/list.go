@@ -21,7 +21,7 @@ func listChecks() []check.Check {
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: map[string][]string{"limit": {"500"}}})
-				data := shape.Envelope(t, "CUST-009", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-009", Status: http.StatusOK})
 				if _, ok := data["customers"]; !ok {
 					t.ErrorAt(r, "ENV-005", "the list is not under its named key data.customers: data has %v", mapKeys(data))
 				}

@@ -25,13 +25,13 @@ func patchChecks() []check.Check {
 				// form, and upper-casing or trimming them would be coercion.
 				for _, bad := range []string{"XX", "GBR", "gbr", "UK", "uk", "gb", " GB"} {
 					r := fresh.Patch(t, id, map[string]any{"jurisdiction": bad})
-					shape.Refusal(t, "CUST-013", r, http.StatusUnprocessableEntity, "jurisdiction_invalid")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-013", Status: http.StatusUnprocessableEntity, Code: "jurisdiction_invalid"})
 					if got := fresh.Read(t, "CUST-013", id)["jurisdiction"]; got != "GB" {
 						t.Fatalf("CUST-013", "after the refused jurisdiction %q the customer's jurisdiction is %v, want GB unchanged", bad, got)
 					}
 				}
 				r := fresh.Patch(t, id, map[string]any{"jurisdiction": "DE"})
-				c := shape.Envelope(t, "CUST-011", r, http.StatusOK)
+				c := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 				if c["jurisdiction"] != "DE" {
 					t.Fatalf("CUST-011", "PATCH jurisdiction DE answered jurisdiction %v", c["jurisdiction"])
 				}
@@ -46,7 +46,7 @@ func patchChecks() []check.Check {
 			Run: func(t *check.T) {
 				id, email := fresh.Customer(t)
 				r := fresh.Patch(t, id, map[string]any{"email": "not-an-email"})
-				shape.Refusal(t, "CUST-015", r, http.StatusUnprocessableEntity, "invalid_email")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-015", Status: http.StatusUnprocessableEntity, Code: "invalid_email"})
 				if got := fresh.Read(t, "CUST-015", id)["external_reference"]; got != email {
 					t.Fatalf("CUST-015", "after the refused email the external_reference is %v, want %s unchanged", got, email)
 				}
@@ -62,7 +62,7 @@ func patchChecks() []check.Check {
 				id, _ := fresh.Customer(t)
 				for _, bad := range []string{"Active", "Onboarding", "PendingCompliance", "Rejected", "Frozen"} {
 					r := fresh.Patch(t, id, map[string]any{"status": bad})
-					shape.Refusal(t, "CUST-016", r, http.StatusUnprocessableEntity, "unsupported_status")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-016", Status: http.StatusUnprocessableEntity, Code: "unsupported_status"})
 					if got := fresh.Status(t, "LIFE-014", id); got != "Draft" {
 						t.Fatalf("LIFE-014", "after the refused status %q the customer is %s, want Draft unchanged", bad, got)
 					}
@@ -102,7 +102,7 @@ func patchChecks() []check.Check {
 				id, own := fresh.Customer(t)
 				for _, field := range []string{"external_reference", "email"} {
 					r := fresh.Patch(t, id, map[string]any{field: taken})
-					shape.Refusal(t, "CUST-017", r, http.StatusConflict, "external_reference_in_use")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-017", Status: http.StatusConflict, Code: "external_reference_in_use"})
 					if got := fresh.Read(t, "CUST-017", id)["external_reference"]; got != own {
 						t.Fatalf("CUST-017", "after the refused %s the external_reference is %v, want %s unchanged", field, got, own)
 					}
@@ -118,12 +118,12 @@ func patchChecks() []check.Check {
 			Run: func(t *check.T) {
 				id, _ := fresh.Customer(t)
 				viaEmail := fresh.Email()
-				c := shape.Envelope(t, "CUST-014", fresh.Patch(t, id, map[string]any{"email": viaEmail}), http.StatusOK)
+				c := shape.EnvelopeAnswer(t, fresh.Patch(t, id, map[string]any{"email": viaEmail}), shape.Want{Rule: "CUST-014", Status: http.StatusOK})
 				if c["external_reference"] != viaEmail {
 					t.Fatalf("CUST-014", "PATCH email set external_reference to %v, want %s", c["external_reference"], viaEmail)
 				}
 				loser, winner := fresh.Email(), fresh.Email()
-				c = shape.Envelope(t, "CUST-014", fresh.Patch(t, id, map[string]any{"email": loser, "external_reference": winner}), http.StatusOK)
+				c = shape.EnvelopeAnswer(t, fresh.Patch(t, id, map[string]any{"email": loser, "external_reference": winner}), shape.Want{Rule: "CUST-014", Status: http.StatusOK})
 				if c["external_reference"] != winner {
 					t.Fatalf("CUST-014", "PATCH with email %s and external_reference %s answered external_reference %v; external_reference wins", loser, winner, c["external_reference"])
 				}
@@ -141,7 +141,7 @@ func patchChecks() []check.Check {
 			Run: func(t *check.T) {
 				id, email := fresh.Customer(t)
 				before := fresh.Read(t, "CUST-011", id)
-				c := shape.Envelope(t, "CUST-011", fresh.Patch(t, id, map[string]any{"display_name": "Touchstone Renamed"}), http.StatusOK)
+				c := shape.EnvelopeAnswer(t, fresh.Patch(t, id, map[string]any{"display_name": "Touchstone Renamed"}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 				if c["display_name"] != "Touchstone Renamed" {
 					t.Fatalf("CUST-012", "PATCH display_name answered display_name %v", c["display_name"])
 				}
@@ -152,7 +152,7 @@ func patchChecks() []check.Check {
 						t.Errorf("CUST-011", "PATCH of display_name only changed %s from %v to %v", k, before[k], after[k])
 					}
 				}
-				c = shape.Envelope(t, "CUST-011", fresh.Patch(t, id, map[string]any{"jurisdiction": "IE"}), http.StatusOK)
+				c = shape.EnvelopeAnswer(t, fresh.Patch(t, id, map[string]any{"jurisdiction": "IE"}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 				if c["display_name"] != "Touchstone Renamed" || c["external_reference"] != email || c["jurisdiction"] != "IE" {
 					t.Fatalf("CUST-011", "PATCH of jurisdiction only answered display_name %v, external_reference %v, jurisdiction %v", c["display_name"], c["external_reference"], c["jurisdiction"])
 				}

@@ -22,7 +22,7 @@ func readChecks() []check.Check {
 				for _, name := range []string{"active_personal", "active_business"} {
 					id := t.Customer(name)
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
-					c := shape.Envelope(t, "CUST-010", r, http.StatusOK)
+					c := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-010", Status: http.StatusOK})
 					if c["id"] != id {
 						t.Fatalf("CUST-010", "GET customers/%s returned id %v", id, c["id"])
 					}

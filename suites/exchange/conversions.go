@@ -50,7 +50,7 @@ func conversionRequestChecks() []check.Check {
 				cust := t.Customer("exchange")
 				cr := created(t, "CONV-014", convert(t, cust, body("GBP", "EUR", 1000)))
 				id := cr["id"].(string)
-				d := shape.Envelope(t, "CONV-013", read(t, cust, id), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, read(t, cust, id), shape.Want{Rule: "CONV-013", Status: http.StatusOK})
 				if got := shape.String(t, "CONV-013", d, "conversion_request.id"); got != id {
 					t.Fatalf("CONV-013", "GET by id answered conversion_request.id %s, want %s", got, id)
 				}
@@ -86,13 +86,13 @@ func conversionRequestChecks() []check.Check {
 				list := func(q string) *client.Response {
 					return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: conversions(cust) + q})
 				}
-				d := shape.Envelope(t, "CONV-012", list("?limit=1&page=1"), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, list("?limit=1&page=1"), shape.Want{Rule: "CONV-012", Status: http.StatusOK})
 				pg := shape.Pagination(t, "PAGE-023", d)
 				items := shape.Items(t, "PAGE-025", d, shape.ListKey(t, "PAGE-025", d, ""), false)
 				if pg.PerPage != 1 || len(items) != 1 || pg.Total < 2 || pg.LastPage < 2 || pg.CurrentPage != 1 {
 					t.Fatalf("CONV-012", "limit=1: per_page %d, %d rows, total %d, last_page %d, current_page %d; want 1, 1, ≥ 2, ≥ 2, 1", pg.PerPage, len(items), pg.Total, pg.LastPage, pg.CurrentPage)
 				}
-				d2 := shape.Envelope(t, "CONV-012", list("?limit=1&page=2"), http.StatusOK)
+				d2 := shape.EnvelopeAnswer(t, list("?limit=1&page=2"), shape.Want{Rule: "CONV-012", Status: http.StatusOK})
 				items2 := shape.Items(t, "PAGE-025", d2, shape.ListKey(t, "PAGE-025", d2, ""), false)
 				if len(items2) != 1 || items2[0].ID == items[0].ID {
 					t.Fatalf("CONV-012", "page 2 of limit 1 holds %d rows (%v); want one row other than page 1's", len(items2), items2)
@@ -128,7 +128,7 @@ func conversionAmountChecks() []check.Check {
 					if r.Status == http.StatusBadRequest {
 						shape.ProblemJSON(t, "CONV-003", r, http.StatusBadRequest, "")
 					} else {
-						shape.Refusal(t, "ERR-055", r, http.StatusUnprocessableEntity, "invalid_amount")
+						shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-055", Status: http.StatusUnprocessableEntity, Code: "invalid_amount"})
 					}
 				}
 			},
@@ -204,7 +204,7 @@ func conversionBalanceChecks() []check.Check {
 				r := convert(t, cust, body("BTC", "GBP", 20000))
 				refused(t, r, "ERR-057", http.StatusUnprocessableEntity, "insufficient_onchain_balance", "CONV-006", "the BTC proceeds of a conversion not yet Settled were converted")
 				control(t, "/exchange/conversions/"+id+"/settle", nil)
-				d := shape.Envelope(t, "CONV-013", read(t, cust, id), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, read(t, cust, id), shape.Want{Rule: "CONV-013", Status: http.StatusOK})
 				if st := shape.String(t, "CONV-006", d, "conversion_request.status"); st != "Settled" {
 					t.Fatalf("CONV-006", "a settled conversion reads status %q, want Settled", st)
 				}
@@ -230,7 +230,7 @@ func conversionGateChecks() []check.Check {
 				defer control(t, "/exchange/refusal/"+cust, map[string]any{"code": ""})
 				for _, c := range exchange409 {
 					control(t, "/exchange/refusal/"+cust, map[string]any{"code": c.code})
-					shape.Refusal(t, c.rule, convert(t, cust, body("GBP", "EUR", 1000)), http.StatusConflict, c.code)
+					shape.EnvelopeAnswer(t, convert(t, cust, body("GBP", "EUR", 1000)), shape.Want{Rule: c.rule, Status: http.StatusConflict, Code: c.code})
 				}
 			},
 		},
@@ -258,7 +258,7 @@ func conversionGateChecks() []check.Check {
 			Needs:  []string{"keys.tenant", "customers.draft"},
 			Run: func(t *check.T) {
 				r := convert(t, t.Customer("draft"), body("GBP", "EUR", 1000))
-				shape.Refusal(t, "ERR-042", r, http.StatusConflict, "kyc_or_kyb_not_approved")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-042", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 			},
 		},
 		{

@@ -35,7 +35,7 @@ func priceQuoteChecks() []check.Check {
 			Run: func(t *check.T) {
 				for _, pair := range []string{"GBP/EUR", "GBP/BTC", "BTC/GBP"} {
 					r := price(t, ptr(pair))
-					d := shape.Envelope(t, "CONV-008", r, http.StatusOK)
+					d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CONV-008", Status: http.StatusOK})
 					if rate, _ := rateOf(d); rate == nil {
 						t.FatalAt(r, "CONV-015", "the price of %s carries no positive rate (a member named *rate* or *price*): %v", pair, d)
 					}
@@ -66,7 +66,7 @@ func priceQuoteChecks() []check.Check {
 								continue
 							}
 						}
-						d := shape.Envelope(t, rule, r, http.StatusOK)
+						d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 						if rate, _ := rateOf(d); rate == nil {
 							t.FatalAt(r, rule, "the price of %s carries no positive rate: %s is convertible", pair, asset)
 						}
@@ -85,7 +85,7 @@ func priceQuoteChecks() []check.Check {
 				for _, want := range []string{"0.7531", "0.8125"} {
 					control(t, "/exchange/rate", map[string]any{"pair": "USD/GBP", "rate": want})
 					r := price(t, ptr("USD/GBP"))
-					d := shape.Envelope(t, "CONV-008", r, http.StatusOK)
+					d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CONV-008", Status: http.StatusOK})
 					got, name := rateOf(d)
 					w, _ := decimal(want)
 					if got == nil || got.Cmp(w) != 0 {
@@ -106,7 +106,7 @@ func priceQuoteChecks() []check.Check {
 				r := price(t, ptr("EUR/USD"))
 				refused(t, r, "ERR-058", http.StatusConflict, "exchange_quote_unavailable", "CONV-011", "a pair with no quote was priced (%d)", r.Status)
 				control(t, "/exchange/quote", map[string]any{"pair": "EUR/USD", "available": true})
-				shape.Envelope(t, "CONV-008", price(t, ptr("EUR/USD")), http.StatusOK)
+				shape.EnvelopeAnswer(t, price(t, ptr("EUR/USD")), shape.Want{Rule: "CONV-008", Status: http.StatusOK})
 			},
 		},
 	}
@@ -129,7 +129,7 @@ func pricePairChecks() []check.Check {
 					}
 				}
 				r := price(t, nil)
-				shape.Refusal(t, "ERR-007", r, http.StatusUnprocessableEntity, "invalid_pair")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-007", Status: http.StatusUnprocessableEntity, Code: "invalid_pair"})
 				for _, pair := range []string{"GBPEUR", "GBP/EUR/USD", "GBP/GBP", "GBP/XYZ", "/EUR", "GBP//EUR"} {
 					r := price(t, ptr(pair))
 					rule := map[string]string{"GBP/GBP": "CONV-008", "GBP/EUR/USD": "CONV-009", "GBP//EUR": "CONV-009", "GBPEUR": "CONV-009"}[pair]
@@ -150,7 +150,7 @@ func pricePairChecks() []check.Check {
 				if r.Status != http.StatusUnprocessableEntity && r.Status != http.StatusConflict {
 					t.FatalAt(r, "CRYP-012", "the price of TRX/GBP answered %d, want a 422 or 409 refusal", r.Status)
 				}
-				d := shape.Envelope(t, "CRYP-012", r, r.Status)
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-012", Status: r.Status})
 				if c, _ := d["code"].(string); c == "" {
 					t.FatalAt(r, "CRYP-012", "the TRX refusal carries no data.code")
 				}
@@ -164,7 +164,7 @@ func pricePairChecks() []check.Check {
 			Run: func(t *check.T) {
 				r := price(t, ptr("BTC/ETH"))
 				if r.Status == http.StatusOK {
-					d := shape.Envelope(t, "CONV-020", r, http.StatusOK)
+					d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CONV-020", Status: http.StatusOK})
 					if rate, _ := rateOf(d); rate == nil {
 						t.FatalAt(r, "CONV-020", "BTC/ETH was answered 200 without a rate: %v", d)
 					}
@@ -173,7 +173,7 @@ func pricePairChecks() []check.Check {
 					}
 					return
 				}
-				shape.Refusal(t, "CONV-020", r, http.StatusUnprocessableEntity, "invalid_pair")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CONV-020", Status: http.StatusUnprocessableEntity, Code: "invalid_pair"})
 			},
 		},
 	}
@@ -189,7 +189,7 @@ func allowedDestinationsChecks() []check.Check {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/transfer/allowed-destinations"})
-				shape.Envelope(t, "CONV-007", r, http.StatusOK)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CONV-007", Status: http.StatusOK})
 			},
 		},
 	}

@@ -28,7 +28,7 @@ func feesChecks() []check.Check {
 			Rules: []string{"FEE-001", "FEE-002"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				shape.Envelope(t, "FEE-001", get(t, "tenant", api.P+"/commercial-config"), http.StatusOK)
+				shape.EnvelopeAnswer(t, get(t, "tenant", api.P+"/commercial-config"), shape.Want{Rule: "FEE-001", Status: http.StatusOK})
 			},
 		},
 		{
@@ -38,7 +38,7 @@ func feesChecks() []check.Check {
 			Needs: []string{"keys.tenant", "customers.active_personal", "customers.child"},
 			Run: func(t *check.T) {
 				for _, name := range []string{"active_personal", "child"} {
-					shape.Envelope(t, "FEE-003", get(t, "tenant", api.Customer(t.Customer(name))+"/fees"), http.StatusOK)
+					shape.EnvelopeAnswer(t, get(t, "tenant", api.Customer(t.Customer(name))+"/fees"), shape.Want{Rule: "FEE-003", Status: http.StatusOK})
 				}
 			},
 		},
@@ -48,7 +48,7 @@ func feesChecks() []check.Check {
 			Rules: []string{"FEE-005"},
 			Needs: []string{"keys.subject", "customers.parent", "customers.active_personal"},
 			Run: func(t *check.T) {
-				shape.Envelope(t, "FEE-005", get(t, "subject", api.Customer(t.Customer("parent"))+"/fees"), http.StatusOK)
+				shape.EnvelopeAnswer(t, get(t, "subject", api.Customer(t.Customer("parent"))+"/fees"), shape.Want{Rule: "FEE-005", Status: http.StatusOK})
 				mine := get(t, "subject", api.Customer(t.Customer("active_personal"))+"/fees")
 				shape.NotFound(t, "FEE-005", mine)
 				none := get(t, "subject", api.Customer(uuid.NewString())+"/fees")

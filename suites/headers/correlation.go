@@ -6,6 +6,7 @@ package headers
 // generated when omitted, and present on every response.
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -125,9 +126,7 @@ func correlationChecks() []check.Check {
 				for _, path := range []string{api.P + "/me", api.P + "/customers"} {
 					id := newCorr()
 					r := get(t, c, path, corr(id))
-					if r.Status != http.StatusOK {
-						t.Fatalf("CORR-001", "GET %s with X-Correlation-Id: status %d, want 200; body: %s", path, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "CORR-001", Status: http.StatusOK, What: fmt.Sprintf("GET %s with X-Correlation-Id", path)})
 					echoed(t, r, id, "GET "+path)
 				}
 			},
@@ -229,9 +228,7 @@ func correlationChecks() []check.Check {
 				for _, ri := range [][2]string{{"CORR-003", plain}, {"CORR-008", allVisible(128)}} {
 					rule, id := ri[0], ri[1]
 					r := get(t, c, api.P+"/me", corr(id))
-					if r.Status != http.StatusOK {
-						t.Fatalf(rule, "GET /me with a 128-character X-Correlation-Id %q: status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK, What: fmt.Sprintf("GET /me with a 128-character X-Correlation-Id %q", id)})
 					echoed(t, r, id, "GET /me with a 128-character id")
 				}
 			},
@@ -292,9 +289,7 @@ func correlationChecks() []check.Check {
 			Run: func(t *check.T) {
 				id := "ts-corr-a," + uuid.NewString()
 				r := get(t, t.Client("tenant"), api.P+"/me", corr(id))
-				if r.Status != http.StatusOK {
-					t.Fatalf("CORR-010", "GET /me with X-Correlation-Id %q (one line): status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "CORR-010", Status: http.StatusOK, What: fmt.Sprintf("GET /me with X-Correlation-Id %q (one line)", id)})
 				got := r.Header.Values(corrHeader)
 				if len(got) != 1 || got[0] != id {
 					t.Errorf("CORR-010", "X-Correlation-Id %q came back as %q, want it verbatim", id, got)
@@ -308,9 +303,7 @@ func correlationChecks() []check.Check {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := get(t, t.Client("tenant"), api.P+"/me", corr(""))
-				if r.Status != http.StatusOK {
-					t.Fatalf("CORR-009", "GET /me with an empty X-Correlation-Id: status %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "CORR-009", Status: http.StatusOK, What: "GET /me with an empty X-Correlation-Id"})
 				if g := generated(t, "CORR-009", r, "GET /me with an empty X-Correlation-Id"); g == "" {
 					t.Errorf("CORR-009", "no generated X-Correlation-Id for an empty one")
 				}

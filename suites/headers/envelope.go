@@ -116,7 +116,7 @@ func envelopeChecks() []check.Check {
 				if r.Status/100 != 2 {
 					t.Fatalf("ENV-003", "POST /customers (tenant key, fresh email): status %d, want 2xx; body: %s", r.Status, shape.Clip(r.Body))
 				}
-				shape.Envelope(t, "ENV-003", r, r.Status)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-003", Status: r.Status})
 			},
 		},
 		{
@@ -130,15 +130,15 @@ func envelopeChecks() []check.Check {
 				// /me of a subject key carries customer_id and delegated ids.
 				if t.Profile().Key("subject") != "" {
 					r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-					walkIDs(t, shape.Envelope(t, "ENV-006", r, http.StatusOK), "data", &n)
+					walkIDs(t, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-006", Status: http.StatusOK}), "data", &n)
 				}
 				r := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + t.Customer("active_personal")})
-				data := shape.Envelope(t, "ENV-006", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-006", Status: http.StatusOK})
 				walkIDs(t, data, "data", &n)
 				cust, at := customerIn(data)
 				customerTimestamps(t, cust, at)
 				l := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: url.Values{"limit": {"20"}}})
-				ldata := shape.Envelope(t, "ENV-006", l, http.StatusOK)
+				ldata := shape.EnvelopeAnswer(t, l, shape.Want{Rule: "ENV-006", Status: http.StatusOK})
 				walkIDs(t, ldata, "data", &n)
 				for i, x := range shape.Array(t, "ENV-006", ldata, "customers") {
 					if m, ok := x.(map[string]any); ok {

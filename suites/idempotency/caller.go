@@ -26,9 +26,7 @@ func callerChecks() []check.Check {
 					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", first.Status, shape.Clip(first.Body)))
 				}
 				r := patch(t, b, x, key, jsonBody("FR"))
-				if r.Status != http.StatusOK {
-					t.Fatalf("IDEM-016", "another API key using the same Idempotency-Key with another body answered %d, want 200 (independent); body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "IDEM-016", Status: http.StatusOK, What: "another API key using the same Idempotency-Key with another body", Why: "independent"})
 				if j := jurisdiction(t, x); j != "FR" {
 					t.Fatalf("IDEM-016", "the other API key's PATCH answered 200 but the jurisdiction is %s, want FR", j)
 				}
@@ -39,9 +37,7 @@ func callerChecks() []check.Check {
 					t.NoVerdict(errorf("PATCH jurisdiction DE: %d %s", r.Status, shape.Clip(r.Body)))
 				}
 				setJurisdiction(t, y, "FR")
-				if r := patch(t, b, y, key2, jsonBody("DE")); r.Status != http.StatusOK {
-					t.Fatalf("IDEM-016", "another API key sending the identical request answered %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, patch(t, b, y, key2, jsonBody("DE")), shape.Want{Rule: "IDEM-016", Status: http.StatusOK, What: "another API key sending the identical request"})
 				if j := jurisdiction(t, y); j != "DE" {
 					t.Fatalf("IDEM-016", "another API key's identical request was replayed from the first caller's record (jurisdiction %s, want DE): it must execute", j)
 				}

@@ -2,6 +2,7 @@ package idempotency
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -29,7 +30,7 @@ func replayChecks() []check.Check {
 				first := t.Do(c, req)
 				id := idOf(t, first)
 				for i := 0; i < 3; i++ {
-					same(t, first, t.Do(c, req), "identical POST /customers retry #"+itoa(i+1))
+					same(t, first, t.Do(c, req), "identical POST /customers retry #"+strconv.Itoa(i+1))
 				}
 				if n := countByReference(t, mark, email); n != 1 {
 					t.Fatalf("IDEM-008", "after one POST and three identical retries %d customers have %s, want 1", n, email)
@@ -66,7 +67,7 @@ func replayChecks() []check.Check {
 				same(t, first, patch(t, c, id, key, jsonBody("DE")), "identical PATCH retry")
 				setJurisdiction(t, id, "FR")
 				for i := 0; i < 3; i++ {
-					same(t, first, patch(t, c, id, key, jsonBody("DE")), "identical PATCH retry after a change, #"+itoa(i+1))
+					same(t, first, patch(t, c, id, key, jsonBody("DE")), "identical PATCH retry after a change, #"+strconv.Itoa(i+1))
 				}
 				if j := jurisdiction(t, id); j != "FR" {
 					t.Fatalf("IDEM-008", "after identical retries the jurisdiction is %s, want FR (the retries re-executed)", j)

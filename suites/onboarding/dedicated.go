@@ -29,7 +29,7 @@ func dedicatedChecks() []check.Check {
 				for _, key := range keys {
 					for _, op := range []string{"initiate", "token"} {
 						r := t.Do(t.Client(key), client.Request{Method: http.MethodPost, Path: api.P + "/customers/" + child + "/onboarding/" + kind + "/" + op, IdempotencyKey: t.NewKey()})
-						shape.Refusal(t, "SUB-017", r, http.StatusConflict, "sub_customer_dedicated_route_required")
+						shape.EnvelopeAnswer(t, r, shape.Want{Rule: "SUB-017", Status: http.StatusConflict, Code: "sub_customer_dedicated_route_required"})
 					}
 				}
 			},

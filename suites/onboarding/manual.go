@@ -199,7 +199,7 @@ func manualChecks() []check.Check {
 						}
 						tried++
 						body, _ := submission(t, kind, fresh.Email(), f)
-						d := shape.Refusal(t, "ONB-038", submit(t, kind, body), http.StatusUnprocessableEntity, "missing_required_fields")
+						d := shape.EnvelopeAnswer(t, submit(t, kind, body), shape.Want{Rule: "ONB-038", Status: http.StatusUnprocessableEntity, Code: "missing_required_fields"})
 						raw, _ := json.Marshal(d)
 						if !strings.Contains(string(raw), want) {
 							t.Fatalf("ONB-039", "missing %s: the refusal does not name %s (camelCase): %s", f, want, raw)

@@ -198,13 +198,13 @@ func sessionChecks() []check.Check {
 			Run: func(t *check.T) {
 				for _, f := range fixtures {
 					id, kind := t.Customer(f.name), other(f.kind)
-					shape.Refusal(t, "ONB-042", fresh.Initiate(t, id, kind), http.StatusUnprocessableEntity, "invalid_onboarding_type")
-					shape.Refusal(t, "ONB-042", fresh.Token(t, id, kind), http.StatusUnprocessableEntity, "invalid_onboarding_type")
+					shape.EnvelopeAnswer(t, fresh.Initiate(t, id, kind), shape.Want{Rule: "ONB-042", Status: http.StatusUnprocessableEntity, Code: "invalid_onboarding_type"})
+					shape.EnvelopeAnswer(t, fresh.Token(t, id, kind), shape.Want{Rule: "ONB-042", Status: http.StatusUnprocessableEntity, Code: "invalid_onboarding_type"})
 				}
 				// A fresh Draft person too: the kind is decided by user_type, not state.
 				id, _ := fresh.Customer(t)
 				if k := fresh.Kind(t, "ONB-042", fresh.Read(t, "ONB-042", id)); k == "kyc" {
-					shape.Refusal(t, "ONB-042", fresh.Initiate(t, id, "kyb"), http.StatusUnprocessableEntity, "invalid_onboarding_type")
+					shape.EnvelopeAnswer(t, fresh.Initiate(t, id, "kyb"), shape.Want{Rule: "ONB-042", Status: http.StatusUnprocessableEntity, Code: "invalid_onboarding_type"})
 					if got := fresh.Status(t, "ONB-042", id); got != "Draft" {
 						t.Fatalf("ONB-042", "a refused kyb initiate moved the customer to %s, want Draft", got)
 					}

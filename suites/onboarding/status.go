@@ -31,7 +31,7 @@ func getStatus(t *check.T, c *client.Client, id, route string) *client.Response 
 // combined reads GET onboarding/status and asserts its documented shape
 // for a customer of kind; it returns data.
 func combined(t *check.T, c *client.Client, id, kind string) map[string]any {
-	d := shape.Envelope(t, "ONB-030", getStatus(t, c, id, "status"), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, getStatus(t, c, id, "status"), shape.Want{Rule: "ONB-030", Status: http.StatusOK})
 	switch d["current_step"] {
 	case "kyc", "kyb", "completed":
 	default:
@@ -78,7 +78,7 @@ func combined(t *check.T, c *client.Client, id, kind string) map[string]any {
 // single reads GET onboarding/{route}/status (failures under rule) and
 // asserts customer_status is a lifecycle status; it returns data.
 func single(t *check.T, rule string, c *client.Client, id, route string) map[string]any {
-	d := shape.Envelope(t, rule, getStatus(t, c, id, route+"/status"), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, getStatus(t, c, id, route+"/status"), shape.Want{Rule: rule, Status: http.StatusOK})
 	if _, ok := d[route+"_status"]; !ok {
 		t.Fatalf(rule, "onboarding/%s/status has no %s_status", route, route)
 	}

@@ -131,7 +131,7 @@ func v2customersChecks() []check.Check {
 				if tid := ids(tenantItems); n < 500 && len(tid) > 0 && !tid[t.Customer("active_personal")] {
 					t.Fatalf("BIND-011", "the tenant key's v2 list (limit 500) lacks customers.active_personal")
 				}
-				me := shape.Envelope(t, "BIND-005", t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/me"}), http.StatusOK)
+				me := shape.EnvelopeAnswer(t, t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/me"}), shape.Want{Rule: "BIND-005", Status: http.StatusOK})
 				reach := map[string]bool{parent: true}
 				for _, x := range shape.Array(t, "BIND-005", me, "delegated_customer_ids") {
 					if s, ok := x.(string); ok {

@@ -28,7 +28,7 @@ func unpagedChecks() []check.Check {
 func checkUnpaged(t *check.T, l unpagedList) {
 	read := func(query url.Values) []string {
 		r := t.Do(t.Client(l.key), client.Request{Method: http.MethodGet, Path: l.path(t), Query: query})
-		data := shape.Envelope(t, l.rules[0], r, http.StatusOK)
+		data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: l.rules[0], Status: http.StatusOK})
 		if p, ok := data["pagination"]; ok {
 			t.Fatalf("PAGE-016", "query %q: the unpaged list carries data.pagination %v", query.Encode(), p)
 		}

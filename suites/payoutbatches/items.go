@@ -43,7 +43,7 @@ func itemsChecks() []check.Check {
 				if r.Status == http.StatusBadRequest {
 					t.FatalAt(r, "PB-052", "a fractional item amount was a body-binding 400; the item should be Skipped")
 				}
-				data := shape.Envelope(t, "PB-048", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-048", Status: http.StatusOK})
 				b, _ := data["payout_batch"].(map[string]any)
 				status(t, "PB-012", b, "Draft")
 				got := fresh.BatchItems(t, "PB-008", b)
@@ -83,7 +83,7 @@ func itemsChecks() []check.Check {
 			Run: func(t *check.T) {
 				gbp := t.Beneficiary("gbp")
 				r := fresh.PostBatch(t, map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(gbp, 0, "Zero"), fresh.BatchItem(gbp, 100, "")}})
-				data := shape.Envelope(t, "PB-013", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-013", Status: http.StatusOK})
 				b, _ := data["payout_batch"].(map[string]any)
 				status(t, "PB-013", b, "Rejected")
 				if b["approved_at"] != nil || b["completed_at"] != nil {

@@ -260,12 +260,12 @@ func lifecycleChecks() []check.Check {
 				balancePath := api.P + "/customers/" + t.Customer("parent") + "/end-customers/" + child + "/balance"
 				balance := func() int {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: balancePath})
-					return shape.Int(t, "PB-103", shape.Envelope(t, "PB-103", r, http.StatusOK), "total_amount")
+					return shape.Int(t, "PB-103", shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-103", Status: http.StatusOK}), "total_amount")
 				}
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(child), IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(ben, 100, "Child one"), fresh.BatchItem(ben, 200, "Child two"),
 						fresh.BatchItem(ben, 400, "Child three"), fresh.BatchItem(ben, 0, "Child skipped")}}})
-				b, _ := shape.Envelope(t, "PB-103", r, http.StatusOK)["payout_batch"].(map[string]any)
+				b, _ := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-103", Status: http.StatusOK})["payout_batch"].(map[string]any)
 				id := shape.String(t, "PB-103", b, "id")
 				fresh.Approved(t, id)
 				before := balance()

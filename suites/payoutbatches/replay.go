@@ -28,7 +28,7 @@ func replayChecks() []check.Check {
 				req := client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(t.Customer("active_personal")), IdempotencyKey: key,
 					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 4200, "Replay me")}}}
 				first := t.Do(c, req)
-				b1, _ := shape.Envelope(t, "PB-099", first, http.StatusOK)["payout_batch"].(map[string]any)
+				b1, _ := shape.EnvelopeAnswer(t, first, shape.Want{Rule: "PB-099", Status: http.StatusOK})["payout_batch"].(map[string]any)
 				id := shape.String(t, "PB-099", b1, "id")
 				second := t.Do(c, req)
 				if second.Status != first.Status || !bytes.Equal(second.Body, first.Body) {
@@ -55,7 +55,7 @@ func replayChecks() []check.Check {
 				req := client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(t.Customer("active_personal")), IdempotencyKey: key,
 					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 4300, "Late retry")}}}
 				first := t.Do(c, req)
-				b1, _ := shape.Envelope(t, "PB-100", first, http.StatusOK)["payout_batch"].(map[string]any)
+				b1, _ := shape.EnvelopeAnswer(t, first, shape.Want{Rule: "PB-100", Status: http.StatusOK})["payout_batch"].(map[string]any)
 				id := shape.String(t, "PB-100", b1, "id")
 				// Move the batch on so that "current state" is observable.
 				if err := fresh.BatchAction(t, id, "submit", "ops-alice"); err != nil {
@@ -65,7 +65,7 @@ func replayChecks() []check.Check {
 					t.NoVerdict(err)
 				}
 				second := t.Do(c, req)
-				data := shape.Envelope(t, "PB-100", second, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, second, shape.Want{Rule: "PB-100", Status: http.StatusOK})
 				if m := shape.Object(t, "PB-100", second)["message"]; m != "Payout batch retrieved successfully" {
 					t.ErrorAt(second, "PB-100", "message %v, want 'Payout batch retrieved successfully'", m)
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // One code path per rule on both clocks (check.Clock): on a virtual clock
@@ -188,9 +189,7 @@ func budgetChecks() []check.Check {
 				sameMinute(t, clk, "the exhausted minute", rs[0], late)
 				limited(t, "RATE-008", late, fmt.Sprintf("GET /customers at :%02d of the exhausted minute", at.Second()))
 				clk.To(clk.Boundary(), true)
-				if r := t.Do(c, r); r.Status != http.StatusOK {
-					t.Fatalf("RATE-008", "GET /customers at the start of the next clock minute is %d, want 200 (a new window)", r.Status)
-				}
+				shape.StatusAnswer(t, t.Do(c, r), shape.Want{Rule: "RATE-008", Status: http.StatusOK, What: "GET /customers at the start of the next clock minute", Why: "a new window"})
 				more := fire(t, repeat(c, r, routeBudget-1))
 				allPass(t, "RATE-008", more, "599 more GET /customers in the new minute")
 				limited(t, "RATE-004", t.Do(c, r), "601st GET /customers of the new minute")

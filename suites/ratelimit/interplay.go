@@ -109,9 +109,7 @@ func interplayChecks() []check.Check {
 				known := t.Do(u, get(api.P+"/customers/"+t.Customer("active_personal")))
 				sameMinute(t, clk, "600 GET /customers/{unknown} and then {known}", rs[0], known)
 				for i, r := range rs {
-					if r.Status != http.StatusNotFound {
-						t.Fatalf("RATE-004", "GET /customers/{unknown} #%d: status %d, want the flat 404 within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "RATE-004", Status: http.StatusNotFound, What: fmt.Sprintf("GET /customers/{unknown} #%d", i+1)})
 				}
 				limited(t, "RATE-009", known, "GET /customers/{known} after 600 GET /customers/{unknown} answered 404")
 				// Step 5: POST /customers without an Idempotency-Key.
@@ -121,9 +119,7 @@ func interplayChecks() []check.Check {
 				last := t.Do(c, noKey)
 				sameMinute(t, clk, "600 POST /customers and the 601st", rs[0], last)
 				for i, r := range rs {
-					if r.Status != http.StatusBadRequest {
-						t.Fatalf("RATE-004", "POST /customers without Idempotency-Key #%d: status %d, want 400 idempotency_key_invalid within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "RATE-004", Status: http.StatusBadRequest, What: fmt.Sprintf("POST /customers without Idempotency-Key #%d", i+1)})
 				}
 				limited(t, "RATE-009", last, "601st POST /customers after 600 refused with 400 idempotency_key_invalid")
 			},
@@ -174,9 +170,7 @@ func interplayChecks() []check.Check {
 				sameMinute(t, clk, "the exhausted minute", rs[0], late)
 				limited(t, "RATE-011", late, fmt.Sprintf("GET /customers/{id} at :%02d of the minute the tenant exhausted", at.Second()))
 				clk.To(clk.Boundary(), true)
-				if r := t.Do(tenant, one); r.Status != http.StatusOK {
-					t.Fatalf("RATE-011", "GET /customers/{id} at the start of the next clock minute is %d, want 200 (a new tenant window); body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, t.Do(tenant, one), shape.Want{Rule: "RATE-011", Status: http.StatusOK, What: "GET /customers/{id} at the start of the next clock minute", Why: "a new tenant window"})
 			},
 		},
 	}

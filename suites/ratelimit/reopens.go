@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // reopensChecks are the checks of reopens.go.
@@ -32,9 +33,7 @@ func reopensChecks() []check.Check {
 				limited(t, "RATE-016", t.Do(c, r), "GET /customers two seconds before Retry-After ends")
 				end := at.Add(time.Duration(ra)*time.Second + 500*time.Millisecond)
 				clk.To(secondOf(end), !end.Truncate(time.Minute).Equal(at.Truncate(time.Minute)))
-				if got := t.Do(c, r); got.Status != http.StatusOK {
-					t.Fatalf("RATE-008", "GET /customers half a second after Retry-After (%d s) ended is %d, want 200", ra, got.Status)
-				}
+				shape.StatusAnswer(t, t.Do(c, r), shape.Want{Rule: "RATE-008", Status: http.StatusOK, What: fmt.Sprintf("GET /customers half a second after Retry-After (%d s) ended", ra)})
 			},
 		},
 	}

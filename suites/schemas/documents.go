@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // documentsChecks are the checks of documents.go.
@@ -42,9 +44,7 @@ func documentsServed(t *check.T) {
 	for i, path := range openapicheck.Documents {
 		rule := []string{"VER-003", "VER-004"}[i]
 		r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: path})
-		if r.Status != http.StatusOK {
-			t.Fatalf(rule, "GET %s without a key: status %d, want 200", path, r.Status)
-		}
+		shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK, What: fmt.Sprintf("GET %s without a key", path)})
 		if _, err := openapicheck.Parse(r.Body, t.Profile().BaseURL); err != nil {
 			t.Fatalf(rule, "%s: %v", path, err)
 		}

@@ -16,7 +16,7 @@ func balanceChecks() []check.Check {
 			Rules: []string{"SUB-014", "PAGE-016"},
 			Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
 			Run: func(t *check.T) {
-				d := shape.Envelope(t, "SUB-014", get(t, "tenant", base(t.Customer("parent"))+"/"+t.Customer("child")+"/balance"), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, get(t, "tenant", base(t.Customer("parent"))+"/"+t.Customer("child")+"/balance"), shape.Want{Rule: "SUB-014", Status: http.StatusOK})
 				shape.Int(t, "SUB-014", d, "total_amount")
 				if s := shape.Int(t, "SUB-014", d, "asset_scale"); s < 0 {
 					t.Fatalf("SUB-014", "asset_scale is %d, want a non-negative integer", s)

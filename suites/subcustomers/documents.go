@@ -39,7 +39,7 @@ func documentsChecks() []check.Check {
 			Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
 			Run: func(t *check.T) {
 				path := base(t.Customer("parent")) + "/" + t.Customer("child") + "/documents"
-				docs := documentList(t, shape.Envelope(t, "SUB-028", get(t, "tenant", path), http.StatusOK))
+				docs := documentList(t, shape.EnvelopeAnswer(t, get(t, "tenant", path), shape.Want{Rule: "SUB-028", Status: http.StatusOK}))
 				if len(docs) == 0 {
 					t.Skipf("customers.child has no verification documents to download")
 				}

@@ -110,7 +110,7 @@ func endcustomersChecks() []check.Check {
 				if dn := fresh.Read(t, "SUB-022", id.(string))["display_name"]; dn != "Original Name" {
 					t.Fatalf("SUB-022", "after the re-post the child's display_name is %v, want Original Name (not updated)", dn)
 				}
-				r := shape.Envelope(t, "SUB-024", get(t, "tenant", base(parent)+"/"+id.(string)), http.StatusOK)
+				r := shape.EnvelopeAnswer(t, get(t, "tenant", base(parent)+"/"+id.(string)), shape.Want{Rule: "SUB-024", Status: http.StatusOK})
 				if dn, ok := endCustomer(t, "SUB-024", r, parent)["display_name"]; ok && dn != "Original Name" {
 					t.Fatalf("SUB-022", "after the re-post end_customer.display_name is %v, want Original Name", dn)
 				}
@@ -128,7 +128,7 @@ func endcustomersChecks() []check.Check {
 				b := createChild(t, "tenant", parent, "Personal")
 				ids := func(q map[string][]string) map[string]bool {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: base(parent), Query: q})
-					d := shape.Envelope(t, "SUB-023", r, http.StatusOK)
+					d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "SUB-023", Status: http.StatusOK})
 					if _, ok := d["pagination"]; ok {
 						t.Fatalf("SUB-007", "the end-customer list carries data.pagination; it is unpaged")
 					}
@@ -172,7 +172,7 @@ func endcustomersChecks() []check.Check {
 			Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
 			Run: func(t *check.T) {
 				parent, child := t.Customer("parent"), t.Customer("child")
-				d := shape.Envelope(t, "SUB-024", get(t, "tenant", base(parent)+"/"+child), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, get(t, "tenant", base(parent)+"/"+child), shape.Want{Rule: "SUB-024", Status: http.StatusOK})
 				if ec := endCustomer(t, "SUB-024", d, parent); ec["id"] != child {
 					t.Fatalf("SUB-024", "end_customer.id is %v, want %s", ec["id"], child)
 				}

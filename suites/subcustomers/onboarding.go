@@ -52,7 +52,7 @@ func refused(t *check.T, rule string, r *client.Response, what string) {
 	case http.StatusBadRequest:
 		shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "")
 	case http.StatusUnprocessableEntity:
-		d := shape.Envelope(t, rule, r, http.StatusUnprocessableEntity)
+		d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusUnprocessableEntity})
 		if _, ok := d["code"].(string); !ok {
 			t.Fatalf(rule, "%s: 422 without data.code", what)
 		}

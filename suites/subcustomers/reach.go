@@ -21,14 +21,14 @@ func reachChecks() []check.Check {
 				parent, child, stranger := t.Customer("parent"), t.Customer("child"), t.Customer("active_personal")
 				own := createChild(t, "subject", parent, "Personal")
 				for _, id := range []string{child, own} {
-					d := shape.Envelope(t, "BIND-006", get(t, "subject", base(parent)+"/"+id), http.StatusOK)
+					d := shape.EnvelopeAnswer(t, get(t, "subject", base(parent)+"/"+id), shape.Want{Rule: "BIND-006", Status: http.StatusOK})
 					endCustomer(t, "SUB-024", d, parent)
-					c := shape.Envelope(t, "BIND-006", get(t, "subject", api.P+"/customers/"+id), http.StatusOK)
+					c := shape.EnvelopeAnswer(t, get(t, "subject", api.P+"/customers/"+id), shape.Want{Rule: "BIND-006", Status: http.StatusOK})
 					if c["id"] != id {
 						t.Fatalf("BIND-006", "the subject key's read of its child %s returned id %v", id, c["id"])
 					}
 					// The child's onboarding-status route acts on the child.
-					s := shape.Envelope(t, "BIND-003", get(t, "subject", api.P+"/customers/"+id+"/onboarding/status"), http.StatusOK)
+					s := shape.EnvelopeAnswer(t, get(t, "subject", api.P+"/customers/"+id+"/onboarding/status"), shape.Want{Rule: "BIND-003", Status: http.StatusOK})
 					if s["customer_status"] != c["status"] {
 						t.Fatalf("BIND-003", "the child's onboarding/status says customer_status %v, the child is %v", s["customer_status"], c["status"])
 					}

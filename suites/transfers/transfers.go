@@ -56,7 +56,7 @@ func ctl(t *check.T, rule, op string, body map[string]any) {
 
 // rows finds the one array member of the list's data (its key is not shown).
 func rows(t *check.T, rule string, r *client.Response) []any {
-	d := shape.Envelope(t, "ITR-036", r, http.StatusOK)
+	d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ITR-036", Status: http.StatusOK})
 	var out []any
 	n := 0
 	for _, v := range d {

@@ -39,7 +39,7 @@ func settledConversion(t *check.T, cust, from, to string, amount any) string {
 		JSON: map[string]any{"from_currency": from, "to_currency": to, "amount_minor": amount}})
 	id := shape.String(t, "CONV-004", fresh.Setup(t, "CONV-014", r, "create a conversion request"), "conversion_request.id")
 	exchangeControl(t, "/exchange/conversions/"+id+"/settle", nil)
-	d := shape.Envelope(t, "CONV-013", t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: conv + "/" + id}), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: conv + "/" + id}), shape.Want{Rule: "CONV-013", Status: http.StatusOK})
 	if st := shape.String(t, "CONV-006", d, "conversion_request.status"); st != "Settled" {
 		t.Fatalf("CONV-006", "a settled conversion reads status %q, want Settled", st)
 	}
@@ -116,7 +116,7 @@ func eventsConversionsChecks() []check.Check {
 				defer exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": ""})
 				exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.10"})
 				q := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/transfer/price", Query: url.Values{"pair": {"GBP/EUR"}}})
-				shape.Envelope(t, "CONV-008", q, http.StatusOK)
+				shape.EnvelopeAnswer(t, q, shape.Want{Rule: "CONV-008", Status: http.StatusOK})
 				exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.25"})
 				id := settledConversion(t, cust, "GBP", "EUR", 10000)
 				in.await(subID, 1)

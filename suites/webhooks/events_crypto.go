@@ -215,7 +215,7 @@ func eventCryptoDepositReceivedChecks() []check.Check {
 				send := func(status int) string {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.Customer(cust) + "/crypto/withdrawals", IdempotencyKey: t.NewKey(),
 						JSON: map[string]any{"asset": "ETH", "amount": json.Number("1.25"), "whitelisted_address_id": entry}})
-					return shape.String(t, "CWD-021", shape.Envelope(t, "CWD-021", r, status), "withdrawal.id")
+					return shape.String(t, "CWD-021", shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-021", Status: status}), "withdrawal.id")
 				}
 				if err := ctl.CryptoNextWithdrawal(t.Context(), cust, "park", ""); err != nil {
 					t.NoVerdict(err)
@@ -317,14 +317,14 @@ func eventCryptoHeldDepositSilentChecks() []check.Check {
 				}
 				base := api.Customer(cust) + "/crypto/deposits"
 				found := false
-				d := shape.Envelope(t, "DEP-001", t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: base + "?limit=500"}), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: base + "?limit=500"}), shape.Want{Rule: "DEP-001", Status: http.StatusOK})
 				for _, it := range shape.Items(t, "DEP-001", d, "deposits", false) {
 					found = found || it.ID == held
 				}
 				if !found {
 					t.Fatalf("DEP-001", "the deposit held for review %s is not in the crypto deposits list", held)
 				}
-				shape.Envelope(t, "DEP-001", t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: base + "/" + held}), http.StatusOK)
+				shape.EnvelopeAnswer(t, t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: base + "/" + held}), shape.Want{Rule: "DEP-001", Status: http.StatusOK})
 			},
 		},
 	}

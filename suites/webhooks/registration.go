@@ -33,9 +33,7 @@ type refusals struct {
 
 // refused400 asserts the 400 and notes url (if any) for none.
 func (rs *refusals) refused400(t *check.T, rule string, r *client.Response, url, what string) {
-	if r.Status != http.StatusBadRequest {
-		t.FatalAt(r, rule, "%s: status %d, want 400; body: %s", what, r.Status, shape.Clip(r.Body))
-	}
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest, What: what})
 	if url != "" {
 		rs.rules, rs.urls = append(rs.rules, rule), append(rs.urls, url)
 	}
@@ -165,8 +163,7 @@ func registrationChecks() []check.Check {
 				// maxAttempts is an integer or null in the request.
 				for _, n := range []any{nil, 3} {
 					r := register(t, map[string]any{"url": fresh.WebhookURL(t), "eventTypes": []string{"customer.created"}, "maxAttempts": n})
-					if r.Status != http.StatusCreated {
-						t.ErrorAt(r, "WHM-011", "register with maxAttempts %s: status %d, want 201 (an integer or null is accepted)", jsonText(n), r.Status)
+					if !shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-011", Status: http.StatusCreated, What: "register with maxAttempts " + jsonText(n), Why: "an integer or null is accepted", Continue: true}) {
 						continue
 					}
 					if id, _ := shape.Object(t, "WHM-011", r)["subscriptionId"].(string); id != "" {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Routing by the registering key and disabled endpoints (document 2,
@@ -77,9 +78,7 @@ func routingChecks() []check.Check {
 					t.Fatalf("WHM-044", "a disabled endpoint received %d deliveries of a new event", n)
 				}
 				r := patch(t, "subject", subID, map[string]any{"url": s["url"], "eventTypes": []string{"customer.created"}, "enabled": true})
-				if r.Status != http.StatusOK {
-					t.FatalAt(r, "WHM-046", "re-enable: status %d", r.Status)
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-046", Status: http.StatusOK, What: "re-enable"})
 				in.advance(time.Minute)
 				if n := len(forSub(in.records(), subID)); n != 0 {
 					t.Fatalf("WHM-045", "after re-enabling, the endpoint received %d deliveries of an event emitted while disabled", n)

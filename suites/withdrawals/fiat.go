@@ -43,9 +43,9 @@ func fiatChecks() []check.Check {
 				cust := t.Customer("active_personal")
 				r := withdraw(t, cust, body(t.Beneficiary("gbp_pending"), "GBP", 100))
 				refused(t, "BEN-009", r, "a withdrawal to a PendingApproval beneficiary")
-				shape.Refusal(t, "ERR-091", r, http.StatusConflict, "beneficiary_not_approved")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-091", Status: http.StatusConflict, Code: "beneficiary_not_approved"})
 				r = withdraw(t, cust, body(t.Beneficiary("gbp"), "GBP", 100))
-				d := shape.Envelope(t, "FWD-018", r, http.StatusOK)
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FWD-018", Status: http.StatusOK})
 				shape.String(t, "FWD-006", d, "withdrawal.id")
 				shape.String(t, "FWD-006", d, "withdrawal.status")
 			},
@@ -61,14 +61,14 @@ func fiatChecks() []check.Check {
 				for _, amt := range []any{0, -5} {
 					r := withdraw(t, cust, body(ben, "GBP", amt))
 					refused(t, "FWD-003", r, "a withdrawal of amount "+jsonText(amt))
-					shape.Refusal(t, "ERR-084", r, http.StatusUnprocessableEntity, "invalid_amount")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-084", Status: http.StatusUnprocessableEntity, Code: "invalid_amount"})
 				}
 				r := withdraw(t, cust, body(ben, "GBP", json.Number("10.5")))
 				refused(t, "FWD-004", r, "a withdrawal of amount 10.5")
 				if r.Status == http.StatusBadRequest {
 					shape.ProblemJSON(t, "FWD-004", r, http.StatusBadRequest, "")
 				} else {
-					shape.Refusal(t, "FWD-004", r, http.StatusUnprocessableEntity, "invalid_amount")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FWD-004", Status: http.StatusUnprocessableEntity, Code: "invalid_amount"})
 				}
 			},
 		},

@@ -51,7 +51,7 @@ func gatesChecks() []check.Check {
 				defer moneyPolicy(t, "pause", map[string]any{"paused": false})
 				r := withdraw(t, t.Customer("active_personal"), body(t.Beneficiary("gbp"), "GBP", 100))
 				moneyPolicy(t, "pause", map[string]any{"paused": false})
-				d := shape.Refusal(t, "ERR-038", r, http.StatusConflict, "fiat_withdrawal_failed")
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-038", Status: http.StatusConflict, Code: "fiat_withdrawal_failed"})
 				if s, _ := d["detail"].(string); s == "" {
 					t.FatalAt(r, "ERR-038", "the pause refusal has no free-text detail")
 				}

@@ -86,7 +86,7 @@ func withdrawalListChecks() []check.Check {
 			Run: func(t *check.T) {
 				cust := t.Customer("active_personal")
 				w := submitted(t, "FWD-018", cust, body(t.Beneficiary("gbp"), "GBP", 101))
-				d := shape.Envelope(t, "FWD-016", list(t, cust, "?page=1&limit=1"), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, list(t, cust, "?page=1&limit=1"), shape.Want{Rule: "FWD-016", Status: http.StatusOK})
 				pg := shape.Pagination(t, "PAGE-021", d)
 				items := shape.Items(t, "FWD-016", d, "withdrawals", false)
 				if pg.PerPage != 1 || len(items) != 1 || pg.Total < 1 {
@@ -161,7 +161,7 @@ func withdrawalRetryChecks() []check.Check {
 				cust := t.Customer("active_personal")
 				req := client.Request{Method: http.MethodPost, Path: api.Customer(cust) + "/banking/withdrawals", JSON: body(t.Beneficiary("gbp"), "GBP", 104), IdempotencyKey: t.NewKey()}
 				first := t.Do(t.Client("tenant"), req)
-				d := shape.Envelope(t, "FWD-018", first, http.StatusOK)
+				d := shape.EnvelopeAnswer(t, first, shape.Want{Rule: "FWD-018", Status: http.StatusOK})
 				id := shape.String(t, "FWD-006", d, "withdrawal.id")
 				if st := shape.String(t, "FWD-009", d, "withdrawal.status"); st != "PendingProvider" {
 					t.FatalAt(first, "FWD-009", "a withdrawal submitted to the bank has status %q, want PendingProvider", st)
@@ -214,7 +214,7 @@ func withdrawalOutcomeChecks() []check.Check {
 				b := body(t.Beneficiary("gbp_provider_b"), "GBP", 105)
 				b["rail"] = "BACS"
 				r := withdraw(t, t.Customer("active_personal"), b)
-				d := shape.Envelope(t, "FWD-007", r, http.StatusOK)
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FWD-007", Status: http.StatusOK})
 				if st := shape.String(t, "FWD-007", d, "withdrawal.status"); st != "Failed" {
 					t.FatalAt(r, "FWD-007", "a BACS payment PROVIDER_B cannot make has status %q, want Failed", st)
 				}
@@ -248,7 +248,7 @@ func withdrawalRefusalChecks() []check.Check {
 				// The read's members are not shown (FEE-002): the child's own
 				// effective fee, 250, must be among its values whatever it is
 				// called.
-				if fees := shape.Envelope(t, "FEE-004", fr, http.StatusOK); !holdsInteger(fees, 250) {
+				if fees := shape.EnvelopeAnswer(t, fr, shape.Want{Rule: "FEE-004", Status: http.StatusOK}); !holdsInteger(fees, 250) {
 					t.ErrorAt(fr, "FEE-004", "the child's fee read does not carry its effective fee 250 (its own, set on the child): %v", fees)
 				}
 				r := withdraw(t, child, body(ben, "GBP", 9_751))
@@ -260,7 +260,7 @@ func withdrawalRefusalChecks() []check.Check {
 					}
 				}
 				r = withdraw(t, child, body(ben, "GBP", 9_750))
-				shape.Envelope(t, "FEE-004", r, http.StatusOK)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FEE-004", Status: http.StatusOK})
 			},
 		},
 		{
@@ -277,7 +277,7 @@ func withdrawalRefusalChecks() []check.Check {
 				}
 				r := withdraw(t, child, body(ben, "GBP", 106))
 				_ = ctl.ParentCompliance(t.Context(), parent, true)
-				shape.Refusal(t, "ERR-100", r, http.StatusServiceUnavailable, "parent_compliance_unavailable")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-100", Status: http.StatusServiceUnavailable, Code: "parent_compliance_unavailable"})
 				if err := ctl.CustomerStatus(t.Context(), parent, "Suspended"); err != nil {
 					t.Fatalf("ERR-097", "control: parent status: %v", err)
 				}
@@ -285,9 +285,9 @@ func withdrawalRefusalChecks() []check.Check {
 				if err := ctl.CustomerStatus(t.Context(), parent, "Active"); err != nil {
 					t.Fatalf("ERR-097", "control: restore parent status: %v", err)
 				}
-				shape.Refusal(t, "ERR-097", r, http.StatusConflict, "parent_not_active")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-097", Status: http.StatusConflict, Code: "parent_not_active"})
 				// Controls lifted, the same child pays again.
-				shape.Envelope(t, "ERR-097", withdraw(t, child, body(ben, "GBP", 108)), http.StatusOK)
+				shape.EnvelopeAnswer(t, withdraw(t, child, body(ben, "GBP", 108)), shape.Want{Rule: "ERR-097", Status: http.StatusOK})
 			},
 		},
 		{
@@ -299,23 +299,23 @@ func withdrawalRefusalChecks() []check.Check {
 			Run: func(t *check.T) {
 				cust, gbp := t.Customer("active_personal"), t.Beneficiary("gbp")
 				with := func(k string, v any) map[string]any { b := body(gbp, "GBP", 109); b[k] = v; return b }
-				shape.Refusal(t, "ERR-083", withdraw(t, cust, with("currency", "XTS")), http.StatusUnprocessableEntity, "unsupported_currency")
+				shape.EnvelopeAnswer(t, withdraw(t, cust, with("currency", "XTS")), shape.Want{Rule: "ERR-083", Status: http.StatusUnprocessableEntity, Code: "unsupported_currency"})
 				r := withdraw(t, cust, with("beneficiary_id", uuid.NewString()))
 				refused(t, "FWD-001", r, "a withdrawal to no registered beneficiary")
-				shape.Refusal(t, "ERR-085", r, http.StatusUnprocessableEntity, "beneficiary_not_found")
-				shape.Refusal(t, "ERR-086", withdraw(t, cust, with("currency", "EUR")), http.StatusUnprocessableEntity, "beneficiary_currency_mismatch")
-				shape.Refusal(t, "ERR-087", withdraw(t, cust, with("rail", "CARRIER_PIGEON")), http.StatusUnprocessableEntity, "unsupported_rail")
-				shape.Refusal(t, "ERR-088", withdraw(t, cust, with("rail", "SCT")), http.StatusUnprocessableEntity, "rail_not_supported_by_beneficiary")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-085", Status: http.StatusUnprocessableEntity, Code: "beneficiary_not_found"})
+				shape.EnvelopeAnswer(t, withdraw(t, cust, with("currency", "EUR")), shape.Want{Rule: "ERR-086", Status: http.StatusUnprocessableEntity, Code: "beneficiary_currency_mismatch"})
+				shape.EnvelopeAnswer(t, withdraw(t, cust, with("rail", "CARRIER_PIGEON")), shape.Want{Rule: "ERR-087", Status: http.StatusUnprocessableEntity, Code: "unsupported_rail"})
+				shape.EnvelopeAnswer(t, withdraw(t, cust, with("rail", "SCT")), shape.Want{Rule: "ERR-088", Status: http.StatusUnprocessableEntity, Code: "rail_not_supported_by_beneficiary"})
 				long := ""
 				for len(long) <= 140 {
 					long += "Ref" + strconv.Itoa(len(long))
 				}
-				shape.Refusal(t, "FWD-021", withdraw(t, cust, with("description", long)), http.StatusUnprocessableEntity, "invalid_payment_reference")
-				shape.Refusal(t, "ERR-089", withdraw(t, cust, with("description", "line\nbreak")), http.StatusUnprocessableEntity, "invalid_payment_reference")
-				shape.Refusal(t, "ERR-090", withdraw(t, cust, body(t.Beneficiary("gbp_provisioning"), "GBP", 110)), http.StatusConflict, "beneficiary_not_ready")
+				shape.EnvelopeAnswer(t, withdraw(t, cust, with("description", long)), shape.Want{Rule: "FWD-021", Status: http.StatusUnprocessableEntity, Code: "invalid_payment_reference"})
+				shape.EnvelopeAnswer(t, withdraw(t, cust, with("description", "line\nbreak")), shape.Want{Rule: "ERR-089", Status: http.StatusUnprocessableEntity, Code: "invalid_payment_reference"})
+				shape.EnvelopeAnswer(t, withdraw(t, cust, body(t.Beneficiary("gbp_provisioning"), "GBP", 110)), shape.Want{Rule: "ERR-090", Status: http.StatusConflict, Code: "beneficiary_not_ready"})
 				// The documented body with a camelCase transparency object is taken.
 				tb := with("transparency", map[string]any{"purposeCode": "SUPP", "ultimateBeneficiaryName": "Grace Payee"})
-				shape.Envelope(t, "FWD-002", withdraw(t, cust, tb), http.StatusOK)
+				shape.EnvelopeAnswer(t, withdraw(t, cust, tb), shape.Want{Rule: "FWD-002", Status: http.StatusOK})
 			},
 		},
 	}
@@ -340,7 +340,7 @@ func transparencyWhenPolicyDemandsChecks() []check.Check {
 				b := body(t.Beneficiary("gbp"), "GBP", 111)
 				refused(t, "FWD-005", withdraw(t, cust, b), "a withdrawal without the transparency object its customer's policy demands")
 				b["transparency"] = map[string]any{"purposeCode": "SUPP", "ultimateBeneficiaryName": "Grace Payee"}
-				shape.Envelope(t, "FWD-022", withdraw(t, cust, b), http.StatusOK)
+				shape.EnvelopeAnswer(t, withdraw(t, cust, b), shape.Want{Rule: "FWD-022", Status: http.StatusOK})
 			},
 		},
 	}
@@ -371,7 +371,7 @@ func sourceAccountRefusalsChecks() []check.Check {
 					}
 					b := body(t.Beneficiary("eur"), "EUR", 112)
 					b["rail"] = "SCT"
-					shape.Refusal(t, rule, withdraw(t, cust, b), http.StatusConflict, code)
+					shape.EnvelopeAnswer(t, withdraw(t, cust, b), shape.Want{Rule: rule, Status: http.StatusConflict, Code: code})
 				}
 			},
 		},
