@@ -43,6 +43,24 @@ func provisioning(t *check.T, accountID, status, reason, event string) {
 	fiatCtl(t, "/fiat/accounts/"+accountID+"/outcome", map[string]any{"status": status, "reason": reason, "event": event})
 }
 
+// depositRecord reads a deposit (GET path with the tenant key; what names
+// it) for a payload check that compares a delivery with it: data, or nil
+// when the read is not a 200 object, and then rule is not judged on this
+// target.
+func depositRecord(t *check.T, path, what, rule string) map[string]any {
+	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path})
+	var data map[string]any
+	if r.Status == http.StatusOK {
+		var env map[string]any
+		_ = json.Unmarshal(r.Body, &env)
+		data, _ = env["data"].(map[string]any)
+	}
+	if data == nil {
+		t.NotJudged(fmt.Sprintf("GET %s answered %d: the deposit's provider_reference was not read", what, r.Status), rule)
+	}
+	return data
+}
+
 func text(v any) string {
 	if s, ok := v.(string); ok {
 		return s
@@ -344,19 +362,11 @@ func fiatDepositEventChecks() []check.Check {
 				} else {
 					// The deposit's provider_reference (its provider transaction
 					// id), or the platform payment id when there is none.
-					rr := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.Customer(cust) + "/banking/deposits/" + dep})
-					var rd map[string]any
-					if rr.Status == http.StatusOK {
-						var env map[string]any
-						_ = json.Unmarshal(rr.Body, &env)
-						rd, _ = env["data"].(map[string]any)
-					}
+					rd := depositRecord(t, api.Customer(cust)+"/banking/deposits/"+dep, ".../banking/deposits/{id}", "EVT-108")
 					pref, _ := shape.Get(rd, "deposit.provider_reference")
-					if rd == nil {
-						t.NotJudged(fmt.Sprintf("GET .../banking/deposits/{id} answered %d: the deposit's provider_reference was not read", rr.Status), "EVT-108")
-					} else if want := text(pref); want != "" && p != want {
+					if want := text(pref); rd != nil && want != "" && p != want {
 						t.Errorf("EVT-108", "deposit.received provider_transaction_id is %v, want the deposit's provider_reference %v", p, want)
-					} else if want == "" && p != dep {
+					} else if rd != nil && want == "" && p != dep {
 						t.Errorf("EVT-108", "deposit.received provider_transaction_id is %v, want the payment id %v (the deposit has no provider_reference)", p, dep)
 					}
 				}
