@@ -89,19 +89,24 @@ var specs = []spec{
 func init() {
 	for _, s := range specs {
 		Probes = append(Probes, s.name)
-		register(s)
 	}
 	Probes = append(Probes, "latency")
 }
 
-// register makes probe s a check: one code path on both clocks (a virtual
-// clock is moved, a real one waited on; see Clock).
-func register(s spec) {
-	labels := append([]string{"load", "ratelimit"}, s.labels...)
-	name, run := s.name, s.run
-	check.Register(check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: labels, Needs: s.needs,
-		Budget: s.budget, FailedAuth: s.failedAuth,
-		Run: func(t *check.T) { RunProbe(t, name, s.rules, run) }})
+// Checks returns the load probes' checks, one per probe but latency
+// (which Check builds on demand): each runs its probe on both clocks (a
+// virtual clock is moved, a real one waited on; see Clock). The runner
+// (cmd/touchstone/allchecks) registers them.
+func Checks() []check.Check {
+	var cs []check.Check
+	for _, s := range specs {
+		labels := append([]string{"load", "ratelimit"}, s.labels...)
+		name, rules, run := s.name, s.rules, s.run
+		cs = append(cs, check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: labels, Needs: s.needs,
+			Budget: s.budget, FailedAuth: s.failedAuth,
+			Run: func(t *check.T) { RunProbe(t, name, rules, run) }})
+	}
+	return cs
 }
 
 // RunProbe runs one probe body as check t, filing its summary.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/touchstone-harness/touchstone/cmd/touchstone/allchecks" // registers every check
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/profile"

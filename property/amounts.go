@@ -103,67 +103,70 @@ func pureAmounts(rt *rapid.T) {
 	}
 }
 
-func init() {
+// amountsChecks are the checks of amounts.go.
+func amountsChecks() []check.Check {
 	// The pure half checks the harness's own arithmetic (internal/amount), which the
 	// crypto checks use to read CRYP-005 and CWD-005 over HTTP; only PB-004 is
 	// a target rule this property observes.
 	rules := []string{"PB-004"}
-	check.Register(check.Check{
-		ID:     "property/amounts",
-		Title:  "minor <-> major and atomic <-> decimal strings round-trip exactly at scales 2, 6, 8, 18 (above 2^53 included), major amounts round away from zero at the scale, and a batch's random amounts echo exactly with total_amount their exact sum",
-		Rules:  rules,
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
-		Run: func(t *check.T) {
-			c := t.Client("tenant")
-			counted(c)
-			ben := t.Beneficiary("gbp")
-			cust := t.Customer("active_personal")
-			run(t, "property/amounts", rules, func(rt *rapid.T) {
-				for range 20 {
-					pureAmounts(rt)
-				}
-				var log steps
-				n := rapid.IntRange(1, 6).Draw(rt, "items")
-				var items []any
-				var sent []string
-				for i := range n {
-					a := rapid.OneOf(rapid.Int64Range(1, 999), rapid.Int64Range(1, 1_000_000_000_000), rapid.Int64Range(9_007_199_254_740_990, 9_007_199_254_741_000)).Draw(rt, "amount")
-					ref := "Rent"
-					if rapid.Bool().Draw(rt, "skipped") {
-						ref = strings.Repeat("r", 19) // over FPS's 18 bytes: the item is skipped and still counted
+	return []check.Check{
+		{
+			ID:     "property/amounts",
+			Title:  "minor <-> major and atomic <-> decimal strings round-trip exactly at scales 2, 6, 8, 18 (above 2^53 included), major amounts round away from zero at the scale, and a batch's random amounts echo exactly with total_amount their exact sum",
+			Rules:  rules,
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				counted(c)
+				ben := t.Beneficiary("gbp")
+				cust := t.Customer("active_personal")
+				run(t, "property/amounts", rules, func(rt *rapid.T) {
+					for range 20 {
+						pureAmounts(rt)
 					}
-					sent = append(sent, fmt.Sprint(a))
-					items = append(items, map[string]any{"beneficiary_id": ben, "amount": json.Number(sent[i]), "reference": ref})
-				}
-				r := t.Do(c, client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(cust), IdempotencyKey: t.NewKey(),
-					JSON: map[string]any{"currency": "GBP", "rail": "FPS", "items": items}})
-				log.add(fmt.Sprintf("POST a GBP FPS batch of amounts %v", sent), r)
-				var env struct {
-					Data struct {
-						Batch struct {
-							Total json.Number `json:"total_amount"`
-							Items []struct {
-								Sequence int         `json:"sequence"`
-								Amount   json.Number `json:"amount"`
-							} `json:"items"`
-						} `json:"payout_batch"`
-					} `json:"data"`
-				}
-				dec := json.NewDecoder(bytes.NewReader(r.Body))
-				dec.UseNumber()
-				if r.Status != http.StatusOK || dec.Decode(&env) != nil {
-					log.fail(rt, "PB-004: the batch answered %d %s, want 200 with data.payout_batch", r.Status, shape.Clip(r.Body))
-				}
-				want, _ := amount.Sum(sent...)
-				if env.Data.Batch.Total.String() != want.String() {
-					log.fail(rt, "PB-004: total_amount is %s, want %s, the exact sum of every item's amount (skipped included)", env.Data.Batch.Total, want)
-				}
-				for _, it := range env.Data.Batch.Items {
-					if it.Sequence < 1 || it.Sequence > n || it.Amount.String() != sent[it.Sequence-1] {
-						log.fail(rt, "PB-004: item %d's amount is %s, want %s exactly", it.Sequence, it.Amount, sent[max(0, min(n, it.Sequence)-1)])
+					var log steps
+					n := rapid.IntRange(1, 6).Draw(rt, "items")
+					var items []any
+					var sent []string
+					for i := range n {
+						a := rapid.OneOf(rapid.Int64Range(1, 999), rapid.Int64Range(1, 1_000_000_000_000), rapid.Int64Range(9_007_199_254_740_990, 9_007_199_254_741_000)).Draw(rt, "amount")
+						ref := "Rent"
+						if rapid.Bool().Draw(rt, "skipped") {
+							ref = strings.Repeat("r", 19) // over FPS's 18 bytes: the item is skipped and still counted
+						}
+						sent = append(sent, fmt.Sprint(a))
+						items = append(items, map[string]any{"beneficiary_id": ben, "amount": json.Number(sent[i]), "reference": ref})
 					}
-				}
-			})
+					r := t.Do(c, client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(cust), IdempotencyKey: t.NewKey(),
+						JSON: map[string]any{"currency": "GBP", "rail": "FPS", "items": items}})
+					log.add(fmt.Sprintf("POST a GBP FPS batch of amounts %v", sent), r)
+					var env struct {
+						Data struct {
+							Batch struct {
+								Total json.Number `json:"total_amount"`
+								Items []struct {
+									Sequence int         `json:"sequence"`
+									Amount   json.Number `json:"amount"`
+								} `json:"items"`
+							} `json:"payout_batch"`
+						} `json:"data"`
+					}
+					dec := json.NewDecoder(bytes.NewReader(r.Body))
+					dec.UseNumber()
+					if r.Status != http.StatusOK || dec.Decode(&env) != nil {
+						log.fail(rt, "PB-004: the batch answered %d %s, want 200 with data.payout_batch", r.Status, shape.Clip(r.Body))
+					}
+					want, _ := amount.Sum(sent...)
+					if env.Data.Batch.Total.String() != want.String() {
+						log.fail(rt, "PB-004: total_amount is %s, want %s, the exact sum of every item's amount (skipped included)", env.Data.Batch.Total, want)
+					}
+					for _, it := range env.Data.Batch.Items {
+						if it.Sequence < 1 || it.Sequence > n || it.Amount.String() != sent[it.Sequence-1] {
+							log.fail(rt, "PB-004: item %d's amount is %s, want %s exactly", it.Sequence, it.Amount, sent[max(0, min(n, it.Sequence)-1)])
+						}
+					}
+				})
+			},
 		},
-	})
+	}
 }

@@ -267,37 +267,40 @@ func envCode(r *client.Response) string {
 	return e.Code
 }
 
-func init() {
+// beneficiariesChecks are the checks of beneficiaries.go.
+func beneficiariesChecks() []check.Check {
 	rules := []string{"BEN-009", "BEN-010", "BEN-012", "BEN-013", "BEN-014", "BEN-015", "BEN-018", "BEN-019", "BEN-020", "BEN-021", "BEN-022", "BEN-023", "LIFE-011"}
-	check.Register(check.Check{
-		ID:     "property/beneficiary-approval",
-		Title:  "random creates, staff decisions, bank registration moves, PATCH replacements, DELETEs, reads and withdrawals match the beneficiary approval and payability model",
-		Rules:  rules,
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
-		ControlWhy:   "staff decisions and bank registration moves are made outside the API (document 1, States / Beneficiary approval): only the control API makes them when the model draws them",
-		ControlRules: []string{"BEN-014", "BEN-015", "BEN-018", "BEN-019"},
-		Run: func(t *check.T) {
-			staffed := t.Target().VirtualClock()
-			var cust string
-			c := t.Client("tenant")
-			if staffed {
-				t.NeedVirtualClock()
-				cust, _ = pbCustomer(t, c)
-			} else {
-				// The profile's Active customer: its payees stay
-				// PendingApproval until the target's staff decide.
-				t.WithoutControl()
-				cust = t.Customer("active_personal")
-			}
-			counted(c)
-			run(t, "property/beneficiary-approval", rules, func(rt *rapid.T) {
-				m := &benMachine{t: t, c: c, cust: cust, staff: !staffed}
-				actions := rapid.StateMachineActions(m)
-				if !staffed {
-					actions = apiOnly(actions, "Decide", "Register")
+	return []check.Check{
+		{
+			ID:     "property/beneficiary-approval",
+			Title:  "random creates, staff decisions, bank registration moves, PATCH replacements, DELETEs, reads and withdrawals match the beneficiary approval and payability model",
+			Rules:  rules,
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
+			ControlWhy:   "staff decisions and bank registration moves are made outside the API (document 1, States / Beneficiary approval): only the control API makes them when the model draws them",
+			ControlRules: []string{"BEN-014", "BEN-015", "BEN-018", "BEN-019"},
+			Run: func(t *check.T) {
+				staffed := t.Target().VirtualClock()
+				var cust string
+				c := t.Client("tenant")
+				if staffed {
+					t.NeedVirtualClock()
+					cust, _ = pbCustomer(t, c)
+				} else {
+					// The profile's Active customer: its payees stay
+					// PendingApproval until the target's staff decide.
+					t.WithoutControl()
+					cust = t.Customer("active_personal")
 				}
-				rt.Repeat(actions)
-			})
+				counted(c)
+				run(t, "property/beneficiary-approval", rules, func(rt *rapid.T) {
+					m := &benMachine{t: t, c: c, cust: cust, staff: !staffed}
+					actions := rapid.StateMachineActions(m)
+					if !staffed {
+						actions = apiOnly(actions, "Decide", "Register")
+					}
+					rt.Repeat(actions)
+				})
+			},
 		},
-	})
+	}
 }

@@ -205,28 +205,31 @@ func createCustomer(t *check.T, c *client.Client) string {
 	return env.Data.ID
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:     "property/idempotency-store",
-		Title:  "random sequences of fresh keys, identical retries, retries with a changed body, path, query or caller on PATCH /customers/{id} (two customers, two API keys) match the idempotency model",
-		Rules:  []string{"IDEM-008", "IDEM-010", "IDEM-011", "IDEM-016", "IDEM-017", "IDEM-019"},
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
-		Run: func(t *check.T) {
-			c := t.Client("tenant")
-			counted(c) // thousands of steps: the failure message carries the shrunk ones
-			callers := []*client.Client{c}
-			if t.Profile().Key("pascal_scopes") != "" {
-				o := t.Client("pascal_scopes")
-				counted(o)
-				callers = append(callers, o)
-			} else {
-				t.NotJudged("profile has no keys.pascal_scopes: the model uses one caller, so who 'the caller' is is not exercised; add keys.pascal_scopes", "IDEM-016")
-			}
-			run(t, "property/idempotency-store", []string{"IDEM-008", "IDEM-010", "IDEM-011", "IDEM-016", "IDEM-017", "IDEM-019"}, func(rt *rapid.T) {
-				m := &idemMachine{t: t, callers: callers, j: [2]string{"GB", "GB"}, used: map[[2]string]bool{}}
-				m.ids = [2]string{createCustomer(t, c), createCustomer(t, c)}
-				rt.Repeat(rapid.StateMachineActions(m))
-			})
+// idempotencyChecks are the checks of idempotency.go.
+func idempotencyChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "property/idempotency-store",
+			Title:  "random sequences of fresh keys, identical retries, retries with a changed body, path, query or caller on PATCH /customers/{id} (two customers, two API keys) match the idempotency model",
+			Rules:  []string{"IDEM-008", "IDEM-010", "IDEM-011", "IDEM-016", "IDEM-017", "IDEM-019"},
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				counted(c) // thousands of steps: the failure message carries the shrunk ones
+				callers := []*client.Client{c}
+				if t.Profile().Key("pascal_scopes") != "" {
+					o := t.Client("pascal_scopes")
+					counted(o)
+					callers = append(callers, o)
+				} else {
+					t.NotJudged("profile has no keys.pascal_scopes: the model uses one caller, so who 'the caller' is is not exercised; add keys.pascal_scopes", "IDEM-016")
+				}
+				run(t, "property/idempotency-store", []string{"IDEM-008", "IDEM-010", "IDEM-011", "IDEM-016", "IDEM-017", "IDEM-019"}, func(rt *rapid.T) {
+					m := &idemMachine{t: t, callers: callers, j: [2]string{"GB", "GB"}, used: map[[2]string]bool{}}
+					m.ids = [2]string{createCustomer(t, c), createCustomer(t, c)}
+					rt.Repeat(rapid.StateMachineActions(m))
+				})
+			},
 		},
-	})
+	}
 }

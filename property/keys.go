@@ -62,57 +62,60 @@ func validKey(k string) bool {
 	return true
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:     "property/idempotency-key-grammar",
-		Title:  "random Idempotency-Keys around both length limits, with and without a space inside, are accepted exactly when 8-256 visible ASCII characters",
-		Rules:  []string{"IDEM-002", "IDEM-003", "IDEM-004", "ERR-019"},
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
-		Run: func(t *check.T) {
-			c := t.Client("tenant")
-			counted(c)
-			id := createCustomer(t, c)
-			// probe sends k and returns the model's complaint ("" when the
-			// answer is the predicted one).
-			probe := func(k string, log *steps) string {
-				r := t.Do(c, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + id, IdempotencyKey: k,
-					Body: []byte(`{"jurisdiction":"GB"}`), Header: http.Header{"Content-Type": {"application/json"}}})
-				log.add("PATCH with a key of "+strconv.Itoa(len(k))+" characters", r)
-				rule := "IDEM-004"
-				switch {
-				case len(k) < 8:
-					rule = "IDEM-002"
-				case len(k) > 256:
-					rule = "IDEM-003"
-				}
-				if validKey(k) {
-					if r.Status != http.StatusOK {
-						return fmt.Sprintf("%s: a valid key (%d visible characters) answered %d, want 200", rule, len(k), r.Status)
+// keysChecks are the checks of keys.go.
+func keysChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "property/idempotency-key-grammar",
+			Title:  "random Idempotency-Keys around both length limits, with and without a space inside, are accepted exactly when 8-256 visible ASCII characters",
+			Rules:  []string{"IDEM-002", "IDEM-003", "IDEM-004", "ERR-019"},
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				counted(c)
+				id := createCustomer(t, c)
+				// probe sends k and returns the model's complaint ("" when the
+				// answer is the predicted one).
+				probe := func(k string, log *steps) string {
+					r := t.Do(c, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + id, IdempotencyKey: k,
+						Body: []byte(`{"jurisdiction":"GB"}`), Header: http.Header{"Content-Type": {"application/json"}}})
+					log.add("PATCH with a key of "+strconv.Itoa(len(k))+" characters", r)
+					rule := "IDEM-004"
+					switch {
+					case len(k) < 8:
+						rule = "IDEM-002"
+					case len(k) > 256:
+						rule = "IDEM-003"
+					}
+					if validKey(k) {
+						if r.Status != http.StatusOK {
+							return fmt.Sprintf("%s: a valid key (%d visible characters) answered %d, want 200", rule, len(k), r.Status)
+						}
+						return ""
+					}
+					if r.Status != http.StatusBadRequest || problemCode(r) != "idempotency_key_invalid" {
+						return fmt.Sprintf("%s: an invalid key (%d characters, space inside: %v) answered %d, want 400 idempotency_key_invalid",
+							rule, len(k), strings.Contains(k, " "), r.Status)
 					}
 					return ""
 				}
-				if r.Status != http.StatusBadRequest || problemCode(r) != "idempotency_key_invalid" {
-					return fmt.Sprintf("%s: an invalid key (%d characters, space inside: %v) answered %d, want 400 idempotency_key_invalid",
-						rule, len(k), strings.Contains(k, " "), r.Status)
+				// The limits first, every run (a default run draws few cases).
+				for _, n := range boundary {
+					var log steps
+					k := fixedKey(n)
+					if msg := probe(k, &log); msg != "" {
+						t.Fatalf(msg[:8], "%s\nsteps:\n%s", msg, &log)
+					}
 				}
-				return ""
-			}
-			// The limits first, every run (a default run draws few cases).
-			for _, n := range boundary {
-				var log steps
-				k := fixedKey(n)
-				if msg := probe(k, &log); msg != "" {
-					t.Fatalf(msg[:8], "%s\nsteps:\n%s", msg, &log)
-				}
-			}
-			run(t, "property/idempotency-key-grammar", []string{"IDEM-002", "IDEM-003", "IDEM-004", "ERR-019"}, func(rt *rapid.T) {
-				var log steps
-				if msg := probe(keyGen.Draw(rt, "key"), &log); msg != "" {
-					log.fail(rt, "%s", msg)
-				}
-			})
+				run(t, "property/idempotency-key-grammar", []string{"IDEM-002", "IDEM-003", "IDEM-004", "ERR-019"}, func(rt *rapid.T) {
+					var log steps
+					if msg := probe(keyGen.Draw(rt, "key"), &log); msg != "" {
+						log.fail(rt, "%s", msg)
+					}
+				})
+			},
 		},
-	})
+	}
 }
 
 // fixedKey is a unique visible key of n characters.

@@ -328,45 +328,48 @@ func (m *lifeMachine) Money(rt *rapid.T) {
 	}
 }
 
-func init() {
+// lifecycleChecks are the checks of lifecycle.go.
+func lifecycleChecks() []check.Check {
 	rules := []string{"LIFE-002", "LIFE-010", "LIFE-011", "LIFE-013", "LIFE-014", "LIFE-015", "LIFE-016", "LIFE-017", "LIFE-018", "LIFE-019",
 		"LIFE-020", "LIFE-021", "LIFE-022", "LIFE-023", "LIFE-024", "LIFE-025", "LIFE-026", "LIFE-004", "LIFE-012", "ONB-009", "ONB-001", "ONB-004", "ONB-006", "ONB-007", "ONB-008", "SVC-004"}
-	check.Register(check.Check{
-		ID:     "property/customer-lifecycle",
-		Title:  "random sequences of initiate, token, provider decisions, refreshing and list reads, PATCH status and a money route on a fresh customer match the lifecycle model (status, vocabulary, can_proceed_to_kyb, the kyc_or_kyb_not_approved precondition)",
-		Rules:  rules,
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
-		// On a target without the control API no decision arrives (the
-		// end user never completes the session the case opens), so the
-		// model's status stays where the API alone moves it.
-		ControlWhy:   "the identity provider's decisions (approved, rejected, pending_review) and its reachability come from outside the API: only the control API causes them, so activation, PendingCompliance, Rejected and the stale read are not reached",
-		ControlRules: []string{"LIFE-011", "LIFE-012", "LIFE-015", "LIFE-016", "LIFE-019", "LIFE-020", "LIFE-021", "LIFE-004", "SVC-004"},
-		Run: func(t *check.T) {
-			c := t.Client("tenant")
-			counted(c)
-			decided := t.Target().Control != nil
-			if !decided {
-				t.WithoutControl()
-			}
-			run(t, "property/customer-lifecycle", rules, func(rt *rapid.T) {
-				m := &lifeMachine{t: t, c: c, status: "Draft"}
-				m.id = createCustomer(t, c)
-				m.log.lines = append(m.log.lines, "1. POST customers (a new Personal customer, Draft)")
-				defer func() {
-					if m.down {
-						if err := t.Control().Call(t.Context(), http.MethodPost, "/provider", map[string]any{"reachable": true}, nil); err != nil {
-							t.Logf("could not make the identity provider reachable again: %v", err)
-						}
-					}
-				}()
-				actions := rapid.StateMachineActions(m)
+	return []check.Check{
+		{
+			ID:     "property/customer-lifecycle",
+			Title:  "random sequences of initiate, token, provider decisions, refreshing and list reads, PATCH status and a money route on a fresh customer match the lifecycle model (status, vocabulary, can_proceed_to_kyb, the kyc_or_kyb_not_approved precondition)",
+			Rules:  rules,
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
+			// On a target without the control API no decision arrives (the
+			// end user never completes the session the case opens), so the
+			// model's status stays where the API alone moves it.
+			ControlWhy:   "the identity provider's decisions (approved, rejected, pending_review) and its reachability come from outside the API: only the control API causes them, so activation, PendingCompliance, Rejected and the stale read are not reached",
+			ControlRules: []string{"LIFE-011", "LIFE-012", "LIFE-015", "LIFE-016", "LIFE-019", "LIFE-020", "LIFE-021", "LIFE-004", "SVC-004"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				counted(c)
+				decided := t.Target().Control != nil
 				if !decided {
-					actions = apiOnly(actions, "Decide", "Approve", "Provider")
+					t.WithoutControl()
 				}
-				rt.Repeat(actions)
-			})
+				run(t, "property/customer-lifecycle", rules, func(rt *rapid.T) {
+					m := &lifeMachine{t: t, c: c, status: "Draft"}
+					m.id = createCustomer(t, c)
+					m.log.lines = append(m.log.lines, "1. POST customers (a new Personal customer, Draft)")
+					defer func() {
+						if m.down {
+							if err := t.Control().Call(t.Context(), http.MethodPost, "/provider", map[string]any{"reachable": true}, nil); err != nil {
+								t.Logf("could not make the identity provider reachable again: %v", err)
+							}
+						}
+					}()
+					actions := rapid.StateMachineActions(m)
+					if !decided {
+						actions = apiOnly(actions, "Decide", "Approve", "Provider")
+					}
+					rt.Repeat(actions)
+				})
+			},
 		},
-	})
+	}
 }
 
 // Check is rapid's invariant hook: every action already compares its own

@@ -53,90 +53,93 @@ func listPage(t *check.T, c *client.Client, q url.Values) (*client.Response, pag
 	return r, a, json.Unmarshal(r.Body, &a)
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:     "property/pagination",
-		Title:  "random limit/page pairs (absent and out of range included) on the customer list answer exactly the model's slice, clamps, total and last_page",
-		Rules:  []string{"PAGE-001", "PAGE-002", "PAGE-003", "PAGE-004", "PAGE-006", "PAGE-007", "PAGE-009", "PAGE-010", "PAGE-011", "PAGE-012", "PAGE-013"},
-		Labels: []string{Label}, Needs: []string{"keys.tenant"},
-		Run: func(t *check.T) {
-			c := t.Client("tenant")
-			counted(c)
-			_, first, err := listPage(t, c, url.Values{"limit": {"500"}, "page": {"1"}})
-			if err != nil {
-				t.NoVerdict(fmt.Errorf("cannot read the customer list at limit 500: %v", err))
-			}
-			ref := first.Data.Customers
-			for i := 1; i < len(ref); i++ {
-				p, _ := time.Parse(time.RFC3339, ref[i-1].CreatedAt)
-				q, _ := time.Parse(time.RFC3339, ref[i].CreatedAt)
-				switch {
-				case q.After(p):
-					t.Fatalf("PAGE-012", "rows %d and %d are oldest first (%s then %s)", i, i+1, ref[i-1].CreatedAt, ref[i].CreatedAt)
-				case q.Equal(p) && ref[i].ID > ref[i-1].ID:
-					t.Fatalf("PAGE-013", "rows %d and %d share created_at %s but their ids ascend (%s, %s)", i, i+1, q, ref[i-1].ID, ref[i].ID)
-				}
-			}
-			total := first.Data.Pagination.Total
-			if total < len(ref) || (total > len(ref) && len(ref) < 500) {
-				t.Fatalf("PAGE-010", "limit=500 returned %d rows with total %d", len(ref), total)
-			}
-			rules := []string{"PAGE-010", "PAGE-001", "PAGE-002", "PAGE-003", "PAGE-004", "PAGE-006", "PAGE-007", "PAGE-009", "PAGE-011"}
-			run(t, "property/pagination", rules, func(rt *rapid.T) {
-				var log steps
-				q := url.Values{}
-				limit := 100
-				if rapid.Bool().Draw(rt, "has limit") {
-					l := rapid.OneOf(rapid.IntRange(-3, 3), rapid.IntRange(1, min(total, 48)+2), rapid.IntRange(495, 10000)).Draw(rt, "limit")
-					q.Set("limit", strconv.Itoa(l))
-					limit = min(max(l, 1), 500)
-				}
-				last := max(1, (total+limit-1)/limit)
-				page := 1
-				if rapid.Bool().Draw(rt, "has page") {
-					known := max(1, (len(ref)+limit-1)/limit) // pages within the reference
-					p := rapid.OneOf(rapid.IntRange(-2, known+2), rapid.IntRange(max(-2, last-2), last+2)).Draw(rt, "page")
-					q.Set("page", strconv.Itoa(p))
-					page = max(p, 1)
-				}
-				r, a, err := listPage(t, c, q)
-				log.add("GET /customers?"+q.Encode(), r)
+// paginationChecks are the checks of pagination.go.
+func paginationChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "property/pagination",
+			Title:  "random limit/page pairs (absent and out of range included) on the customer list answer exactly the model's slice, clamps, total and last_page",
+			Rules:  []string{"PAGE-001", "PAGE-002", "PAGE-003", "PAGE-004", "PAGE-006", "PAGE-007", "PAGE-009", "PAGE-010", "PAGE-011", "PAGE-012", "PAGE-013"},
+			Labels: []string{Label}, Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				counted(c)
+				_, first, err := listPage(t, c, url.Values{"limit": {"500"}, "page": {"1"}})
 				if err != nil {
-					log.fail(rt, "PAGE-007: GET /customers?%s %v, want 200 with a page", q.Encode(), err)
+					t.NoVerdict(fmt.Errorf("cannot read the customer list at limit 500: %v", err))
 				}
-				pg := a.Data.Pagination
-				lo, hi := min((page-1)*limit, total), min(page*limit, total)
-				var want []pageRow // the rows predicted one by one: those of the reference
-				if hi <= len(ref) {
-					want = ref[lo:hi]
-				}
-				rule := "PAGE-011"
-				switch {
-				case pg.Total != total:
-					rule = "PAGE-010"
-				case pg.LastPage != last:
-					rule = "PAGE-009"
-				case q.Get("limit") == "" && pg.PerPage != 100:
-					rule = "PAGE-001"
-				case pg.PerPage != limit && limit == 500:
-					rule = "PAGE-003"
-				case pg.PerPage != limit && limit == 1:
-					rule = "PAGE-002"
-				case pg.CurrentPage != page:
-					rule = "PAGE-006"
-				}
-				if pg.Total != total || pg.LastPage != last || pg.PerPage != limit || pg.CurrentPage != page {
-					log.fail(rt, "%s: pagination %+v, want {CurrentPage:%d LastPage:%d PerPage:%d Total:%d}", rule, pg, page, last, limit, total)
-				}
-				if len(a.Data.Customers) != hi-lo {
-					log.fail(rt, "PAGE-011: %d rows, want %d (rows %d..%d of %d)", len(a.Data.Customers), hi-lo, lo+1, hi, total)
-				}
-				for i := range want {
-					if a.Data.Customers[i].ID != want[i].ID {
-						log.fail(rt, "PAGE-011: row %d is %s, want %s (row %d of the collection)", i+1, a.Data.Customers[i].ID, want[i].ID, lo+i+1)
+				ref := first.Data.Customers
+				for i := 1; i < len(ref); i++ {
+					p, _ := time.Parse(time.RFC3339, ref[i-1].CreatedAt)
+					q, _ := time.Parse(time.RFC3339, ref[i].CreatedAt)
+					switch {
+					case q.After(p):
+						t.Fatalf("PAGE-012", "rows %d and %d are oldest first (%s then %s)", i, i+1, ref[i-1].CreatedAt, ref[i].CreatedAt)
+					case q.Equal(p) && ref[i].ID > ref[i-1].ID:
+						t.Fatalf("PAGE-013", "rows %d and %d share created_at %s but their ids ascend (%s, %s)", i, i+1, q, ref[i-1].ID, ref[i].ID)
 					}
 				}
-			})
+				total := first.Data.Pagination.Total
+				if total < len(ref) || (total > len(ref) && len(ref) < 500) {
+					t.Fatalf("PAGE-010", "limit=500 returned %d rows with total %d", len(ref), total)
+				}
+				rules := []string{"PAGE-010", "PAGE-001", "PAGE-002", "PAGE-003", "PAGE-004", "PAGE-006", "PAGE-007", "PAGE-009", "PAGE-011"}
+				run(t, "property/pagination", rules, func(rt *rapid.T) {
+					var log steps
+					q := url.Values{}
+					limit := 100
+					if rapid.Bool().Draw(rt, "has limit") {
+						l := rapid.OneOf(rapid.IntRange(-3, 3), rapid.IntRange(1, min(total, 48)+2), rapid.IntRange(495, 10000)).Draw(rt, "limit")
+						q.Set("limit", strconv.Itoa(l))
+						limit = min(max(l, 1), 500)
+					}
+					last := max(1, (total+limit-1)/limit)
+					page := 1
+					if rapid.Bool().Draw(rt, "has page") {
+						known := max(1, (len(ref)+limit-1)/limit) // pages within the reference
+						p := rapid.OneOf(rapid.IntRange(-2, known+2), rapid.IntRange(max(-2, last-2), last+2)).Draw(rt, "page")
+						q.Set("page", strconv.Itoa(p))
+						page = max(p, 1)
+					}
+					r, a, err := listPage(t, c, q)
+					log.add("GET /customers?"+q.Encode(), r)
+					if err != nil {
+						log.fail(rt, "PAGE-007: GET /customers?%s %v, want 200 with a page", q.Encode(), err)
+					}
+					pg := a.Data.Pagination
+					lo, hi := min((page-1)*limit, total), min(page*limit, total)
+					var want []pageRow // the rows predicted one by one: those of the reference
+					if hi <= len(ref) {
+						want = ref[lo:hi]
+					}
+					rule := "PAGE-011"
+					switch {
+					case pg.Total != total:
+						rule = "PAGE-010"
+					case pg.LastPage != last:
+						rule = "PAGE-009"
+					case q.Get("limit") == "" && pg.PerPage != 100:
+						rule = "PAGE-001"
+					case pg.PerPage != limit && limit == 500:
+						rule = "PAGE-003"
+					case pg.PerPage != limit && limit == 1:
+						rule = "PAGE-002"
+					case pg.CurrentPage != page:
+						rule = "PAGE-006"
+					}
+					if pg.Total != total || pg.LastPage != last || pg.PerPage != limit || pg.CurrentPage != page {
+						log.fail(rt, "%s: pagination %+v, want {CurrentPage:%d LastPage:%d PerPage:%d Total:%d}", rule, pg, page, last, limit, total)
+					}
+					if len(a.Data.Customers) != hi-lo {
+						log.fail(rt, "PAGE-011: %d rows, want %d (rows %d..%d of %d)", len(a.Data.Customers), hi-lo, lo+1, hi, total)
+					}
+					for i := range want {
+						if a.Data.Customers[i].ID != want[i].ID {
+							log.fail(rt, "PAGE-011: row %d is %s, want %s (row %d of the collection)", i+1, a.Data.Customers[i].ID, want[i].ID, lo+i+1)
+						}
+					}
+				})
+			},
 		},
-	})
+	}
 }

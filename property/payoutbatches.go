@@ -418,41 +418,44 @@ func pbCustomer(t *check.T, c *client.Client) (cust, ben string) {
 	return cust, ben
 }
 
-func init() {
+// payoutbatchesChecks are the checks of payoutbatches.go.
+func payoutbatchesChecks() []check.Check {
 	rules := []string{"PB-093", "PB-004", "PB-005", "PB-011", "PB-012", "PB-013", "PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020",
 		"PB-021", "PB-022", "PB-023", "PB-031", "PB-044", "PB-060", "PB-064", "LIFE-011"}
-	check.Register(check.Check{
-		ID:     "property/payout-batches",
-		Title:  "random batches (valid and skipped items over currencies, rails and references) and operator submit/approve/reject/execute in random order (illegal moves included) match the batch model after every step",
-		Rules:  rules,
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
-		ControlWhy:   "submit, approve, reject and execute are operator actions with no API route (document 1, States / Payout batch): only the control API makes them, so a batch stays as its intake left it",
-		ControlRules: []string{"PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020", "PB-021", "PB-023"},
-		Run: func(t *check.T) {
-			operated := t.Target().VirtualClock()
-			var cust, ben string
-			c := t.Client("tenant")
-			if operated {
-				t.NeedVirtualClock()
-				cust, ben = pbCustomer(t, c)
-			} else {
-				// The profile's Active customer and its Approved (and
-				// Registered) GBP payee: a batch that no operator moves
-				// pays nothing.
-				t.WithoutControl()
-				cust, ben = t.Customer("active_personal"), t.Beneficiary("gbp")
-			}
-			counted(c)
-			run(t, "property/payout-batches", rules, func(rt *rapid.T) {
-				m := &pbMachine{t: t, c: c, cust: cust, ben: ben}
-				m.create(rt)
-				if !operated {
-					// Intake only: new batches, each read back.
-					rt.Repeat(map[string]func(*rapid.T){"New": m.create, "": m.Check})
-					return
+	return []check.Check{
+		{
+			ID:     "property/payout-batches",
+			Title:  "random batches (valid and skipped items over currencies, rails and references) and operator submit/approve/reject/execute in random order (illegal moves included) match the batch model after every step",
+			Rules:  rules,
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
+			ControlWhy:   "submit, approve, reject and execute are operator actions with no API route (document 1, States / Payout batch): only the control API makes them, so a batch stays as its intake left it",
+			ControlRules: []string{"PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020", "PB-021", "PB-023"},
+			Run: func(t *check.T) {
+				operated := t.Target().VirtualClock()
+				var cust, ben string
+				c := t.Client("tenant")
+				if operated {
+					t.NeedVirtualClock()
+					cust, ben = pbCustomer(t, c)
+				} else {
+					// The profile's Active customer and its Approved (and
+					// Registered) GBP payee: a batch that no operator moves
+					// pays nothing.
+					t.WithoutControl()
+					cust, ben = t.Customer("active_personal"), t.Beneficiary("gbp")
 				}
-				rt.Repeat(rapid.StateMachineActions(m))
-			})
+				counted(c)
+				run(t, "property/payout-batches", rules, func(rt *rapid.T) {
+					m := &pbMachine{t: t, c: c, cust: cust, ben: ben}
+					m.create(rt)
+					if !operated {
+						// Intake only: new batches, each read back.
+						rt.Repeat(map[string]func(*rapid.T){"New": m.create, "": m.Check})
+						return
+					}
+					rt.Repeat(rapid.StateMachineActions(m))
+				})
+			},
 		},
-	})
+	}
 }

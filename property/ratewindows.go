@@ -284,58 +284,61 @@ func (m *rateMachine) fail(rt *rapid.T, rr rateRoute, c *client.Client, n, i int
 // Check is rapid's invariant hook: every request is compared as it is answered.
 func (m *rateMachine) Check(*rapid.T) {}
 
-func init() {
+// ratewindowsChecks are the checks of ratewindows.go.
+func ratewindowsChecks() []check.Check {
 	rules := []string{"RATE-004", "RATE-005", "RATE-006", "RATE-007", "RATE-008", "RATE-010", "RATE-016", "RATE-003"}
-	check.Register(check.Check{
-		ID:     "property/rate-windows",
-		Title:  "random clock advances and bursts over keys, methods and route templates (some on either side of the 600 budget) answer 429 and Retry-After exactly as the fixed clock-minute model predicts",
-		Rules:  rules,
-		Labels: []string{check.Mutating, check.NeedsControl, Label}, Needs: []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			t.NeedVirtualClock()
-			c := t.Client("tenant")
-			counted(c)
-			keys := []*client.Client{c}
-			if t.Profile().Key("pascal_scopes") != "" {
-				o := t.Client("pascal_scopes")
-				counted(o)
-				keys = append(keys, o)
-			} else {
-				t.NotJudged("profile has no keys.pascal_scopes: one key, so budgets per key are not exercised; add keys.pascal_scopes", "RATE-007")
-			}
-			a, b := createCustomer(t, c), t.Customer("active_personal")
-			routes := []rateRoute{
-				{http.MethodGet, "/customers/{id}", api.Customer(a), "GET customers/{a}"},
-				{http.MethodGet, "/customers/{id}", api.Customer(b), "GET customers/{b}"},
-				{http.MethodPatch, "/customers/{id}", api.Customer(a), "customers/{a}"},
-				{http.MethodGet, "/me", api.P + "/me", "/me"},
-				{http.MethodGet, "/customers/{id}/onboarding/status", api.Customer(a) + "/onboarding/status", ""},
-				{http.MethodGet, "/test", api.P + "/test", ""},
-				{http.MethodGet, "/customers/{id}/onboarding/kyc/status", api.Customer(a) + "/onboarding/kyc/status", ""},
-				{http.MethodGet, "/customers", api.P + "/customers?limit=1", ""},
-			}
-			for i := range routes {
-				routes[i].name = routes[i].path
-			}
-			defer func() {
-				if err := t.Target().FreshWindow(t.Context()); err != nil {
-					t.Logf("could not move to a fresh window: %v", err)
+	return []check.Check{
+		{
+			ID:     "property/rate-windows",
+			Title:  "random clock advances and bursts over keys, methods and route templates (some on either side of the 600 budget) answer 429 and Retry-After exactly as the fixed clock-minute model predicts",
+			Rules:  rules,
+			Labels: []string{check.Mutating, check.NeedsControl, Label}, Needs: []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				t.NeedVirtualClock()
+				c := t.Client("tenant")
+				counted(c)
+				keys := []*client.Client{c}
+				if t.Profile().Key("pascal_scopes") != "" {
+					o := t.Client("pascal_scopes")
+					counted(o)
+					keys = append(keys, o)
+				} else {
+					t.NotJudged("profile has no keys.pascal_scopes: one key, so budgets per key are not exercised; add keys.pascal_scopes", "RATE-007")
 				}
-			}()
-			run(t, "property/rate-windows", rules, func(rt *rapid.T) {
-				off := time.Duration(rapid.IntRange(0, 55_000).Draw(rt, "start ms")) * time.Millisecond
-				clk, err := t.Control().NextMinute(t.Context(), off)
-				if err != nil {
-					t.NoVerdict(err)
+				a, b := createCustomer(t, c), t.Customer("active_personal")
+				routes := []rateRoute{
+					{http.MethodGet, "/customers/{id}", api.Customer(a), "GET customers/{a}"},
+					{http.MethodGet, "/customers/{id}", api.Customer(b), "GET customers/{b}"},
+					{http.MethodPatch, "/customers/{id}", api.Customer(a), "customers/{a}"},
+					{http.MethodGet, "/me", api.P + "/me", "/me"},
+					{http.MethodGet, "/customers/{id}/onboarding/status", api.Customer(a) + "/onboarding/status", ""},
+					{http.MethodGet, "/test", api.P + "/test", ""},
+					{http.MethodGet, "/customers/{id}/onboarding/kyc/status", api.Customer(a) + "/onboarding/kyc/status", ""},
+					{http.MethodGet, "/customers", api.P + "/customers?limit=1", ""},
 				}
-				m := &rateMachine{t: t, keys: keys, routes: routes, now: clk.Now}
-				m.log.lines = append(m.log.lines, fmt.Sprintf("1. control: the clock moves to the next minute + %s (%s)", off, clk.Now.Format("15:04:05.000")))
-				m.roll()
-				rt.Repeat(rapid.StateMachineActions(m))
-				if t.Target().Options.PropertyChecks > DefaultChecks && rapid.Bool().Draw(rt, "flood") {
-					m.flood(rt)
+				for i := range routes {
+					routes[i].name = routes[i].path
 				}
-			})
+				defer func() {
+					if err := t.Target().FreshWindow(t.Context()); err != nil {
+						t.Logf("could not move to a fresh window: %v", err)
+					}
+				}()
+				run(t, "property/rate-windows", rules, func(rt *rapid.T) {
+					off := time.Duration(rapid.IntRange(0, 55_000).Draw(rt, "start ms")) * time.Millisecond
+					clk, err := t.Control().NextMinute(t.Context(), off)
+					if err != nil {
+						t.NoVerdict(err)
+					}
+					m := &rateMachine{t: t, keys: keys, routes: routes, now: clk.Now}
+					m.log.lines = append(m.log.lines, fmt.Sprintf("1. control: the clock moves to the next minute + %s (%s)", off, clk.Now.Format("15:04:05.000")))
+					m.roll()
+					rt.Repeat(rapid.StateMachineActions(m))
+					if t.Target().Options.PropertyChecks > DefaultChecks && rapid.Bool().Draw(rt, "flood") {
+						m.flood(rt)
+					}
+				})
+			},
 		},
-	})
+	}
 }

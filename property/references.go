@@ -129,72 +129,75 @@ func refGen(rail string) *rapid.Generator[genRef] {
 	})
 }
 
-func init() {
+// referencesChecks are the checks of references.go.
+func referencesChecks() []check.Check {
 	rules := []string{"PB-077", "PB-078", "PB-079", "PB-080", "PB-081", "PB-082", "PB-083", "PB-084", "PB-086", "PB-088"}
-	check.Register(check.Check{
-		ID:     "property/payout-references",
-		Title:  "references generated on both sides of every rail's limits are judged by the harness's checker as their construction says, and a target skips and stores each exactly as the checker predicts",
-		Rules:  rules,
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "beneficiaries.eur", "beneficiaries.usd"},
-		Run: func(t *check.T) {
-			c := t.Client("tenant")
-			counted(c)
-			bens := map[string]string{"GBP": t.Beneficiary("gbp"), "EUR": t.Beneficiary("eur"), "USD": t.Beneficiary("usd")}
-			cust := t.Customer("active_personal")
-			run(t, "property/payout-references", rules, func(rt *rapid.T) {
-				var log steps
-				rail := rapid.SampledFrom(allRails).Draw(rt, "rail")
-				refs := rapid.SliceOfN(refGen(rail), 1, 8).Draw(rt, "refs")
-				var items []any
-				for _, g := range refs {
-					f := rails.Reference(rail, &g.ref)
-					if f.Skipped != g.skip {
-						rt.Fatalf("%s: the harness's checker says skipped=%v (%s) for %s reference %q (%s), its construction says %v", g.rule, f.Skipped, f.Why, rail, g.ref, g.what, g.skip)
-					}
-					items = append(items, map[string]any{"beneficiary_id": bens[railCurrency[rail]], "amount": 100, "reference": g.ref})
-				}
-				r := t.Do(c, client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(cust), IdempotencyKey: t.NewKey(),
-					JSON: map[string]any{"currency": railCurrency[rail], "rail": rail, "items": items}})
-				log.add(fmt.Sprintf("POST a %s batch on %s with %d references", railCurrency[rail], rail, len(refs)), r)
-				var env struct {
-					Data struct {
-						Batch struct {
-							Items []struct {
-								Sequence  int     `json:"sequence"`
-								Status    string  `json:"status"`
-								Reference *string `json:"reference"`
-							} `json:"items"`
-						} `json:"payout_batch"`
-					} `json:"data"`
-				}
-				if r.Status != http.StatusOK || json.Unmarshal(r.Body, &env) != nil || len(env.Data.Batch.Items) != len(refs) {
-					log.fail(rt, "PB-088: the batch answered %d %s, want 200 with %d items", r.Status, shape.Clip(r.Body), len(refs))
-				}
-				for _, it := range env.Data.Batch.Items {
-					if it.Sequence < 1 || it.Sequence > len(refs) {
-						log.fail(rt, "PB-088: item sequence %d out of 1..%d", it.Sequence, len(refs))
-					}
-					g := refs[it.Sequence-1]
-					f := rails.Reference(rail, &g.ref)
-					want := "Pending"
-					if f.Skipped {
-						want = "Skipped"
-					}
-					if it.Status != want {
-						log.fail(rt, "%s: %s item %d, reference %q (%s): status %s, want %s (%s)", g.rule, rail, it.Sequence, shape.Clip([]byte(g.ref)), g.what, it.Status, want, f.Why)
-					}
-					switch {
-					case f.Stored == nil && it.Reference != nil:
-						log.fail(rt, "%s: %s item %d (%s): reference %q, want null", g.rule, rail, it.Sequence, g.what, shape.Clip([]byte(*it.Reference)))
-					case f.Stored != nil && (it.Reference == nil || *it.Reference != *f.Stored):
-						rule := g.rule
-						if f.Skipped {
-							rule = "PB-088"
+	return []check.Check{
+		{
+			ID:     "property/payout-references",
+			Title:  "references generated on both sides of every rail's limits are judged by the harness's checker as their construction says, and a target skips and stores each exactly as the checker predicts",
+			Rules:  rules,
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "beneficiaries.eur", "beneficiaries.usd"},
+			Run: func(t *check.T) {
+				c := t.Client("tenant")
+				counted(c)
+				bens := map[string]string{"GBP": t.Beneficiary("gbp"), "EUR": t.Beneficiary("eur"), "USD": t.Beneficiary("usd")}
+				cust := t.Customer("active_personal")
+				run(t, "property/payout-references", rules, func(rt *rapid.T) {
+					var log steps
+					rail := rapid.SampledFrom(allRails).Draw(rt, "rail")
+					refs := rapid.SliceOfN(refGen(rail), 1, 8).Draw(rt, "refs")
+					var items []any
+					for _, g := range refs {
+						f := rails.Reference(rail, &g.ref)
+						if f.Skipped != g.skip {
+							rt.Fatalf("%s: the harness's checker says skipped=%v (%s) for %s reference %q (%s), its construction says %v", g.rule, f.Skipped, f.Why, rail, g.ref, g.what, g.skip)
 						}
-						log.fail(rt, "%s: %s item %d (%s): reference %v, want %q kept", rule, rail, it.Sequence, g.what, it.Reference, shape.Clip([]byte(*f.Stored)))
+						items = append(items, map[string]any{"beneficiary_id": bens[railCurrency[rail]], "amount": 100, "reference": g.ref})
 					}
-				}
-			})
+					r := t.Do(c, client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(cust), IdempotencyKey: t.NewKey(),
+						JSON: map[string]any{"currency": railCurrency[rail], "rail": rail, "items": items}})
+					log.add(fmt.Sprintf("POST a %s batch on %s with %d references", railCurrency[rail], rail, len(refs)), r)
+					var env struct {
+						Data struct {
+							Batch struct {
+								Items []struct {
+									Sequence  int     `json:"sequence"`
+									Status    string  `json:"status"`
+									Reference *string `json:"reference"`
+								} `json:"items"`
+							} `json:"payout_batch"`
+						} `json:"data"`
+					}
+					if r.Status != http.StatusOK || json.Unmarshal(r.Body, &env) != nil || len(env.Data.Batch.Items) != len(refs) {
+						log.fail(rt, "PB-088: the batch answered %d %s, want 200 with %d items", r.Status, shape.Clip(r.Body), len(refs))
+					}
+					for _, it := range env.Data.Batch.Items {
+						if it.Sequence < 1 || it.Sequence > len(refs) {
+							log.fail(rt, "PB-088: item sequence %d out of 1..%d", it.Sequence, len(refs))
+						}
+						g := refs[it.Sequence-1]
+						f := rails.Reference(rail, &g.ref)
+						want := "Pending"
+						if f.Skipped {
+							want = "Skipped"
+						}
+						if it.Status != want {
+							log.fail(rt, "%s: %s item %d, reference %q (%s): status %s, want %s (%s)", g.rule, rail, it.Sequence, shape.Clip([]byte(g.ref)), g.what, it.Status, want, f.Why)
+						}
+						switch {
+						case f.Stored == nil && it.Reference != nil:
+							log.fail(rt, "%s: %s item %d (%s): reference %q, want null", g.rule, rail, it.Sequence, g.what, shape.Clip([]byte(*it.Reference)))
+						case f.Stored != nil && (it.Reference == nil || *it.Reference != *f.Stored):
+							rule := g.rule
+							if f.Skipped {
+								rule = "PB-088"
+							}
+							log.fail(rt, "%s: %s item %d (%s): reference %v, want %q kept", rule, rail, it.Sequence, g.what, it.Reference, shape.Clip([]byte(*f.Stored)))
+						}
+					}
+				})
+			},
 		},
-	})
+	}
 }

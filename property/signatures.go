@@ -127,59 +127,62 @@ func firstRule(res verify.Result, def string) string {
 	return def
 }
 
-func init() {
+// signaturesChecks are the checks of signatures.go.
+func signaturesChecks() []check.Check {
 	rules := []string{"EVT-015", "EVT-018", "EVT-017", "EVT-016", "EVT-014", "EVT-021", "EVT-024"}
-	check.Register(check.Check{
-		ID:     "property/webhook-signatures",
-		Title:  "the verifier accepts exactly what is signed as documented (within the tolerance, inclusive), rejects any single-byte change to body, timestamps, id or secret, and a real delivery verifies",
-		Rules:  rules,
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.subject", "keys.tenant", "customers.parent", "webhook_url"},
-		Run: func(t *check.T) {
-			var real *hookRec
-			var secret string
-			switch tgt := t.Target(); {
-			case !tgt.VirtualClock() && tgt.ReceiverAddr != "":
-				in := listenInbox(t, tgt.ReceiverAddr)
-				defer in.close()
-				id, sec := in.register("tenant", nil)
-				defer fresh.DisableSubscription(t, "tenant", id)
-				cust, _ := fresh.Customer(t)
-				if real = in.await(id); real == nil {
-					t.Fatalf("EVT-025", "no delivery reached the tenant-wide customer.created endpoint within 30 s of creating customer %s", cust)
-				}
-				secret = sec
-			case !tgt.VirtualClock():
-				// Only the harness's own verifier could be exercised: that
-				// says nothing about the target's signatures.
-				t.Skipf("a delivery from the target needs a receiver: the embedded sandbox (control API, virtual clock), or the profile's webhook_url forwarded to run --receiver-addr")
-			default:
-				in := newInbox(t)
-				defer in.close()
-				id, sec := in.register("subject", nil)
-				defer fresh.DisableSubscription(t, "subject", id)
-				in.emit("customer.created", t.Customer("parent"))
-				for _, r := range in.take() {
-					if r.header.Get(verify.HeaderDeliveryID) == id {
-						real, secret = &r, sec
-						break
+	return []check.Check{
+		{
+			ID:     "property/webhook-signatures",
+			Title:  "the verifier accepts exactly what is signed as documented (within the tolerance, inclusive), rejects any single-byte change to body, timestamps, id or secret, and a real delivery verifies",
+			Rules:  rules,
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.subject", "keys.tenant", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				var real *hookRec
+				var secret string
+				switch tgt := t.Target(); {
+				case !tgt.VirtualClock() && tgt.ReceiverAddr != "":
+					in := listenInbox(t, tgt.ReceiverAddr)
+					defer in.close()
+					id, sec := in.register("tenant", nil)
+					defer fresh.DisableSubscription(t, "tenant", id)
+					cust, _ := fresh.Customer(t)
+					if real = in.await(id); real == nil {
+						t.Fatalf("EVT-025", "no delivery reached the tenant-wide customer.created endpoint within 30 s of creating customer %s", cust)
+					}
+					secret = sec
+				case !tgt.VirtualClock():
+					// Only the harness's own verifier could be exercised: that
+					// says nothing about the target's signatures.
+					t.Skipf("a delivery from the target needs a receiver: the embedded sandbox (control API, virtual clock), or the profile's webhook_url forwarded to run --receiver-addr")
+				default:
+					in := newInbox(t)
+					defer in.close()
+					id, sec := in.register("subject", nil)
+					defer fresh.DisableSubscription(t, "subject", id)
+					in.emit("customer.created", t.Customer("parent"))
+					for _, r := range in.take() {
+						if r.header.Get(verify.HeaderDeliveryID) == id {
+							real, secret = &r, sec
+							break
+						}
+					}
+					if real == nil {
+						t.Fatalf("EVT-025", "no customer.created delivery reached the subscription's endpoint")
 					}
 				}
-				if real == nil {
-					t.Fatalf("EVT-025", "no customer.created delivery reached the subscription's endpoint")
-				}
-			}
-			run(t, "property/webhook-signatures", rules, func(rt *rapid.T) {
-				secret0 := rapid.StringMatching(`[a-z]{2,6}_whsec_[A-Za-z0-9+/=]{20,44}|[ -~]{1,64}|[ -~é€]{1,16}`).Draw(rt, "secret")
-				body := []byte(rapid.StringMatching(`\{"id":"[a-z0-9-]{1,36}","type":"customer\.created","data":\{"n":(0|[1-9][0-9]{0,19})\}\}`).Draw(rt, "body"))
-				at := time.Unix(rapid.Int64Range(1_600_000_000, 2_000_000_000).Draw(rt, "unix"), rapid.Int64Range(0, 9_999_999).Draw(rt, "100ns")*100).UTC()
-				if rapid.Bool().Draw(rt, "offset") {
-					at = at.In(time.FixedZone("", rapid.SampledFrom([]int{-5 * 3600, 3600, 5*3600 + 1800}).Draw(rt, "zone")))
-				}
-				tol := time.Duration(rapid.Int64Range(1, 600).Draw(rt, "tolerance s")) * time.Second
-				eid := rapid.StringMatching(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`).Draw(rt, "event id")
-				checkSignatures(rt, signed(secret0, eid, "sub-1", at, body), body, secret0, tol, "a delivery signed as documented")
-				checkSignatures(rt, real.header, real.body, secret, verify.DefaultTolerance, fmt.Sprintf("the target's customer.created delivery %s", real.header.Get(verify.HeaderID)))
-			})
+				run(t, "property/webhook-signatures", rules, func(rt *rapid.T) {
+					secret0 := rapid.StringMatching(`[a-z]{2,6}_whsec_[A-Za-z0-9+/=]{20,44}|[ -~]{1,64}|[ -~é€]{1,16}`).Draw(rt, "secret")
+					body := []byte(rapid.StringMatching(`\{"id":"[a-z0-9-]{1,36}","type":"customer\.created","data":\{"n":(0|[1-9][0-9]{0,19})\}\}`).Draw(rt, "body"))
+					at := time.Unix(rapid.Int64Range(1_600_000_000, 2_000_000_000).Draw(rt, "unix"), rapid.Int64Range(0, 9_999_999).Draw(rt, "100ns")*100).UTC()
+					if rapid.Bool().Draw(rt, "offset") {
+						at = at.In(time.FixedZone("", rapid.SampledFrom([]int{-5 * 3600, 3600, 5*3600 + 1800}).Draw(rt, "zone")))
+					}
+					tol := time.Duration(rapid.Int64Range(1, 600).Draw(rt, "tolerance s")) * time.Second
+					eid := rapid.StringMatching(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`).Draw(rt, "event id")
+					checkSignatures(rt, signed(secret0, eid, "sub-1", at, body), body, secret0, tol, "a delivery signed as documented")
+					checkSignatures(rt, real.header, real.body, secret, verify.DefaultTolerance, fmt.Sprintf("the target's customer.created delivery %s", real.header.Get(verify.HeaderID)))
+				})
+			},
 		},
-	})
+	}
 }

@@ -240,52 +240,55 @@ func (m *itrMachine) settle() {
 	}
 }
 
-func init() {
+// transfersChecks are the checks of transfers.go.
+func transfersChecks() []check.Check {
 	rules := []string{"ITR-020", "ITR-021", "ITR-023", "ITR-024", "ITR-030", "ITR-015", "ITR-012"}
-	check.Register(check.Check{
-		ID:     "property/internal-transfers",
-		Title:  "random transfers both ways under a child limit, identical retries, reused client references, recovery reads and clock advances across UTC days match the client-reference and limit-decision model",
-		Rules:  rules,
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
-		ControlWhy:   "a limit on the source (the child) is set outside the API and a retained limit decision goes stale only on a later UTC day: only the control API sets the limit and moves the clock a day",
-		ControlRules: []string{"ITR-023", "ITR-024", "ITR-030"},
-		Run: func(t *check.T) {
-			limited := t.Target().VirtualClock()
-			if limited {
-				t.NeedVirtualClock()
-			} else {
-				t.WithoutControl()
-			}
-			c := t.Client("tenant")
-			counted(c)
-			child := t.Customer("child")
-			base := api.Customer(t.Customer("parent")) + "/end-customers/" + child + "/internal-transfers"
-			crossings := 0
-			run(t, "property/internal-transfers", rules, func(rt *rapid.T) {
-				limit := rapid.Int64Range(5, 40).Draw(rt, "child limit")
-				// Without the control API the amounts stay as small as the
-				// model's limits; the target's own limit, if any, is not known.
-				m := &itrMachine{t: t, c: c, base: base, child: child, limit: limit, unknown: !limited, now: time.Now(), net: map[string]int64{}, crossings: &crossings}
-				first := fmt.Sprintf("1. the parent lends the child %d GBP and EUR (the child's limit is the target's own)", itrFloat)
-				actions := rapid.StateMachineActions(m)
+	return []check.Check{
+		{
+			ID:     "property/internal-transfers",
+			Title:  "random transfers both ways under a child limit, identical retries, reused client references, recovery reads and clock advances across UTC days match the client-reference and limit-decision model",
+			Rules:  rules,
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
+			ControlWhy:   "a limit on the source (the child) is set outside the API and a retained limit decision goes stale only on a later UTC day: only the control API sets the limit and moves the clock a day",
+			ControlRules: []string{"ITR-023", "ITR-024", "ITR-030"},
+			Run: func(t *check.T) {
+				limited := t.Target().VirtualClock()
 				if limited {
-					if err := t.Control().InternalTransfers(t.Context(), "limit", map[string]any{"customer_id": child, "max_minor": limit}); err != nil {
-						t.NoVerdict(err)
-					}
-					clk, err := t.Control().Clock(t.Context())
-					if err != nil {
-						t.NoVerdict(err)
-					}
-					m.now = clk.Now
-					first = fmt.Sprintf("1. control: the child's limit is %d; the parent lends the child %d GBP and EUR", limit, itrFloat)
+					t.NeedVirtualClock()
 				} else {
-					actions = apiOnly(actions, "Advance", "NextDay")
+					t.WithoutControl()
 				}
-				defer m.settle()
-				m.lend()
-				m.log.lines = append(m.log.lines, first)
-				rt.Repeat(actions)
-			})
+				c := t.Client("tenant")
+				counted(c)
+				child := t.Customer("child")
+				base := api.Customer(t.Customer("parent")) + "/end-customers/" + child + "/internal-transfers"
+				crossings := 0
+				run(t, "property/internal-transfers", rules, func(rt *rapid.T) {
+					limit := rapid.Int64Range(5, 40).Draw(rt, "child limit")
+					// Without the control API the amounts stay as small as the
+					// model's limits; the target's own limit, if any, is not known.
+					m := &itrMachine{t: t, c: c, base: base, child: child, limit: limit, unknown: !limited, now: time.Now(), net: map[string]int64{}, crossings: &crossings}
+					first := fmt.Sprintf("1. the parent lends the child %d GBP and EUR (the child's limit is the target's own)", itrFloat)
+					actions := rapid.StateMachineActions(m)
+					if limited {
+						if err := t.Control().InternalTransfers(t.Context(), "limit", map[string]any{"customer_id": child, "max_minor": limit}); err != nil {
+							t.NoVerdict(err)
+						}
+						clk, err := t.Control().Clock(t.Context())
+						if err != nil {
+							t.NoVerdict(err)
+						}
+						m.now = clk.Now
+						first = fmt.Sprintf("1. control: the child's limit is %d; the parent lends the child %d GBP and EUR", limit, itrFloat)
+					} else {
+						actions = apiOnly(actions, "Advance", "NextDay")
+					}
+					defer m.settle()
+					m.lend()
+					m.log.lines = append(m.log.lines, first)
+					rt.Repeat(actions)
+				})
+			},
 		},
-	})
+	}
 }

@@ -251,33 +251,36 @@ func enabledNow(t *check.T, c *client.Client) int {
 	return n
 }
 
-func init() {
+// webhooksubsChecks are the checks of webhooksubs.go.
+func webhooksubsChecks() []check.Check {
 	rules := []string{"WHM-027", "WHM-028", "WHM-043", "WHM-026", "WHM-046", "WHM-013", "WHM-014", "WHM-015", "WHM-047", "WHM-049"}
-	check.Register(check.Check{
-		ID:     "property/webhook-subscriptions",
-		Title:  "random registrations (fresh and reserved URLs), disables, re-enables, rotations and reads for one owning subject match the model of the 10-enabled limit, URL reservation, enabled, secretVersion and secretSha256",
-		Rules:  rules,
-		Labels: []string{check.Mutating, Label}, Needs: []string{"keys.subject", "webhook_url"},
-		Run: func(t *check.T) {
-			c := t.Client("subject")
-			counted(c)
-			// The subject's endpoints enabled before the property: read
-			// once, not per case (the list is unpaged and grows by every
-			// endpoint a case registers, so a per-case read made each case
-			// of a long shrink slower than the last); every case disables
-			// the endpoints it enabled when it ends.
-			base := enabledNow(t, c)
-			run(t, "property/webhook-subscriptions", rules, func(rt *rapid.T) {
-				m := &whMachine{t: t, c: c, base: base}
-				defer func() {
-					for _, s := range m.subs {
-						if s.enabled {
-							fresh.DisableSubscription(t, "subject", s.id)
+	return []check.Check{
+		{
+			ID:     "property/webhook-subscriptions",
+			Title:  "random registrations (fresh and reserved URLs), disables, re-enables, rotations and reads for one owning subject match the model of the 10-enabled limit, URL reservation, enabled, secretVersion and secretSha256",
+			Rules:  rules,
+			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.subject", "webhook_url"},
+			Run: func(t *check.T) {
+				c := t.Client("subject")
+				counted(c)
+				// The subject's endpoints enabled before the property: read
+				// once, not per case (the list is unpaged and grows by every
+				// endpoint a case registers, so a per-case read made each case
+				// of a long shrink slower than the last); every case disables
+				// the endpoints it enabled when it ends.
+				base := enabledNow(t, c)
+				run(t, "property/webhook-subscriptions", rules, func(rt *rapid.T) {
+					m := &whMachine{t: t, c: c, base: base}
+					defer func() {
+						for _, s := range m.subs {
+							if s.enabled {
+								fresh.DisableSubscription(t, "subject", s.id)
+							}
 						}
-					}
-				}()
-				rt.Repeat(rapid.StateMachineActions(m))
-			})
+					}()
+					rt.Repeat(rapid.StateMachineActions(m))
+				})
+			},
 		},
-	})
+	}
 }

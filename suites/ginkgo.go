@@ -1,7 +1,8 @@
 // Package suites turns Touchstone's checks into Ginkgo specs. The checks
 // themselves live in one package per documented area (suites/auth,
 // suites/idempotency, ...) as plain functions over an HTTP client; this
-// package declares one Ginkgo spec per registered check, so that the same
+// package declares one Ginkgo spec per registered check, located at the
+// check's Run function (each area's Checks lists them), so that the same
 // checks run from `touchstone run`, `go test ./suites/...` and the ginkgo
 // CLI, and directly (without Ginkgo) from the fault-mode proof. It imports
 // no area: the composition root (cmd/touchstone/allchecks) registers the
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 )
@@ -61,7 +63,8 @@ func DefineWith(o Options) {
 	}
 	sort.Strings(areas)
 	spec := func(c *check.Check) {
-		It(SpecText(c), Label(SpecLabels(c)...), func(ctx SpecContext) {
+		file, line := c.Body()
+		It(SpecText(c), Label(SpecLabels(c)...), types.CodeLocation{FileName: file, LineNumber: line}, func(ctx SpecContext) {
 			tgt := o.Target()
 			var res *check.Result
 			if o.Schedule.Has(c.ID) {

@@ -4,20 +4,49 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestOneWayToAssertAResponse: a check asserts a documented answer with
-// the helper of its body shape (shape.ProblemAnswer, FlatAnswer,
-// EnvelopeAnswer), which checks the status and formats the evidence; no
-// hand-written "if r.Status != X { t.Fatalf(...) }" followed by a body
-// shape assertion on the same response. It reads the areas and
-// internal/fresh, which creates their fixtures (not internal/shape, which
-// defines the helpers).
+// TestOneWayToAssertAResponse: a check asserts a documented answer one
+// way, a shape.Want passed to the helper of the answer's body shape
+// (shape.ProblemAnswer, FlatAnswer, EnvelopeAnswer; StatusAnswer when the
+// documents leave the body open), which checks the status, media type,
+// members and code and writes the evidence itself. So the areas and
+// internal/fresh, which creates their fixtures, hold
+//   - no shape.Envelope( or shape.Refusal( (the helpers EnvelopeAnswer
+//     replaced), and
+//   - no hand-written "if r.Status != X {" whose next statement fails the
+//     check (t.Fatalf, FatalAt, Errorf, ErrorAt), but the few below, where
+//     the documents give either of two statuses.
+//
+// A status comparison that is no verdict is not caught: a precondition
+// (t.NoVerdict, Skipf), a series that counts answers ("200 or 429"), one
+// answer's status against another's (a retry repeats the first), and "if
+// r.Status == X" (the answer must not be X: a check-order finding).
 func TestOneWayToAssertAResponse(t *testing.T) {
-	statusIf := regexp.MustCompile(`if (\w+)\.Status != [^{]+\{\s*$`)
+	// Either of two statuses is documented: file and rule of the failure.
+	allowed := map[string]string{
+		"accounts/nested.go FIAT-023":    "a missing prerequisite is 409 or 422",
+		"crypto/wallets.go CRYP-012":     "TRX not convertible: a 422 or 409 refusal",
+		"exchange/price.go CRYP-012":     "TRX not convertible: a 422 or 409 refusal",
+		"crypto/withdrawals.go CRYP-009": "a taken crypto withdrawal is 200 or 202",
+		"exchange/helpers.go rule":       "a taken conversion is 200 or 201",
+		"webhooks/manage.go WHM-047":     "DELETE is 200 or 204",
+		"webhooks/retries.go WHM-008":    "a rotation is 200 or 201",
+		"webhooks/rotation.go WHM-008":   "a rotation is 200 or 201",
+		// Status and code judged under one rule without stopping, before
+		// the answer's shape is asserted under another.
+		"crypto/wallets.go CRYP-031": "then EnvelopeAnswer under CRYP-035",
+		"exchange/price.go CONV-010": "each unknown-asset pair, then EnvelopeAnswer under ERR-007",
+	}
+	oldHelper := regexp.MustCompile(`\bshape\.(Envelope|Refusal)\(`)
+	statusIf := regexp.MustCompile(`\bif (?:[^{]*; )?[\w.\[\]()]+\.Status != [^{]+\{\s*$`)
+	twoAnswers := regexp.MustCompile(`\.Status != \w+\.Status\b`) // a retry's status against the first's
+	fails := regexp.MustCompile(`^\s*\w+\.(Fatalf|FatalAt|Errorf|ErrorAt)\((?:\w+, )?("[A-Z][A-Z0-9]*-\d{3}"|\w+)`)
 	var found []string
+	used := map[string]bool{}
 	walk := func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
@@ -28,16 +57,30 @@ func TestOneWayToAssertAResponse(t *testing.T) {
 		}
 		lines := strings.Split(string(raw), "\n")
 		for i, l := range lines {
-			m := statusIf.FindStringSubmatch(l)
-			if m == nil || i+3 >= len(lines) || !strings.Contains(lines[i+1], "t.Fatalf(") {
+			at := filepath.ToSlash(path) + ":" + strconv.Itoa(i+1)
+			if oldHelper.MatchString(l) {
+				found = append(found, at+": shape.Envelope/Refusal: use shape.EnvelopeAnswer(t, r, shape.Want{...})")
+			}
+			if !statusIf.MatchString(l) || twoAnswers.MatchString(l) {
 				continue
 			}
-			next := lines[i+3]
-			for _, h := range []string{"shape.ContentType(t, ", "shape.ProblemJSON(t, ", "shape.Flat(t, ", "shape.NotFound(t, ", "shape.Envelope(t, ", "shape.Refusal(t, "} {
-				if strings.Contains(next, h) && strings.Contains(next, ", "+m[1]) {
-					found = append(found, path+":"+itoa(i+1))
+			next := ""
+			for _, n := range lines[i+1:] {
+				if s := strings.TrimSpace(n); s != "" && !strings.HasPrefix(s, "//") {
+					next = n
+					break
 				}
 			}
+			m := fails.FindStringSubmatch(next)
+			if m == nil {
+				continue
+			}
+			key := filepath.ToSlash(path) + " " + strings.Trim(m[2], `"`)
+			if _, ok := allowed[key]; ok {
+				used[key] = true
+				continue
+			}
+			found = append(found, at+": status checked by hand: use shape.StatusAnswer / ProblemAnswer / FlatAnswer / EnvelopeAnswer with a shape.Want")
 		}
 		return nil
 	}
@@ -47,14 +90,11 @@ func TestOneWayToAssertAResponse(t *testing.T) {
 		}
 	}
 	for _, f := range found {
-		t.Errorf("%s: status checked by hand, then the body shape: use shape.ProblemAnswer / FlatAnswer / EnvelopeAnswer", f)
+		t.Error(f)
 	}
-}
-
-func itoa(i int) string {
-	s := ""
-	for ; i > 0; i /= 10 {
-		s = string(rune('0'+i%10)) + s
+	for k, why := range allowed {
+		if !used[k] {
+			t.Errorf("allowed %q (%s) no longer checks a status by hand: take it off the list", k, why)
+		}
 	}
-	return s
 }

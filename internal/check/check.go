@@ -7,6 +7,7 @@ package check
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -73,9 +74,9 @@ type Check struct {
 	// and its result names the other rules only.
 	ControlRules []string
 	Run          func(t *T)
-	// File and Line are where Register was called (set by Register; for
-	// checks built from a table, the Register call inside the loop), so
-	// `touchstone rules --rule ID` can point at the code.
+	// File and Line are where the check's Run function is written (set by
+	// Register from Body), so `touchstone rules --rule ID` can point at the
+	// code.
 	File string `json:"-"`
 	Line int    `json:"-"`
 }
@@ -156,8 +157,6 @@ var (
 // Register adds checks to the registry. It panics on a malformed or
 // duplicate id: that is a programming error found by any test run.
 func Register(cs ...Check) {
-	_, file, line, _ := runtime.Caller(1)
-	file = SourcePath(file)
 	mu.Lock()
 	defer mu.Unlock()
 	for i := range cs {
@@ -190,9 +189,21 @@ func Register(cs ...Check) {
 		if (aloneTable[c.ID] || aloneAnywhere[c.ID] || aloneAreas[c.Area()]) && !c.HasLabel(Alone) {
 			c.Labels = append(append([]string(nil), c.Labels...), Alone)
 		}
-		c.File, c.Line = file, line
+		file, line := c.Body()
+		c.File, c.Line = SourcePath(file), line
 		registry[c.ID] = &c
 	}
+}
+
+// Body is where the check's Run function is written: the compiled file
+// name and the line of its func keyword (a Ginkgo spec carries it as its
+// code location).
+func (c *Check) Body() (file string, line int) {
+	f := runtime.FuncForPC(reflect.ValueOf(c.Run).Pointer())
+	if f == nil {
+		return "", 0
+	}
+	return f.FileLine(f.Entry())
 }
 
 // All returns every registered check, sorted by id.

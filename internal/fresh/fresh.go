@@ -76,7 +76,7 @@ func Success(t *check.T, rule string, r *client.Response) map[string]any {
 // returns data, the customer.
 func Read(t *check.T, rule, id string) map[string]any {
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
-	return shape.Envelope(t, rule, r, http.StatusOK)
+	return shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 }
 
 // Status reads a customer's lifecycle status (a refreshing read).
@@ -93,7 +93,7 @@ func Patch(t *check.T, id string, body map[string]any) *client.Response {
 // asserts success under rule.
 func SetStatus(t *check.T, rule, id, status string) {
 	r := Patch(t, id, map[string]any{"status": status})
-	data := shape.Envelope(t, rule, r, http.StatusOK)
+	data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	if got := data["status"]; got != status {
 		t.Fatalf(rule, "PATCH status %s answered status %v", status, got)
 	}

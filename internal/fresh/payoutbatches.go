@@ -42,7 +42,7 @@ func PostBatch(t *check.T, body map[string]any) *client.Response {
 // data.payout_batch. A failure is recorded under rule.
 func Batch(t *check.T, rule string, body map[string]any) map[string]any {
 	r := PostBatch(t, body)
-	data := shape.Envelope(t, rule, r, http.StatusOK)
+	data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	b, ok := data["payout_batch"].(map[string]any)
 	if !ok {
 		t.FatalAt(r, rule, "data.payout_batch is %v, want an object", data["payout_batch"])
@@ -53,7 +53,7 @@ func Batch(t *check.T, rule string, body map[string]any) map[string]any {
 // ReadBatch is the by-id read; it returns data.payout_batch.
 func ReadBatch(t *check.T, rule, id string) map[string]any {
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: BatchesPath(t.Customer("active_personal")) + "/" + id})
-	data := shape.Envelope(t, rule, r, http.StatusOK)
+	data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	b, ok := data["payout_batch"].(map[string]any)
 	if !ok {
 		t.FatalAt(r, rule, "data.payout_batch is %v, want an object", data["payout_batch"])

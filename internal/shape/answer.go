@@ -11,9 +11,15 @@ import (
 // Want is a documented answer to one request: its status, its code, and
 // the rules it is checked under. It is the one way to assert a response:
 // pass it to the helper of the body shape the documents give that answer
-// (ProblemAnswer, FlatAnswer, EnvelopeAnswer), which checks the status,
-// the media type, the members and the code, and writes the evidence (the
-// request, what came back, the exchange) itself.
+// (ProblemAnswer, FlatAnswer, EnvelopeAnswer; StatusAnswer when they leave
+// the body open), which checks the status, the media type, the members and
+// the code, and writes the evidence (the request, what came back, the
+// exchange) itself:
+//
+//	r := t.Do(c, client.Request{Method: http.MethodPost, Path: path, JSON: body})
+//	d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-024", Status: http.StatusUnprocessableEntity, Code: "whitelisted_address_asset_mismatch"})
+//
+// suites/idiom_test.go holds the areas to it.
 type Want struct {
 	// Status and Code are the documented answer. Code "" means none: no
 	// code member (problem+json), code null (flat), not checked (success
@@ -32,6 +38,10 @@ type Want struct {
 	// Why is added to a wrong-status message (e.g. "the key step comes
 	// before rate limits").
 	Why string
+	// Continue (StatusAnswer only): a wrong status is recorded and the
+	// check goes on, for a check that judges every request of a series;
+	// by default a wrong status stops the check.
+	Continue bool
 }
 
 func (w Want) shapeRule() string {
@@ -63,10 +73,11 @@ func (w Want) what(r *client.Response) string {
 	return "the request"
 }
 
-// status fails under w.Rule unless r has the wanted status.
-func (w Want) status(t *check.T, r *client.Response) {
+// status fails under w.Rule unless r has the wanted status, stopping the
+// check unless cont; it tells whether r has the wanted status.
+func (w Want) status(t *check.T, r *client.Response, cont bool) bool {
 	if r.Status == w.Status {
-		return
+		return true
 	}
 	codeAtWrongStatus(t, r, w.Status, w.Code)
 	want := fmt.Sprint(w.Status)
@@ -77,19 +88,29 @@ func (w Want) status(t *check.T, r *client.Response) {
 	if w.Why != "" {
 		why = " (" + w.Why + ")"
 	}
-	t.FatalAt(r, w.Rule, "%s: status %d, want %s%s; body: %s", w.what(r), r.Status, want, why, Clip(r.Body))
+	msg := "%s: status %d, want %s%s; body: %s"
+	if cont {
+		t.ErrorAt(r, w.Rule, msg, w.what(r), r.Status, want, why, Clip(r.Body))
+		return false
+	}
+	t.FatalAt(r, w.Rule, msg, w.what(r), r.Status, want, why, Clip(r.Body))
+	return false
 }
 
 // StatusAnswer asserts only the status (under Rule), for an answer whose
-// body the documents leave open; the evidence names the request.
-func StatusAnswer(t *check.T, r *client.Response, w Want) { w.status(t, r) }
+// body the documents leave open; the evidence names the request. It tells
+// whether the status is the wanted one (false only with Continue: a wrong
+// status otherwise stops the check).
+func StatusAnswer(t *check.T, r *client.Response, w Want) bool {
+	return w.status(t, r, w.Continue)
+}
 
 // ProblemAnswer asserts the documented problem+json answer: status (under
 // Rule), media type application/problem+json (MediaRule), the members
 // type, title, status and detail, and the code (ShapeRule). It returns the
 // body.
 func ProblemAnswer(t *check.T, r *client.Response, w Want) map[string]any {
-	w.status(t, r)
+	w.status(t, r, false)
 	ContentType(t, w.mediaRule(), r, Problem)
 	return ProblemJSON(t, w.shapeRule(), r, w.Status, w.Code)
 }
@@ -98,7 +119,7 @@ func ProblemAnswer(t *check.T, r *client.Response, w Want) map[string]any {
 // type application/json (MediaRule), title, detail, status and the code,
 // null when Code is "" (ShapeRule). It returns the body.
 func FlatAnswer(t *check.T, r *client.Response, w Want) map[string]any {
-	w.status(t, r)
+	w.status(t, r, false)
 	ContentType(t, w.mediaRule(), r, JSON)
 	return Flat(t, w.shapeRule(), r, w.Status, w.Code)
 }
@@ -108,10 +129,10 @@ func FlatAnswer(t *check.T, r *client.Response, w Want) map[string]any {
 // and data (ShapeRule); for a refusal (Code set) data.code and
 // data.detail. It returns data.
 func EnvelopeAnswer(t *check.T, r *client.Response, w Want) map[string]any {
-	w.status(t, r)
+	w.status(t, r, false)
 	ContentType(t, w.mediaRule(), r, JSON)
 	if w.Code != "" {
-		return Refusal(t, w.shapeRule(), r, w.Status, w.Code)
+		return refusal(t, w.shapeRule(), r, w.Status, w.Code)
 	}
-	return Envelope(t, w.shapeRule(), r, w.Status)
+	return envelope(t, w.shapeRule(), r, w.Status)
 }

@@ -2,6 +2,7 @@ package shape_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -110,6 +111,31 @@ func TestCodeAtWrongStatus(t *testing.T) {
 		}
 		if strings.Join(rules, ",") != want {
 			t.Errorf("declaring %v: failed under %v, want %s", declared, rules, want)
+		}
+	}
+}
+
+// TestStatusAnswerContinue: with Continue a wrong status is recorded and
+// the check goes on (StatusAnswer reports false); without it the check
+// stops at the first.
+func TestStatusAnswerContinue(t *testing.T) {
+	for _, cont := range []bool{true, false} {
+		var got []bool
+		res := answerAgainst(t, 500, shape.JSON, `{}`, func(ct *check.T, r *client.Response) {
+			got = append(got, shape.StatusAnswer(ct, r, shape.Want{Rule: "ERR-001", Status: 200, Continue: cont}))
+			got = append(got, shape.StatusAnswer(ct, r, shape.Want{Rule: "ERR-002", Status: 500, Continue: cont}))
+			got = append(got, shape.StatusAnswer(ct, r, shape.Want{Rule: "ERR-003", Status: 404, Continue: cont}))
+		})
+		var rules []string
+		for _, f := range res.Failures {
+			rules = append(rules, f.Rule)
+		}
+		want, wantGot := "ERR-001", "[]"
+		if cont {
+			want, wantGot = "ERR-001,ERR-003", "[false true false]"
+		}
+		if res.Status != check.Failed || strings.Join(rules, ",") != want || fmt.Sprint(got) != wantGot {
+			t.Errorf("Continue %v: %s under %v, returned %v; want failed under %s, returned %s", cont, res.Status, rules, got, want, wantGot)
 		}
 	}
 }

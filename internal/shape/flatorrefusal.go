@@ -12,7 +12,7 @@ import (
 func FlatOrRefusal(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
 	m := Object(t, rule, r)
 	if _, envelope := m["success"]; envelope {
-		return Refusal(t, rule, r, status, code)
+		return refusal(t, rule, r, status, code)
 	}
 	return Flat(t, rule, r, status, code)
 }

@@ -49,7 +49,7 @@ func (s Seek) Find(t *check.T, rule, id string) (Item, bool) {
 	for page := 1; page <= seekMaxPages; page++ {
 		r := t.Do(s.Client, client.Request{Method: http.MethodGet, Path: s.Path,
 			Query: url.Values{"limit": {strconv.Itoa(SeekPer)}, "page": {strconv.Itoa(page)}}})
-		data := Envelope(t, rule, r, http.StatusOK)
+		data := envelope(t, rule, r, http.StatusOK)
 		rows := Items(t, rule, data, ListKey(t, rule, data, s.Items), !s.Since.IsZero())
 		if len(rows) > 0 && rows[0].ID == first {
 			return Item{}, false // page is not honoured: every page is the first
@@ -89,7 +89,7 @@ func CreatedAt(t *check.T, rule string, record map[string]any) time.Time {
 // whatever other callers add to the list meanwhile.
 func (s Seek) Mark(t *check.T, rule string) time.Time {
 	r := t.Do(s.Client, client.Request{Method: http.MethodGet, Path: s.Path, Query: url.Values{"limit": {"1"}, "page": {"1"}}})
-	data := Envelope(t, rule, r, http.StatusOK)
+	data := envelope(t, rule, r, http.StatusOK)
 	rows := Items(t, rule, data, ListKey(t, rule, data, s.Items), true)
 	if len(rows) == 0 {
 		return time.Time{}
@@ -110,7 +110,7 @@ func (s Seek) Newer(t *check.T, rule string, since time.Time) []Item {
 	for page := 1; page <= seekMaxPages; page++ {
 		r := t.Do(s.Client, client.Request{Method: http.MethodGet, Path: s.Path,
 			Query: url.Values{"limit": {strconv.Itoa(SeekPer)}, "page": {strconv.Itoa(page)}}})
-		data := Envelope(t, rule, r, http.StatusOK)
+		data := envelope(t, rule, r, http.StatusOK)
 		rows := Items(t, rule, data, ListKey(t, rule, data, s.Items), true)
 		for _, row := range rows {
 			if row.CreatedAt.Before(horizon) {

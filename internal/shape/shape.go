@@ -70,9 +70,9 @@ func ProblemJSON(t *check.T, rule string, r *client.Response, status int, code s
 	return m
 }
 
-// Envelope asserts a v1 envelope: media type, success, status_code equal to
+// envelope asserts a v1 envelope: media type, success, status_code equal to
 // the HTTP status, message string, data present. It returns data.
-func Envelope(t *check.T, rule string, r *client.Response, status int) map[string]any {
+func envelope(t *check.T, rule string, r *client.Response, status int) map[string]any {
 	Status(t, rule, r, status)
 	ContentType(t, rule, r, JSON)
 	m := Object(t, rule, r)
@@ -93,11 +93,11 @@ func Envelope(t *check.T, rule string, r *client.Response, status int) map[strin
 	return data
 }
 
-// Refusal asserts an operation refusal: envelope with success false, the
+// refusal asserts an operation refusal: envelope with success false, the
 // status repeated, data.code equal to code and data.detail present.
-func Refusal(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
+func refusal(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
 	codeAtWrongStatus(t, r, status, code)
-	data := Envelope(t, rule, r, status)
+	data := envelope(t, rule, r, status)
 	if data["code"] != code {
 		t.FatalAt(r, rule, "data.code is %v, want %q", data["code"], code)
 	}

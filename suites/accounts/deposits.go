@@ -14,7 +14,7 @@ import (
 // depositRows reads the first page (limit 500) of a customer's fiat
 // deposits.
 func depositRows(t *check.T, customerID string) []map[string]any {
-	d := shape.Envelope(t, "DEP-007", get(t, "tenant", depositsPath(customerID)+"?limit=500"), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, get(t, "tenant", depositsPath(customerID)+"?limit=500"), shape.Want{Rule: "DEP-007", Status: http.StatusOK})
 	shape.Pagination(t, "PAGE-019", d)
 	var out []map[string]any
 	for _, it := range shape.Items(t, "DEP-002", d, "deposits", false) {
@@ -41,154 +41,157 @@ func depositFields(t *check.T, row map[string]any) {
 	}
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:    "deposits/list-and-detail",
-		Title: "GET banking/deposits is paged (data.deposits, data.pagination, limit honoured) with sender, reference, provider_reference, amount (minor) and asset_scale; /{depositId} answers data.deposit",
-		Rules: []string{"DEP-002", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "DEP-007", "PAGE-019"},
-		Needs: []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			cust := t.Customer("active_personal")
-			d := shape.Envelope(t, "DEP-007", get(t, "tenant", depositsPath(cust)+"?page=1&limit=1"), http.StatusOK)
-			pg := shape.Pagination(t, "PAGE-019", d)
-			items := shape.Items(t, "DEP-002", d, "deposits", false)
-			if pg.PerPage != 1 || len(items) > 1 {
-				t.Fatalf("DEP-007", "limit=1: per_page %d and %d rows, want per_page 1 and at most one row", pg.PerPage, len(items))
-			}
-			if len(items) == 0 {
-				t.Skipf("customers.active_personal has no fiat deposit to read")
-			}
-			depositFields(t, items[0].Raw)
-			one := shape.Envelope(t, "DEP-007", get(t, "tenant", depositsPath(cust)+"/"+items[0].ID), http.StatusOK)
-			if shape.String(t, "DEP-002", one, "deposit.id") != items[0].ID {
-				t.Fatalf("DEP-002", "data.deposit.id differs from the listed id %s", items[0].ID)
-			}
-			dep, _ := one["deposit"].(map[string]any)
-			depositFields(t, dep)
-			shape.NotFound(t, "DEP-007", get(t, "tenant", depositsPath(cust)+"/"+uuid.NewString()))
-		},
-	})
-	check.Register(check.Check{
-		ID:     "deposits/delivered-credits-available",
-		Title:  "A delivered fiat deposit credits the Available balance (balance_minor integer, balance_major number = minor/100) and is listed with its sender, reference, provider reference, amount and asset_scale 2",
-		Rules:  []string{"FIAT-003", "BAL-002", "BAL-003", "BAL-004", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "CUST-022"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  []string{"keys.tenant"},
-		Run: func(t *check.T) {
-			cust := fresh.Activated(t, "FIAT-022")
-			gbp := completedAccount(t, cust, "GBP")["id"].(string)
-			before := minorText(t, balanceOf(t, cust, "GBP"))
-			ref := "TS-" + uuid.NewString()[:8]
-			id := deposit(t, gbp, 12345, 0, "Payer Ltd", ref, false)
-			row := balanceOf(t, cust, "GBP")
-			if row == nil {
-				t.Fatalf("FIAT-003", "no GBP row in data.balances after a 12345 GBP deposit")
-			}
-			if got := minorText(t, row); before != "0" || got != "12345" {
-				t.Fatalf("FIAT-003", "GBP balance_minor %s → %s after a 12345 deposit to a new account, want 0 → 12345", before, got)
-			}
-			major, ok := row["balance_major"].(json.Number)
-			if !ok {
-				t.Fatalf("BAL-002", "balance_major is %v (%T), want a JSON number", row["balance_major"], row["balance_major"])
-			}
-			if f, _ := major.Float64(); f != 123.45 {
-				t.Errorf("BAL-003", "balance_major %s for balance_minor 12345, want 123.45", major)
-			}
-			var mine map[string]any
-			for _, r := range depositRows(t, cust) {
-				if r["id"] == id {
-					mine = r
+// depositsChecks are the checks of deposits.go.
+func depositsChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:    "deposits/list-and-detail",
+			Title: "GET banking/deposits is paged (data.deposits, data.pagination, limit honoured) with sender, reference, provider_reference, amount (minor) and asset_scale; /{depositId} answers data.deposit",
+			Rules: []string{"DEP-002", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "DEP-007", "PAGE-019"},
+			Needs: []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				cust := t.Customer("active_personal")
+				d := shape.EnvelopeAnswer(t, get(t, "tenant", depositsPath(cust)+"?page=1&limit=1"), shape.Want{Rule: "DEP-007", Status: http.StatusOK})
+				pg := shape.Pagination(t, "PAGE-019", d)
+				items := shape.Items(t, "DEP-002", d, "deposits", false)
+				if pg.PerPage != 1 || len(items) > 1 {
+					t.Fatalf("DEP-007", "limit=1: per_page %d and %d rows, want per_page 1 and at most one row", pg.PerPage, len(items))
 				}
-			}
-			if mine == nil {
-				t.Fatalf("DEP-007", "the delivered deposit %s is not in the deposits list", id)
-			}
-			depositFields(t, mine)
-			want := map[string]struct{ rule, v string }{"sender": {"DEP-003", "Payer Ltd"}, "reference": {"DEP-004", ref}, "amount": {"DEP-006", "12345"}, "asset_scale": {"DEP-006", "2"}}
-			for k, w := range want {
-				if got := jsonTextPlain(mine[k]); got != w.v {
-					t.Errorf(w.rule, "deposit %s = %s, want %s", k, got, w.v)
+				if len(items) == 0 {
+					t.Skipf("customers.active_personal has no fiat deposit to read")
 				}
-			}
-			if p, _ := mine["provider_reference"].(string); p == "" {
-				t.Errorf("DEP-005", "deposit provider_reference is %v, want the provider transaction id", mine["provider_reference"])
-			}
-		},
-	})
-	check.Register(check.Check{
-		ID:     "deposits/held-listed-not-credited",
-		Title:  "A deposit held for review is listed but credits nothing: the Available balance (the only spendable bucket) is unchanged",
-		Rules:  []string{"DEP-001", "BAL-001", "CUST-022"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  []string{"keys.tenant"},
-		Run: func(t *check.T) {
-			cust := fresh.Activated(t, "FIAT-022")
-			eur := completedAccount(t, cust, "EUR")["id"].(string)
-			deposit(t, eur, 500, 0, "Settled Payer", "TS-A", false)
-			id := deposit(t, eur, 70000, 0, "Held Payer", "TS-H", true)
-			found := false
-			for _, r := range depositRows(t, cust) {
-				found = found || r["id"] == id
-			}
-			if !found {
-				t.Errorf("DEP-001", "the held deposit %s is not in the deposits list", id)
-			}
-			if got := minorText(t, balanceOf(t, cust, "EUR")); got != "500" {
-				t.Fatalf("BAL-001", "EUR balance_minor is %s after a 500 deposit and a 70000 deposit held for review, want 500 (only Available)", got)
-			}
-		},
-	})
-	check.Register(check.Check{
-		ID:     "balances/exact-above-2-pow-53",
-		Title:  "balance_minor is rendered exactly above 2^53 (9007199254740993) and balance_major is the matching number",
-		Rules:  []string{"BAL-005", "BAL-002", "BAL-003", "CUST-022"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  []string{"keys.tenant"},
-		Run: func(t *check.T) {
-			cust := fresh.Activated(t, "FIAT-022")
-			ctl(t, "/fiat/funds/"+cust, map[string]any{"currency": "USD", "available_minor": "9007199254740993"})
-			row := balanceOf(t, cust, "USD")
-			if got := minorText(t, row); got != "9007199254740993" {
-				t.Fatalf("BAL-005", "balance_minor reads %s, want exactly 9007199254740993", got)
-			}
-			major, ok := row["balance_major"].(json.Number)
-			if !ok {
-				t.Fatalf("BAL-002", "balance_major is %v (%T), want a JSON number", row["balance_major"], row["balance_major"])
-			}
-			if s := major.String(); s != "90071992547409.93" && s != "9.007199254740993e13" {
-				t.Errorf("BAL-003", "balance_major %s, want 90071992547409.93", s)
-			}
-		},
-	})
-	check.Register(check.Check{
-		ID:    "balances/read-seeded",
-		Title: "GET banking/balance answers data.balances[] with currency, balance_minor (integer) and balance_major (number)",
-		Rules: []string{"BAL-002", "BAL-004", "BAL-003"},
-		Needs: []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			d := shape.Envelope(t, "BAL-004", get(t, "tenant", balancePath(t.Customer("active_personal"))), http.StatusOK)
-			rows := shape.Array(t, "BAL-004", d, "balances")
-			if len(rows) == 0 {
-				t.Skipf("customers.active_personal reports no balance row")
-			}
-			for _, x := range rows {
-				m, _ := x.(map[string]any)
-				shape.String(t, "BAL-002", m, "currency")
-				minor, okMinor := m["balance_minor"].(json.Number)
-				major, okMajor := m["balance_major"].(json.Number)
-				if _, err := minor.Int64(); !okMinor || err != nil {
-					t.Fatalf("BAL-002", "balance_minor is %v (%T), want a JSON integer", m["balance_minor"], m["balance_minor"])
+				depositFields(t, items[0].Raw)
+				one := shape.EnvelopeAnswer(t, get(t, "tenant", depositsPath(cust)+"/"+items[0].ID), shape.Want{Rule: "DEP-007", Status: http.StatusOK})
+				if shape.String(t, "DEP-002", one, "deposit.id") != items[0].ID {
+					t.Fatalf("DEP-002", "data.deposit.id differs from the listed id %s", items[0].ID)
 				}
-				if !okMajor {
-					t.Fatalf("BAL-002", "balance_major is %v (%T), want a JSON number", m["balance_major"], m["balance_major"])
-				}
-				mi, _ := minor.Int64()
-				if f, _ := major.Float64(); f*100 < float64(mi)-0.5 || f*100 > float64(mi)+0.5 {
-					t.Errorf("BAL-003", "%v: balance_major %s is not balance_minor %s / 100", m["currency"], major, minor)
-				}
-			}
+				dep, _ := one["deposit"].(map[string]any)
+				depositFields(t, dep)
+				shape.NotFound(t, "DEP-007", get(t, "tenant", depositsPath(cust)+"/"+uuid.NewString()))
+			},
 		},
-	})
+		{
+			ID:     "deposits/delivered-credits-available",
+			Title:  "A delivered fiat deposit credits the Available balance (balance_minor integer, balance_major number = minor/100) and is listed with its sender, reference, provider reference, amount and asset_scale 2",
+			Rules:  []string{"FIAT-003", "BAL-002", "BAL-003", "BAL-004", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "CUST-022"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				cust := fresh.Activated(t, "FIAT-022")
+				gbp := completedAccount(t, cust, "GBP")["id"].(string)
+				before := minorText(t, balanceOf(t, cust, "GBP"))
+				ref := "TS-" + uuid.NewString()[:8]
+				id := deposit(t, gbp, 12345, 0, "Payer Ltd", ref, false)
+				row := balanceOf(t, cust, "GBP")
+				if row == nil {
+					t.Fatalf("FIAT-003", "no GBP row in data.balances after a 12345 GBP deposit")
+				}
+				if got := minorText(t, row); before != "0" || got != "12345" {
+					t.Fatalf("FIAT-003", "GBP balance_minor %s → %s after a 12345 deposit to a new account, want 0 → 12345", before, got)
+				}
+				major, ok := row["balance_major"].(json.Number)
+				if !ok {
+					t.Fatalf("BAL-002", "balance_major is %v (%T), want a JSON number", row["balance_major"], row["balance_major"])
+				}
+				if f, _ := major.Float64(); f != 123.45 {
+					t.Errorf("BAL-003", "balance_major %s for balance_minor 12345, want 123.45", major)
+				}
+				var mine map[string]any
+				for _, r := range depositRows(t, cust) {
+					if r["id"] == id {
+						mine = r
+					}
+				}
+				if mine == nil {
+					t.Fatalf("DEP-007", "the delivered deposit %s is not in the deposits list", id)
+				}
+				depositFields(t, mine)
+				want := map[string]struct{ rule, v string }{"sender": {"DEP-003", "Payer Ltd"}, "reference": {"DEP-004", ref}, "amount": {"DEP-006", "12345"}, "asset_scale": {"DEP-006", "2"}}
+				for k, w := range want {
+					if got := jsonTextPlain(mine[k]); got != w.v {
+						t.Errorf(w.rule, "deposit %s = %s, want %s", k, got, w.v)
+					}
+				}
+				if p, _ := mine["provider_reference"].(string); p == "" {
+					t.Errorf("DEP-005", "deposit provider_reference is %v, want the provider transaction id", mine["provider_reference"])
+				}
+			},
+		},
+		{
+			ID:     "deposits/held-listed-not-credited",
+			Title:  "A deposit held for review is listed but credits nothing: the Available balance (the only spendable bucket) is unchanged",
+			Rules:  []string{"DEP-001", "BAL-001", "CUST-022"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				cust := fresh.Activated(t, "FIAT-022")
+				eur := completedAccount(t, cust, "EUR")["id"].(string)
+				deposit(t, eur, 500, 0, "Settled Payer", "TS-A", false)
+				id := deposit(t, eur, 70000, 0, "Held Payer", "TS-H", true)
+				found := false
+				for _, r := range depositRows(t, cust) {
+					found = found || r["id"] == id
+				}
+				if !found {
+					t.Errorf("DEP-001", "the held deposit %s is not in the deposits list", id)
+				}
+				if got := minorText(t, balanceOf(t, cust, "EUR")); got != "500" {
+					t.Fatalf("BAL-001", "EUR balance_minor is %s after a 500 deposit and a 70000 deposit held for review, want 500 (only Available)", got)
+				}
+			},
+		},
+		{
+			ID:     "balances/exact-above-2-pow-53",
+			Title:  "balance_minor is rendered exactly above 2^53 (9007199254740993) and balance_major is the matching number",
+			Rules:  []string{"BAL-005", "BAL-002", "BAL-003", "CUST-022"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				cust := fresh.Activated(t, "FIAT-022")
+				ctl(t, "/fiat/funds/"+cust, map[string]any{"currency": "USD", "available_minor": "9007199254740993"})
+				row := balanceOf(t, cust, "USD")
+				if got := minorText(t, row); got != "9007199254740993" {
+					t.Fatalf("BAL-005", "balance_minor reads %s, want exactly 9007199254740993", got)
+				}
+				major, ok := row["balance_major"].(json.Number)
+				if !ok {
+					t.Fatalf("BAL-002", "balance_major is %v (%T), want a JSON number", row["balance_major"], row["balance_major"])
+				}
+				if s := major.String(); s != "90071992547409.93" && s != "9.007199254740993e13" {
+					t.Errorf("BAL-003", "balance_major %s, want 90071992547409.93", s)
+				}
+			},
+		},
+		{
+			ID:    "balances/read-seeded",
+			Title: "GET banking/balance answers data.balances[] with currency, balance_minor (integer) and balance_major (number)",
+			Rules: []string{"BAL-002", "BAL-004", "BAL-003"},
+			Needs: []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				d := shape.EnvelopeAnswer(t, get(t, "tenant", balancePath(t.Customer("active_personal"))), shape.Want{Rule: "BAL-004", Status: http.StatusOK})
+				rows := shape.Array(t, "BAL-004", d, "balances")
+				if len(rows) == 0 {
+					t.Skipf("customers.active_personal reports no balance row")
+				}
+				for _, x := range rows {
+					m, _ := x.(map[string]any)
+					shape.String(t, "BAL-002", m, "currency")
+					minor, okMinor := m["balance_minor"].(json.Number)
+					major, okMajor := m["balance_major"].(json.Number)
+					if _, err := minor.Int64(); !okMinor || err != nil {
+						t.Fatalf("BAL-002", "balance_minor is %v (%T), want a JSON integer", m["balance_minor"], m["balance_minor"])
+					}
+					if !okMajor {
+						t.Fatalf("BAL-002", "balance_major is %v (%T), want a JSON number", m["balance_major"], m["balance_major"])
+					}
+					mi, _ := minor.Int64()
+					if f, _ := major.Float64(); f*100 < float64(mi)-0.5 || f*100 > float64(mi)+0.5 {
+						t.Errorf("BAL-003", "%v: balance_major %s is not balance_minor %s / 100", m["currency"], major, minor)
+					}
+				}
+			},
+		},
+	}
 }
 
 // jsonTextPlain is a scalar's text: strings unquoted, numbers as written.

@@ -100,7 +100,7 @@ func completedAccount(t *check.T, customerID, currency string) map[string]any {
 // readAccount is GET .../banking/accounts/{id} (200 expected) and returns
 // data.account.
 func readAccount(t *check.T, customerID, id string) map[string]any {
-	d := shape.Envelope(t, "FIAT-018", get(t, "tenant", accountsPath(customerID)+"/"+id), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, get(t, "tenant", accountsPath(customerID)+"/"+id), shape.Want{Rule: "FIAT-018", Status: http.StatusOK})
 	a, _ := d["account"].(map[string]any)
 	if a == nil || a["id"] != id {
 		t.Fatalf("FIAT-018", "GET .../banking/accounts/%s answered data.account %v", id, d["account"])
@@ -110,7 +110,7 @@ func readAccount(t *check.T, customerID, id string) map[string]any {
 
 // accountsOf reads data.accounts of the list route at path.
 func accountsOf(t *check.T, rule, key, path string) []map[string]any {
-	d := shape.Envelope(t, rule, get(t, key, path), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, get(t, key, path), shape.Want{Rule: rule, Status: http.StatusOK})
 	var out []map[string]any
 	for _, x := range shape.Array(t, rule, d, "accounts") {
 		if m, ok := x.(map[string]any); ok {
@@ -122,7 +122,7 @@ func accountsOf(t *check.T, rule, key, path string) []map[string]any {
 
 // balanceOf reads the Available balance row of currency (nil when absent).
 func balanceOf(t *check.T, customerID, currency string) map[string]any {
-	d := shape.Envelope(t, "BAL-004", get(t, "tenant", balancePath(customerID)), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, get(t, "tenant", balancePath(customerID)), shape.Want{Rule: "BAL-004", Status: http.StatusOK})
 	for _, x := range shape.Array(t, "BAL-002", d, "balances") {
 		if m, ok := x.(map[string]any); ok && m["currency"] == currency {
 			return m

@@ -26,7 +26,7 @@ import (
 // me reads GET /me for a client and returns data.
 func me(t *check.T, rule string, c *client.Client) map[string]any {
 	r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-	return shape.Envelope(t, rule, r, http.StatusOK)
+	return shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 }
 
 // delegated reads delegated_customer_ids from a /me data object.
@@ -67,9 +67,7 @@ func sameAsNonexistentUnder(t *check.T, reachRule string, c *client.Client, meth
 	if a.Status == http.StatusForbidden {
 		t.Fatalf("BIND-001", "%s: status 403; a customer the key cannot act for is 404, never 403; body: %s", what, shape.Clip(a.Body))
 	}
-	if a.Status != http.StatusNotFound {
-		t.Fatalf(reachRule, "%s: status %d, want 404 (not reachable by keys.%s); body: %s", what, a.Status, c.KeyName, shape.Clip(a.Body))
-	}
+	shape.StatusAnswer(t, a, shape.Want{Rule: reachRule, Status: http.StatusNotFound, What: what})
 	shape.NotFound(t, "ERR-004", b)
 	shape.SameResponse(t, "BIND-017", a, b, what+" vs the same request for a nonexistent uuid")
 }
@@ -77,7 +75,7 @@ func sameAsNonexistentUnder(t *check.T, reachRule string, c *client.Client, meth
 // customerPage reads one page of GET /customers with c: its total and ids.
 func customerPage(t *check.T, rule string, c *client.Client, limit, page int) (total int, ids []string) {
 	r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: url.Values{"limit": {strconv.Itoa(limit)}, "page": {strconv.Itoa(page)}}})
-	data := shape.Envelope(t, rule, r, http.StatusOK)
+	data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	for i, x := range shape.Array(t, rule, data, "customers") {
 		id, _ := shape.Get(x, "id")
 		s, ok := id.(string)
@@ -180,9 +178,10 @@ func sample(ids []string, skip string, n int) []string {
 // tenantFixtures are the profile customers of the tenant's own tenant.
 var tenantFixtures = []string{"active_personal", "active_business", "draft", "suspended", "blocked_country", "parent", "child"}
 
-func init() {
-	check.Register(
-		check.Check{
+// bindingsChecks are the checks of bindings.go.
+func bindingsChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "auth/subject-key-reaches-subject-and-children",
 			Title: "a subject key reads its subject and each direct child it onboarded",
 			Rules: []string{"BIND-006", "ME-003", "ME-002"},
@@ -204,13 +203,11 @@ func init() {
 				// there are.
 				for _, id := range append([]string{parent, child}, sample(ids, child, 3)...) {
 					r := t.Do(sk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
-					if r.Status != http.StatusOK {
-						t.Errorf("BIND-006", "GET /customers/%s (subject or direct child) with keys.subject: status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-006", Status: http.StatusOK, What: fmt.Sprintf("GET /customers/%s (subject or direct child) with keys.subject", id), Continue: true})
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/subject-key-not-mine-is-404",
 			Title: "a subject key gets a 404 byte-identical to a nonexistent id for any other customer, never 403",
 			Rules: []string{"BIND-001", "BIND-017", "BIND-018", "BIND-006", "ERR-004"},
@@ -224,7 +221,7 @@ func init() {
 				sameAsNonexistent(t, sk, http.MethodPatch, t.Customer("active_personal"), "", "PATCH /customers/{active_personal} {} with keys.subject")
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/subject-key-list-narrowed",
 			Title: "a subject key's customer list is silently narrowed to its subject and direct children",
 			Rules: []string{"BIND-008", "ME-002"},
@@ -263,7 +260,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/tenant-key-reaches-any-customer",
 			Title: "a tenant key reads every customer of its tenant and none of another tenant's",
 			Rules: []string{"BIND-010", "SVC-001", "BIND-017", "BIND-001"},
@@ -276,9 +273,7 @@ func init() {
 						continue
 					}
 					r := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
-					if r.Status != http.StatusOK {
-						t.Errorf("BIND-010", "GET /customers/{%s} with keys.tenant: status %d, want 200; body: %s", name, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-010", Status: http.StatusOK, What: fmt.Sprintf("GET /customers/{%s} with keys.tenant", name), Continue: true})
 				}
 				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
 					sameAsNonexistentUnder(t, "SVC-001", tk, http.MethodGet, other, "", "GET /customers/{other_tenant} with keys.tenant")
@@ -287,7 +282,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/tenant-key-list-unfiltered",
 			Title: "a tenant key's customer list holds every customer of its tenant and none of another tenant's",
 			Rules: []string{"BIND-011", "SVC-001"},
@@ -312,7 +307,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/unbound-key-by-id-404",
 			Title: "an unbound key authenticates but every by-id read is 404 byte-identical to a nonexistent id",
 			Rules: []string{"BIND-013", "BIND-019", "BIND-017", "BIND-001"},
@@ -321,9 +316,7 @@ func init() {
 				ub := t.Client("unbound")
 				t.SpendAuthFailures(4)
 				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-				if r.Status != http.StatusOK {
-					t.Fatalf("BIND-019", "GET /me with keys.unbound: status %d, want 200 (an unbound key authenticates); body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-019", Status: http.StatusOK, What: "GET /me with keys.unbound", Why: "an unbound key authenticates"})
 				for _, name := range []string{"active_personal", "parent", "child"} {
 					if id := t.Profile().CustomerMap()[name]; id != "" {
 						sameAsNonexistentUnder(t, "BIND-013", ub, http.MethodGet, id, "", "GET /customers/{"+name+"} with keys.unbound")
@@ -332,7 +325,7 @@ func init() {
 				sameAsNonexistentUnder(t, "BIND-013", ub, http.MethodGet, t.Customer("active_personal"), "/onboarding/status", "GET /customers/{active_personal}/onboarding/status with keys.unbound")
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/unbound-key-lists-empty",
 			Title: "an unbound key's lists are empty with 200",
 			Rules: []string{"BIND-014", "BIND-019", "BIND-005"},
@@ -351,9 +344,7 @@ func init() {
 				// The v2 customers list follows the binding too, when served.
 				if served(t, api.V2+"/customers") {
 					v := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.V2 + "/customers"})
-					if v.Status != http.StatusOK {
-						t.Fatalf("BIND-005", "GET /api/v2/public/customers with keys.unbound: status %d, want 200 with an empty list; body: %s", v.Status, shape.Clip(v.Body))
-					}
+					shape.StatusAnswer(t, v, shape.Want{Rule: "BIND-005", Status: http.StatusOK, What: "GET /api/v2/public/customers with keys.unbound"})
 					m := shape.Object(t, "BIND-005", v)
 					if n, ok := m["count"]; ok && toString(n) != "0" {
 						t.Errorf("BIND-005", "GET /api/v2/public/customers with keys.unbound reports count %v, want 0", n)
@@ -361,7 +352,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/unbound-key-create-refused",
 			Title:  "an unbound key's creates are refused (404 for a customer-path create)",
 			Rules:  []string{"BIND-015", "BIND-016"},
@@ -380,5 +371,5 @@ func init() {
 				shape.FlatAnswer(t, k, shape.Want{Rule: "BIND-016", Status: http.StatusNotFound, What: "POST /customers/{active_personal}/onboarding/kyc/initiate with keys.unbound"})
 			},
 		},
-	)
+	}
 }

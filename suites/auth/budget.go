@@ -33,21 +33,15 @@ func spendBudget(t *check.T) {
 	ro, tn := t.Client("read_only"), t.Client("tenant")
 	for i := 1; i <= 15; i++ {
 		r := t.Do(bad, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-		if r.Status != http.StatusUnauthorized {
-			t.Fatalf("RATE-012", "failed attempt %d of %d (unknown key) answered %d, want 401: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, shape.Clip(r.Body))
-		}
+		shape.StatusAnswer(t, r, shape.Want{Rule: "RATE-012", Status: http.StatusUnauthorized, What: fmt.Sprintf("failed attempt %d of %d (unknown key)", i, failedAuthBudget)})
 		if i%5 == 0 {
 			ok := t.Do(tn, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-			if ok.Status != http.StatusOK {
-				t.Fatalf("RATE-013", "a valid call after %d failures answered %d, want 200; body: %s", i, ok.Status, shape.Clip(ok.Body))
-			}
+			shape.StatusAnswer(t, ok, shape.Want{Rule: "RATE-013", Status: http.StatusOK, What: fmt.Sprintf("a valid call after %d failures", i)})
 		}
 	}
 	for i := 16; i <= failedAuthBudget; i++ {
 		r := t.Do(ro, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
-		if r.Status != http.StatusForbidden {
-			t.Fatalf("RATE-012", "failed attempt %d of %d (missing scope) answered %d, want 403: the budget is %d per window; body: %s", i, failedAuthBudget, r.Status, failedAuthBudget, shape.Clip(r.Body))
-		}
+		shape.StatusAnswer(t, r, shape.Want{Rule: "RATE-012", Status: http.StatusForbidden, What: fmt.Sprintf("failed attempt %d of %d (missing scope)", i, failedAuthBudget)})
 	}
 }
 
@@ -64,15 +58,11 @@ func overBudget(t *check.T) {
 	// A request that would be 403 at the key step is 429 too.
 	ro := t.Client("read_only")
 	f := t.Do(ro, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
-	if f.Status != http.StatusTooManyRequests {
-		t.Errorf("ORDER-008", "missing-scope request after the failed-auth budget is spent answered %d, want 429; body: %s", f.Status, shape.Clip(f.Body))
-	}
+	shape.StatusAnswer(t, f, shape.Want{Rule: "ORDER-008", Status: http.StatusTooManyRequests, What: "missing-scope request after the failed-auth budget is spent", Continue: true})
 	// Valid keys still pass.
 	for _, name := range []string{"tenant", "read_only"} {
 		ok := t.Do(t.Client(name), client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
-		if ok.Status != http.StatusOK {
-			t.Errorf("AUTH-030", "GET /customers with keys.%s while the IP's failed-auth budget is spent: status %d, want 200; body: %s", name, ok.Status, shape.Clip(ok.Body))
-		}
+		shape.StatusAnswer(t, ok, shape.Want{Rule: "AUTH-030", Status: http.StatusOK, What: fmt.Sprintf("GET /customers with keys.%s while the IP's failed-auth budget is spent", name), Continue: true})
 	}
 }
 
@@ -94,16 +84,15 @@ func retryAfter(t *check.T, r *client.Response) {
 func afterWindow(t *check.T) {
 	bad := withKey(t, "unknown", unknownKey(t))
 	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-	if r.Status != http.StatusUnauthorized {
-		t.Fatalf("AUTH-030", "unknown key in the next clock-minute window answered %d, want 401 (the new window lifts the 429); body: %s", r.Status, shape.Clip(r.Body))
-	}
+	shape.StatusAnswer(t, r, shape.Want{Rule: "AUTH-030", Status: http.StatusUnauthorized, What: "unknown key in the next clock-minute window", Why: "the new window lifts the 429"})
 	expect401(t, "AUTH-019", r, false, "unknown key in the next window")
 }
 
-func init() {
+// budgetChecks are the checks of budget.go.
+func budgetChecks() []check.Check {
 	rules := []string{"RATE-012", "AUTH-029", "AUTH-030", "RATE-013", "ERR-026", "ERR-009", "ORDER-008", "RATE-017"}
-	check.Register(
-		check.Check{
+	return []check.Check{
+		{
 			ID:    "auth/failed-auth-budget",
 			Title: "the 21st failed authentication in a clock minute is 429 rate_limited; valid keys pass; the next minute lifts it",
 			Rules: rules,
@@ -129,5 +118,5 @@ func init() {
 				afterWindow(t)
 			},
 		},
-	)
+	}
 }

@@ -16,52 +16,53 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(check.Check{
-		ID:    "auth/child-key-bound-to-child",
-		Title: "a key issued to an end customer is subject-bound to just it: /me names the child, its list holds only the child, its parent is 404 like a nonexistent id",
-		Rules: []string{"BIND-021", "BIND-006", "BIND-008", "BIND-001", "BIND-017", "ME-003", "ME-007", "ME-002"},
-		Needs: []string{"keys.child", "customers.child", "customers.parent"},
-		Run: func(t *check.T) {
-			ck := t.Client("child")
-			child, parent := t.Customer("child"), t.Customer("parent")
-			t.SpendAuthFailures(1)
-			data, ids := identity(t, "child")
-			if got := data["subject_binding"]; got != "subject" {
-				t.Errorf("BIND-021", "GET /me with keys.child: subject_binding is %v, want \"subject\" (a key issued to an end customer is subject-bound)", got)
-			}
-			if got := data["customer_id"]; got != child {
-				t.Errorf("BIND-021", "GET /me with keys.child: customer_id is %v, want customers.child %s", got, child)
-			}
-			if len(ids) != 0 {
-				t.Errorf("ME-003", "GET /me with keys.child: delegated_customer_ids is %v, want empty (an end customer has no end customers of its own)", ids)
-			}
-			// Its own subject is reachable.
-			r := t.Do(ck, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + child})
-			if r.Status != http.StatusOK {
-				t.Errorf("BIND-006", "GET /customers/{child} with keys.child: status %d, want 200 (its own subject); body: %s", r.Status, shape.Clip(r.Body))
-			}
-			// Its list is just the child.
-			total, listed := customerPage(t, "BIND-008", ck, 20, 1)
-			if total > 1 {
-				t.Errorf("BIND-021", "GET /customers with keys.child reports total %d; the key is bound to just the end customer", total)
-			}
-			if !slices.Contains(listed, child) {
-				t.Errorf("BIND-021", "GET /customers with keys.child lacks customers.child %s", child)
-			}
-			for _, id := range listed {
-				if id != child {
-					t.Errorf("BIND-021", "GET /customers with keys.child lists %s; the key is bound to just the end customer", id)
-					break
+// childkeyChecks are the checks of childkey.go.
+func childkeyChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:    "auth/child-key-bound-to-child",
+			Title: "a key issued to an end customer is subject-bound to just it: /me names the child, its list holds only the child, its parent is 404 like a nonexistent id",
+			Rules: []string{"BIND-021", "BIND-006", "BIND-008", "BIND-001", "BIND-017", "ME-003", "ME-007", "ME-002"},
+			Needs: []string{"keys.child", "customers.child", "customers.parent"},
+			Run: func(t *check.T) {
+				ck := t.Client("child")
+				child, parent := t.Customer("child"), t.Customer("parent")
+				t.SpendAuthFailures(1)
+				data, ids := identity(t, "child")
+				if got := data["subject_binding"]; got != "subject" {
+					t.Errorf("BIND-021", "GET /me with keys.child: subject_binding is %v, want \"subject\" (a key issued to an end customer is subject-bound)", got)
 				}
-			}
-			// The parent is not reachable: 404 byte-identical to nonexistent.
-			t.SpendAuthFailuresAtMost(0, 3) // should any be refused at the key step
-			sameAsNonexistent(t, ck, http.MethodGet, parent, "", "GET /customers/{parent} with keys.child")
-			sameAsNonexistent(t, ck, http.MethodGet, parent, "/onboarding/status", "GET /customers/{parent}/onboarding/status with keys.child")
-			if ap := t.Profile().CustomerMap()["active_personal"]; ap != "" {
-				sameAsNonexistent(t, ck, http.MethodGet, ap, "", "GET /customers/{active_personal} with keys.child")
-			}
+				if got := data["customer_id"]; got != child {
+					t.Errorf("BIND-021", "GET /me with keys.child: customer_id is %v, want customers.child %s", got, child)
+				}
+				if len(ids) != 0 {
+					t.Errorf("ME-003", "GET /me with keys.child: delegated_customer_ids is %v, want empty (an end customer has no end customers of its own)", ids)
+				}
+				// Its own subject is reachable.
+				r := t.Do(ck, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + child})
+				shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-006", Status: http.StatusOK, What: "GET /customers/{child} with keys.child", Why: "its own subject", Continue: true})
+				// Its list is just the child.
+				total, listed := customerPage(t, "BIND-008", ck, 20, 1)
+				if total > 1 {
+					t.Errorf("BIND-021", "GET /customers with keys.child reports total %d; the key is bound to just the end customer", total)
+				}
+				if !slices.Contains(listed, child) {
+					t.Errorf("BIND-021", "GET /customers with keys.child lacks customers.child %s", child)
+				}
+				for _, id := range listed {
+					if id != child {
+						t.Errorf("BIND-021", "GET /customers with keys.child lists %s; the key is bound to just the end customer", id)
+						break
+					}
+				}
+				// The parent is not reachable: 404 byte-identical to nonexistent.
+				t.SpendAuthFailuresAtMost(0, 3) // should any be refused at the key step
+				sameAsNonexistent(t, ck, http.MethodGet, parent, "", "GET /customers/{parent} with keys.child")
+				sameAsNonexistent(t, ck, http.MethodGet, parent, "/onboarding/status", "GET /customers/{parent}/onboarding/status with keys.child")
+				if ap := t.Profile().CustomerMap()["active_personal"]; ap != "" {
+					sameAsNonexistent(t, ck, http.MethodGet, ap, "", "GET /customers/{active_personal} with keys.child")
+				}
+			},
 		},
-	})
+	}
 }

@@ -5,6 +5,7 @@ package auth
 // other browser origins fail at the CORS preflight with no API error.
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -36,9 +37,10 @@ func allowHeaders(r *client.Response) []string {
 	return out
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// corsChecks are the checks of cors.go.
+func corsChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "auth/cors-allowlisted-origin-preflight",
 			Title: "a preflight from the allowlisted origin passes with Access-Control-Allow-Origin equal to it, without a key",
 			Rules: []string{"CORS-001", "CORS-003", "CORS-005"},
@@ -57,7 +59,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/cors-other-origin-preflight-fails",
 			Title: "a preflight from a non-allowlisted origin fails: no Access-Control-Allow-* headers and no API error body",
 			Rules: []string{"CORS-002", "CORS-003", "CORS-005"},
@@ -77,20 +79,18 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/cors-other-origin-request-no-allow-origin",
 			Title: "a server-to-server request carrying a non-allowlisted Origin is processed but gets no Access-Control-Allow-Origin",
 			Rules: []string{"CORS-004", "CORS-001"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: http.Header{"Origin": {otherOrigin}}})
-				if r.Status != http.StatusOK {
-					t.Fatalf("CORS-004", "GET /me with Origin %s and a valid key: status %d, want 200 (processed normally); body: %s", otherOrigin, r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "CORS-004", Status: http.StatusOK, What: fmt.Sprintf("GET /me with Origin %s and a valid key", otherOrigin), Why: "processed normally"})
 				if got := r.Header.Values("Access-Control-Allow-Origin"); len(got) > 0 {
 					t.Errorf("CORS-001", "GET /me with Origin %s: Access-Control-Allow-Origin %q, want none", otherOrigin, got)
 				}
 			},
 		},
-	)
+	}
 }

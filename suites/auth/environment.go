@@ -28,9 +28,10 @@ func isEnvironment(s string) bool {
 	return false
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// environmentChecks are the checks of environment.go.
+func environmentChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "auth/format-known-environments",
 			Title: "a well-formed unknown key with each documented environment segment (live, sandbox, test, dev, key) is a plain 401, not a format error",
 			Rules: []string{"AUTH-012", "AUTH-019", "AUTH-015", "AUTH-016", "AUTH-017", "ERR-139"},
@@ -45,7 +46,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/issued-key-environment-segment",
 			Title: "every accepted profile key reports an api_key_prefix whose environment segment is live, sandbox, test, dev or key",
 			Rules: []string{"AUTH-012", "AUTH-011", "ME-002"},
@@ -69,5 +70,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -45,11 +45,19 @@ func onePath(slug string, paths ...string) string {
 	return paths[h.Sum32()%uint32(len(paths))]
 }
 
-// registerRefused registers one refused-key check: the key is 401 with the
-// generic detail on one read (a v1 read, a v1 list or the v2 customers
-// list, by onePath).
-func registerRefused(rk refusedKey) {
-	check.Register(check.Check{
+// refusedChecks are the refused-key checks of a table: each key is 401
+// with the generic detail on one read (a v1 read, a v1 list or the v2
+// customers list, by onePath).
+func refusedChecks(keys []refusedKey) []check.Check {
+	var cs []check.Check
+	for _, rk := range keys {
+		cs = append(cs, refusedCheck(rk))
+	}
+	return cs
+}
+
+func refusedCheck(rk refusedKey) check.Check {
+	return check.Check{
 		ID:    "auth/" + rk.slug,
 		Title: rk.title,
 		Rules: rk.rules,
@@ -62,14 +70,12 @@ func registerRefused(rk refusedKey) {
 			r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
 			expect401(t, rk.rules[0], r, false, rk.slug+" on GET "+path)
 		},
-	})
+	}
 }
 
-func init() {
-	for _, rk := range refusedKeys {
-		registerRefused(rk)
-	}
-	check.Register(check.Check{
+// genericChecks are the checks of generic.go.
+func genericChecks() []check.Check {
+	return append(refusedChecks(refusedKeys), check.Check{
 		ID:    "auth/no-environment-key-works",
 		Title: "a key with no environment recorded authenticates",
 		Rules: []string{"AUTH-014"},

@@ -30,8 +30,7 @@ var keyStates = []refusedKey{
 	stateKey("access_off", "access-off-key", "a key whose API access is switched off is 401 with detail exactly 'API key authentication failed.'", "AUTH-027"),
 }
 
-func init() {
-	for _, rk := range keyStates {
-		registerRefused(rk)
-	}
+// keystatesChecks are the checks of keystates.go.
+func keystatesChecks() []check.Check {
+	return refusedChecks(keyStates)
 }

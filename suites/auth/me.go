@@ -44,9 +44,10 @@ func binding(t *check.T, name string, data map[string]any, want string) {
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// meChecks are the checks of me.go.
+func meChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "auth/me-tenant-key",
 			Title: "GET /me for a tenant key: customer_id null, subject_binding tenant, api_key_prefix its public prefix",
 			Rules: []string{"ME-001", "ME-002", "ME-004", "ME-007", "BIND-012", "AUTH-011"},
@@ -60,7 +61,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/me-subject-key",
 			Title: "GET /me for a subject key: customer_id its subject, subject_binding subject, delegated_customer_ids its direct children only",
 			Rules: []string{"ME-002", "ME-003", "ME-004", "ME-007"},
@@ -74,7 +75,7 @@ func init() {
 				}
 				// Direct children: the parent's own end-customer list.
 				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + parent + "/end-customers"})
-				list := shape.Array(t, "ME-003", shape.Envelope(t, "ME-003", r, http.StatusOK), "end_customers")
+				list := shape.Array(t, "ME-003", shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ME-003", Status: http.StatusOK}), "end_customers")
 				children := map[string]bool{}
 				for _, x := range list {
 					if id, ok := shape.Get(x, "id"); ok {
@@ -96,7 +97,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/me-unbound-key",
 			Title: "GET /me for an unbound key: subject_binding unbound, customer_id null, no delegated customers",
 			Rules: []string{"ME-006", "ME-002", "ME-004", "BIND-019"},
@@ -113,7 +114,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/me-prefix-every-key",
 			Title: "GET /me reports api_key_prefix equal to the public prefix of whichever key is used",
 			Rules: []string{"ME-004", "AUTH-011", "SCOPE-002", "ME-002"},
@@ -142,7 +143,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/me-umbrella-never-shown",
 			Title: "GET /me for a key granted transactions:read/write shows no umbrella scope name",
 			Rules: []string{"SCOPE-001", "ME-005", "SCOPE-077"},
@@ -150,7 +151,7 @@ func init() {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Client("umbrella"), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-				shape.Envelope(t, "SCOPE-001", r, http.StatusOK)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "SCOPE-001", Status: http.StatusOK})
 				body := strings.ToLower(string(r.Body))
 				for _, name := range []string{"transactions:read", "transactions:write", "transactionsread", "transactionswrite"} {
 					if strings.Contains(body, name) {
@@ -159,5 +160,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

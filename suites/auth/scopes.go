@@ -58,14 +58,13 @@ func newEndCustomerBody() map[string]any {
 // allowed asserts a call passes authentication and scope: not 401/403/429.
 func allowed(t *check.T, rule string, cl *client.Client, c call, want int) {
 	r := c.send(t, cl)
-	if r.Status != want {
-		t.Errorf(rule, "%s with keys.%s: status %d, want %d (the key holds the route's scope); body: %s", c, cl.KeyName, r.Status, want, shape.Clip(r.Body))
-	}
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: want, What: fmt.Sprintf("%s with keys.%s", c, cl.KeyName), Why: "the key holds the route's scope", Continue: true})
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// scopesChecks are the checks of scopes.go.
+func scopesChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "auth/read-only-key-reads-allowed",
 			Title: "a key holding only read scopes passes read routes",
 			Rules: []string{"SCOPE-003", "SCOPE-004", "SCOPE-002", "SCOPE-011", "SCOPE-017"},
@@ -81,7 +80,7 @@ func init() {
 				allowed(t, "SCOPE-017", ro, call{method: "GET", path: api.P + "/customers/" + parent + "/end-customers"}, 200)
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/read-only-key-writes-refused",
 			Title:  "a key holding only read scopes is refused a complete, valid write (POST /customers) with 403 api_key_not_authorized",
 			Rules:  []string{"SCOPE-076", "SCOPE-006", "ERR-003", "ERR-023"},
@@ -98,7 +97,7 @@ func init() {
 				expect403(t, "SCOPE-006", c.send(t, ro), c.String()+" with keys.read_only")
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/pascal-case-scopes-honoured",
 			Title: "scopes granted in PascalCase spelling (OnboardingRead, EndCustomersRead, ...) pass their routes",
 			Rules: []string{"SCOPE-074", "SCOPE-075"},
@@ -115,7 +114,7 @@ func init() {
 				allowed(t, "SCOPE-074", pk, call{method: "PATCH", path: api.P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true}, 404)
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/umbrella-key-expanded-scopes",
 			Title:  "a transactions:* umbrella key passes what it was granted and is refused onboarding:write and end-customers routes",
 			Rules:  []string{"SCOPE-077", "SCOPE-078", "SCOPE-076"},
@@ -147,7 +146,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "auth/umbrella-key-not-payout-batches",
 			Title:  "transactions:write does not grant payout-batches:write (nor any payout-batches scope)",
 			Rules:  []string{"SCOPE-079", "SCOPE-061"},
@@ -167,16 +166,14 @@ func init() {
 				t.SpendAuthFailures(2)
 				r := t.Do(um, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"currency": "GBP", "items": []any{}}})
-				if r.Status != http.StatusForbidden {
-					t.Errorf("SCOPE-061", "POST /customers/{id}/payout-batches with keys.umbrella answered %d, want 403: transactions:write does not cover payout-batches:write", r.Status)
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "SCOPE-061", Status: http.StatusForbidden, What: "POST /customers/{id}/payout-batches with keys.umbrella", Why: "transactions:write does not cover payout-batches:write", Continue: true})
 				expect403(t, "SCOPE-079", r, "POST /customers/{id}/payout-batches with keys.umbrella (transactions:write)")
 				if served(t, path) {
 					expect403(t, "SCOPE-061", t.Do(um, client.Request{Method: http.MethodGet, Path: path}), "GET /customers/{id}/payout-batches with keys.umbrella")
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/unlisted-customer-subpath-default-scopes",
 			Title: "an unlisted sub-path under /customers/... needs onboarding:read for GET and onboarding:write otherwise",
 			Rules: []string{"SCOPE-081", "SCOPE-083"},
@@ -197,7 +194,7 @@ func init() {
 				shape.FlatAnswer(t, w, shape.Want{Rule: "SCOPE-083", Status: http.StatusNotFound, What: "POST unlisted /customers/{id}/ts-unlisted-… with keys.tenant"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "auth/unlisted-top-level-path-no-plan",
 			Title: "an unlisted top-level v1 path matches no plan: 404 flat after authentication, for every key and method",
 			Rules: []string{"SCOPE-082", "SCOPE-083"},
@@ -220,5 +217,5 @@ func init() {
 				expect401(t, "AUTH-002", anon, true, "GET unlisted top-level path without a key")
 			},
 		},
-	)
+	}
 }

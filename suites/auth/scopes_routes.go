@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -317,8 +318,7 @@ func refuse(t *check.T, row routeRow, pascal bool) refusal {
 // api_key_not_authorized.
 func judgeRefusal(t *check.T, row routeRow, ref refusal, rule string) {
 	r := ref.resp
-	if r.Status != http.StatusForbidden {
-		t.ErrorAt(r, rule, "%s with keys.%s (lacks only %s): status %d, want 403 api_key_not_authorized; body: %s", row, ref.key, row.scope, r.Status, shape.Clip(r.Body))
+	if !shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusForbidden, What: fmt.Sprintf("%s with keys.%s (lacks only %s)", row, ref.key, row.scope), Why: "a missing scope is 403 api_key_not_authorized", Continue: true}) {
 		t.ErrorAt(r, "SCOPE-076", "%s with keys.%s (lacks only %s): status %d; a missing scope gives 403 api_key_not_authorized at the key step", row, ref.key, row.scope, r.Status)
 		return
 	}
@@ -387,7 +387,17 @@ var pascalHome = func() map[string]string {
 	return home
 }()
 
-func init() {
+// scopesRoutesChecks are the checks of scopes_routes.go.
+func scopesRoutesChecks() []check.Check {
+	return slices.Concat(
+		routeScopesChecks(),
+		whitelistScopeSeparateFromWithdrawalsChecks(),
+	)
+}
+
+// routeScopesChecks are checks of scopes_routes.go (see scopesRoutesChecks).
+func routeScopesChecks() []check.Check {
+	var cs []check.Check
 	for _, tb := range routeTables {
 		tb := tb
 		rules := []string{}
@@ -405,7 +415,7 @@ func init() {
 			rules = append(rules, "SCOPE-074")
 		}
 		rules = append(rules, "SCOPE-076", "ERR-023", "ERR-003")
-		check.Register(check.Check{
+		cs = append(cs, check.Check{
 			ID:     "auth/route-scopes-" + tb.slug,
 			Title:  "each route of the " + tb.title + " table requires its documented scope: 403 api_key_not_authorized without it, the key step passed with it",
 			Rules:  rules,
@@ -472,7 +482,7 @@ func init() {
 			},
 		})
 	}
-	check.Register(check.Check{
+	cs = append(cs, check.Check{
 		ID:    "auth/unused-scopes-key",
 		Title: "a key granted only scopes no operation demands (compliance:read, open-banking:*, end-user-fees:write) passes GET /me and is refused on scoped routes",
 		Rules: []string{"SCOPE-080", "SCOPE-002", "SCOPE-076"},
@@ -482,15 +492,14 @@ func init() {
 			ap := t.Customer("active_personal")
 			t.SpendAuthFailuresAtMost(1, 2) // the refusal below, and GET /me should it be refused
 			r := t.Do(u, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-			if r.Status != http.StatusOK {
-				t.Fatalf("SCOPE-002", "GET /me with keys.unused_scopes: status %d, want 200 (no scope needed); body: %s", r.Status, shape.Clip(r.Body))
-			}
+			shape.StatusAnswer(t, r, shape.Want{Rule: "SCOPE-002", Status: http.StatusOK, What: "GET /me with keys.unused_scopes", Why: "no scope needed"})
 			// One refusal proves the rule; the route-scope tables judge
 			// every read route with this key.
 			c := call{method: "GET", path: api.P + "/customers/" + ap}
 			expect403(t, "SCOPE-080", c.send(t, u), c.String()+" with keys.unused_scopes")
 		},
 	})
+	return cs
 }
 
 // Document 1, Deposits and withdrawals: "The whitelist scope is separate from
@@ -501,54 +510,56 @@ func init() {
 // passes the key step on its own. Requests change nothing: the writes carry
 // an unbindable body, the withdrawal one for a customer not approved for
 // money movement.
-func init() {
-	check.Register(check.Check{
-		ID:         "auth/whitelist-scope-separate-from-withdrawals",
-		Title:      "withdrawals:* grants no whitelist (withdrawal-addresses) route and withdrawal-addresses:* no withdrawal route: 403 api_key_not_authorized on the other's routes, the key step passed on its own",
-		Rules:      []string{"SCOPE-055"},
-		Labels:     []string{check.Mutating},
-		Needs:      []string{"keys.tenant", "keys.withdrawals_only", "keys.whitelist_only"},
-		FailedAuth: 4,
-		Run: func(t *check.T) {
-			f := scopeFixtures(t)
-			crypto := api.P + "/customers/" + f.customer + "/crypto"
-			whitelist := []routeRow{
-				{rule: "SCOPE-055", method: "GET", path: crypto + "/withdrawal-addresses", scope: "withdrawal-addresses:read"},
-				{rule: "SCOPE-055", method: "POST", path: crypto + "/withdrawal-addresses", scope: "withdrawal-addresses:write", body: unbindable},
-			}
-			withdrawals := []routeRow{
-				{rule: "SCOPE-055", method: "GET", path: crypto + "/withdrawals", scope: "withdrawals:read"},
-				{rule: "SCOPE-055", method: "POST", path: api.P + "/customers/" + f.money + "/crypto/withdrawals", scope: "withdrawals:write", body: unbindable},
-			}
-			// Both families must be served (keys.tenant passes the key step).
-			for _, row := range append(append([]routeRow{}, whitelist...), withdrawals...) {
-				r := row.send(t, t.Client("tenant"), false)
-				if r.Status == http.StatusNotFound && row.method == http.MethodGet {
-					t.Skipf("%s answers 404 to keys.tenant: the crypto withdrawal and whitelist routes are not served by this target", row)
+func whitelistScopeSeparateFromWithdrawalsChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:         "auth/whitelist-scope-separate-from-withdrawals",
+			Title:      "withdrawals:* grants no whitelist (withdrawal-addresses) route and withdrawal-addresses:* no withdrawal route: 403 api_key_not_authorized on the other's routes, the key step passed on its own",
+			Rules:      []string{"SCOPE-055"},
+			Labels:     []string{check.Mutating},
+			Needs:      []string{"keys.tenant", "keys.withdrawals_only", "keys.whitelist_only"},
+			FailedAuth: 4,
+			Run: func(t *check.T) {
+				f := scopeFixtures(t)
+				crypto := api.P + "/customers/" + f.customer + "/crypto"
+				whitelist := []routeRow{
+					{rule: "SCOPE-055", method: "GET", path: crypto + "/withdrawal-addresses", scope: "withdrawal-addresses:read"},
+					{rule: "SCOPE-055", method: "POST", path: crypto + "/withdrawal-addresses", scope: "withdrawal-addresses:write", body: unbindable},
 				}
-				if keyStepRefusal(r) {
-					t.Fatalf("SCOPE-055", "%s with keys.tenant (holds every scope): status %d, refused at the key step; body: %s", row, r.Status, shape.Clip(r.Body))
+				withdrawals := []routeRow{
+					{rule: "SCOPE-055", method: "GET", path: crypto + "/withdrawals", scope: "withdrawals:read"},
+					{rule: "SCOPE-055", method: "POST", path: api.P + "/customers/" + f.money + "/crypto/withdrawals", scope: "withdrawals:write", body: unbindable},
 				}
-			}
-			for _, side := range []struct {
-				key         string
-				own, others []routeRow
-			}{
-				{"withdrawals_only", withdrawals, whitelist},
-				{"whitelist_only", whitelist, withdrawals},
-			} {
-				c := t.Client(side.key)
-				for _, row := range side.own {
-					if r := row.send(t, c, false); keyStepRefusal(r) {
-						t.Errorf("SCOPE-055", "%s with keys.%s (holds %s): status %d, refused at the key step; body: %s", row, side.key, row.scope, r.Status, shape.Clip(r.Body))
+				// Both families must be served (keys.tenant passes the key step).
+				for _, row := range append(append([]routeRow{}, whitelist...), withdrawals...) {
+					r := row.send(t, t.Client("tenant"), false)
+					if r.Status == http.StatusNotFound && row.method == http.MethodGet {
+						t.Skipf("%s answers 404 to keys.tenant: the crypto withdrawal and whitelist routes are not served by this target", row)
+					}
+					if keyStepRefusal(r) {
+						t.Fatalf("SCOPE-055", "%s with keys.tenant (holds every scope): status %d, refused at the key step; body: %s", row, r.Status, shape.Clip(r.Body))
 					}
 				}
-				for _, row := range side.others {
-					r := row.send(t, c, true)
-					shape.ProblemAnswer(t, r, shape.Want{Rule: "SCOPE-055", Status: http.StatusForbidden, Code: "api_key_not_authorized",
-						What: fmt.Sprintf("%s with keys.%s (lacks %s)", row, side.key, row.scope)})
+				for _, side := range []struct {
+					key         string
+					own, others []routeRow
+				}{
+					{"withdrawals_only", withdrawals, whitelist},
+					{"whitelist_only", whitelist, withdrawals},
+				} {
+					c := t.Client(side.key)
+					for _, row := range side.own {
+						if r := row.send(t, c, false); keyStepRefusal(r) {
+							t.Errorf("SCOPE-055", "%s with keys.%s (holds %s): status %d, refused at the key step; body: %s", row, side.key, row.scope, r.Status, shape.Clip(r.Body))
+						}
+					}
+					for _, row := range side.others {
+						r := row.send(t, c, true)
+						shape.ProblemAnswer(t, r, shape.Want{Rule: "SCOPE-055", Status: http.StatusForbidden, Code: "api_key_not_authorized",
+							What: fmt.Sprintf("%s with keys.%s (lacks %s)", row, side.key, row.scope)})
+					}
 				}
-			}
+			},
 		},
-	})
+	}
 }

@@ -78,10 +78,12 @@ var mistakes = []mistake{
 		}},
 }
 
-func init() {
+// shapemistakesChecks are the checks of shapemistakes.go.
+func shapemistakesChecks() []check.Check {
+	var cs []check.Check
 	for _, m := range mistakes {
 		m := m
-		check.Register(check.Check{
+		cs = append(cs, check.Check{
 			ID:    "auth/" + m.slug,
 			Title: m.title,
 			Rules: append(append([]string{m.rule}, m.also...), "AUTH-009", "AUTH-015", "AUTH-016", "AUTH-017", "AUTH-018"),
@@ -96,4 +98,5 @@ func init() {
 			},
 		})
 	}
+	return cs
 }

@@ -9,63 +9,66 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(check.Check{
-		ID:     "beneficiaries/staff-decision-and-registration",
-		Title:  "A staff approval moves PendingApproval to Approved; bank registration leaves approval unchanged; the API cannot approve",
-		Rules:  []string{"BEN-014", "BEN-015", "BEN-017"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			cust := t.Customer("active_personal")
-			body := fresh.GBPPayee("Self Approved Payee")
-			body["approval_status"] = "Approved"
-			for _, b := range fresh.NewBeneficiaries(t, cust, body) {
-				id, _ := b["id"].(string)
-				if a := shape.String(t, "BEN-017", read(t, "BEN-017", cust, id), "approval_status"); a != "PendingApproval" {
-					t.Fatalf("BEN-017", "a create body naming approval_status Approved gave %q; the parent cannot approve through the API", a)
-				}
-				fresh.BeneficiaryDecision(t, id, "approved", "")
-				if a := shape.String(t, "BEN-014", read(t, "BEN-014", cust, id), "approval_status"); a != "Approved" {
-					t.Fatalf("BEN-014", "after a staff approval the beneficiary reads approval_status %q, want Approved", a)
-				}
-				if b["provider"] == "PROVIDER_B" {
-					fresh.BankRegistration(t, id, "Registered")
-					after := read(t, "BEN-015", cust, id)
-					if a := shape.String(t, "BEN-015", after, "approval_status"); a != "Approved" {
-						t.Fatalf("BEN-015", "bank registration moved approval_status to %q; it leaves the approval state unchanged", a)
+// approvalChecks are the checks of approval.go.
+func approvalChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "beneficiaries/staff-decision-and-registration",
+			Title:  "A staff approval moves PendingApproval to Approved; bank registration leaves approval unchanged; the API cannot approve",
+			Rules:  []string{"BEN-014", "BEN-015", "BEN-017"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				cust := t.Customer("active_personal")
+				body := fresh.GBPPayee("Self Approved Payee")
+				body["approval_status"] = "Approved"
+				for _, b := range fresh.NewBeneficiaries(t, cust, body) {
+					id, _ := b["id"].(string)
+					if a := shape.String(t, "BEN-017", read(t, "BEN-017", cust, id), "approval_status"); a != "PendingApproval" {
+						t.Fatalf("BEN-017", "a create body naming approval_status Approved gave %q; the parent cannot approve through the API", a)
 					}
-					if s := shape.String(t, "BEN-015", after, "bank_registration.status"); s != "Registered" {
-						t.Fatalf("BEN-015", "after registration bank_registration.status is %q, want Registered", s)
+					fresh.BeneficiaryDecision(t, id, "approved", "")
+					if a := shape.String(t, "BEN-014", read(t, "BEN-014", cust, id), "approval_status"); a != "Approved" {
+						t.Fatalf("BEN-014", "after a staff approval the beneficiary reads approval_status %q, want Approved", a)
+					}
+					if b["provider"] == "PROVIDER_B" {
+						fresh.BankRegistration(t, id, "Registered")
+						after := read(t, "BEN-015", cust, id)
+						if a := shape.String(t, "BEN-015", after, "approval_status"); a != "Approved" {
+							t.Fatalf("BEN-015", "bank registration moved approval_status to %q; it leaves the approval state unchanged", a)
+						}
+						if s := shape.String(t, "BEN-015", after, "bank_registration.status"); s != "Registered" {
+							t.Fatalf("BEN-015", "after registration bank_registration.status is %q, want Registered", s)
+						}
 					}
 				}
-			}
+			},
 		},
-	})
-	check.Register(check.Check{
-		ID:     "beneficiaries/rejection-reason-hidden",
-		Title:  "A staff rejection reads Rejected and the rejection reason is not returned on the v1 surface",
-		Rules:  []string{"BEN-010", "BEN-014"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			cust := t.Customer("active_personal")
-			id, _ := fresh.NewBeneficiaries(t, cust, fresh.GBPPayee("Rejected Payee"))[0]["id"].(string)
-			reason := "ts-reason-" + t.NewKey()
-			fresh.BeneficiaryDecision(t, id, "rejected", reason)
-			r := get(t, "tenant", fresh.Beneficiaries(cust)+"/"+id)
-			b := read(t, "BEN-014", cust, id)
-			if a := shape.String(t, "BEN-014", b, "approval_status"); a != "Rejected" {
-				t.FatalAt(r, "BEN-014", "after a staff rejection the beneficiary reads approval_status %q, want Rejected", a)
-			}
-			if bytes.Contains(r.Body, []byte(reason)) {
-				t.FatalAt(r, "BEN-010", "the beneficiary read carries the rejection reason; it is not returned on this surface")
-			}
-			l := get(t, "tenant", fresh.Beneficiaries(cust))
-			shape.Status(t, "BEN-010", l, http.StatusOK)
-			if bytes.Contains(l.Body, []byte(reason)) {
-				t.FatalAt(l, "BEN-010", "the beneficiary list carries the rejection reason; it is not returned on this surface")
-			}
+		{
+			ID:     "beneficiaries/rejection-reason-hidden",
+			Title:  "A staff rejection reads Rejected and the rejection reason is not returned on the v1 surface",
+			Rules:  []string{"BEN-010", "BEN-014"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				cust := t.Customer("active_personal")
+				id, _ := fresh.NewBeneficiaries(t, cust, fresh.GBPPayee("Rejected Payee"))[0]["id"].(string)
+				reason := "ts-reason-" + t.NewKey()
+				fresh.BeneficiaryDecision(t, id, "rejected", reason)
+				r := get(t, "tenant", fresh.Beneficiaries(cust)+"/"+id)
+				b := read(t, "BEN-014", cust, id)
+				if a := shape.String(t, "BEN-014", b, "approval_status"); a != "Rejected" {
+					t.FatalAt(r, "BEN-014", "after a staff rejection the beneficiary reads approval_status %q, want Rejected", a)
+				}
+				if bytes.Contains(r.Body, []byte(reason)) {
+					t.FatalAt(r, "BEN-010", "the beneficiary read carries the rejection reason; it is not returned on this surface")
+				}
+				l := get(t, "tenant", fresh.Beneficiaries(cust))
+				shape.Status(t, "BEN-010", l, http.StatusOK)
+				if bytes.Contains(l.Body, []byte(reason)) {
+					t.FatalAt(l, "BEN-010", "the beneficiary list carries the rejection reason; it is not returned on this surface")
+				}
+			},
 		},
-	})
+	}
 }

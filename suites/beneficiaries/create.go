@@ -2,151 +2,167 @@ package beneficiaries
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/fresh"
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(check.Check{
-		ID:     "beneficiaries/create-pending-one-per-provider",
-		Title:  "POST beneficiaries returns data.beneficiaries, one record per provider, each PendingApproval with its bank registration and schemes",
-		Rules:  []string{"BEN-005", "BEN-021", "BEN-013", "BEN-006", "BEN-008", "BEN-020"},
-		Labels: []string{check.Mutating},
-		Needs:  []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			cust := t.Customer("active_personal")
-			r := fresh.PostBeneficiary(t, cust, fresh.GBPPayee("Grace Payee"))
-			d := fresh.Success(t, "BEN-021", r)
-			if _, ok := d["beneficiaries"].([]any); !ok {
-				t.ErrorAt(r, "BEN-005", "creating a beneficiary answered no data.beneficiaries array: data has %v", d)
-			}
-			arr := shape.Array(t, "BEN-021", d, "beneficiaries")
-			if len(arr) == 0 {
-				t.FatalAt(r, "BEN-005", "data.beneficiaries is empty; one result per selected provider is due")
-			}
-			ids, providers := map[string]bool{}, map[any]bool{}
-			for i, x := range arr {
-				b, _ := x.(map[string]any)
-				id := shape.String(t, "BEN-005", b, "id")
-				shape.String(t, "BEN-005", b, "status")
-				if ids[id] {
-					t.FatalAt(r, "BEN-005", "data.beneficiaries[%d] repeats id %s", i, id)
-				}
-				ids[id] = true
-				if p, ok := b["provider"]; ok && p != nil {
-					if providers[p] {
-						t.FatalAt(r, "BEN-005", "data.beneficiaries holds two results for provider %v; one per provider is due", p)
-					}
-					providers[p] = true
-				}
-			}
-			for id := range ids {
-				b := read(t, "BEN-020", cust, id)
-				if b["id"] != id {
-					t.Fatalf("BEN-020", "GET beneficiaries/%s returned id %v", id, b["id"])
-				}
-				if a := shape.String(t, "BEN-006", b, "approval_status"); a != "PendingApproval" {
-					t.Fatalf("BEN-013", "a newly created beneficiary reads approval_status %q, want PendingApproval", a)
-				}
-				shape.String(t, "BEN-008", b, "bank_registration.status")
-				shape.Array(t, "BEN-008", b, "supported_schemes")
-			}
-			l := shape.Envelope(t, "BEN-020", get(t, "tenant", fresh.Beneficiaries(cust)), http.StatusOK)
-			listed := map[any]bool{}
-			for _, x := range shape.Array(t, "BEN-020", l, "beneficiaries") {
-				if b, ok := x.(map[string]any); ok {
-					listed[b["id"]] = true
-				}
-			}
-			for id := range ids {
-				if !listed[id] {
-					t.Fatalf("BEN-020", "the beneficiary list does not hold the new beneficiary %s", id)
-				}
-			}
-		},
-	})
-	check.Register(check.Check{
-		ID:     "beneficiaries/provider-b-name-attributes",
-		Title:  "A PROVIDER_B payee needs first and last name (personal) or a company name in attributes; without them the create is refused",
-		Rules:  []string{"BEN-002", "BEN-003", "BEN-004"},
-		Labels: []string{check.Mutating},
-		Needs:  []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			cust := t.Customer("active_personal")
-			if withProvider(fresh.NewBeneficiaries(t, cust, fresh.GBPPayee("Probe Payee")), "PROVIDER_B") == nil {
-				t.Skipf("the target selects no PROVIDER_B for a GBP beneficiary of customers.active_personal")
-			}
-			body := without(fresh.GBPPayee("Nameless Payee"), "attributes")
-			r := fresh.PostBeneficiary(t, cust, body)
-			refused(t, "BEN-002", r, "a PROVIDER_B payee with no name attributes")
-			shape.Refusal(t, "BEN-004", r, http.StatusUnprocessableEntity, "beneficiary_details_incomplete")
-			body["attributes"] = map[string]any{"beneficiary_first_name": "Only"}
-			refused(t, "BEN-002", fresh.PostBeneficiary(t, cust, body), "a PROVIDER_B personal payee with a first name and no last name")
-			body["attributes"] = map[string]any{"beneficiary_company_name": "Payee Trading Ltd"}
-			d := fresh.Success(t, "BEN-003", fresh.PostBeneficiary(t, cust, body))
-			if len(shape.Array(t, "BEN-003", d, "beneficiaries")) == 0 {
-				t.Fatalf("BEN-003", "a company payee with beneficiary_company_name returned no beneficiaries")
-			}
-		},
-	})
-	check.Register(check.Check{
-		ID:     "beneficiaries/bank-details-required",
-		Title:  "A GBP beneficiary needs sort_code and account_number, a EUR one an IBAN; without them 422 beneficiary_details_incomplete",
-		Rules:  []string{"BEN-001", "ERR-078"},
-		Labels: []string{check.Mutating},
-		Needs:  []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			cust := t.Customer("active_personal")
-			gbp := fresh.GBPPayee("Detail Payee")
-			for _, missing := range []string{"sort_code", "account_number"} {
-				r := fresh.PostBeneficiary(t, cust, without(gbp, missing))
-				refused(t, "BEN-001", r, "a GBP beneficiary without "+missing)
-				shape.Refusal(t, "BEN-001", r, http.StatusUnprocessableEntity, "beneficiary_details_incomplete")
-			}
-			eur := without(gbp, "sort_code", "account_number")
-			eur["currency"], eur["rail"] = "EUR", "SCT"
-			r := fresh.PostBeneficiary(t, cust, eur)
-			refused(t, "BEN-001", r, "a EUR beneficiary without an IBAN")
-			shape.Refusal(t, "ERR-078", r, http.StatusUnprocessableEntity, "beneficiary_details_incomplete")
-		},
-	})
-	check.Register(check.Check{
-		ID:    "beneficiaries/seeded-approved",
-		Title: "The profile's beneficiaries (gbp, eur, usd) read Approved in their currency; gbp_pending reads PendingApproval",
-		Rules: []string{"BEN-006", "BEN-020"},
-		Needs: []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "beneficiaries.eur", "beneficiaries.usd"},
-		Run: func(t *check.T) {
-			cust := t.Customer("active_personal")
-			for name, cur := range map[string]string{"gbp": "GBP", "eur": "EUR", "usd": "USD"} {
-				b := read(t, "BEN-020", cust, t.Beneficiary(name))
-				if a := shape.String(t, "BEN-006", b, "approval_status"); a != "Approved" {
-					t.Fatalf("BEN-006", "beneficiaries.%s reads approval_status %q, want Approved (the profile names it approved)", name, a)
-				}
-				if c, ok := b["currency"]; ok && c != cur {
-					t.Fatalf("BEN-006", "beneficiaries.%s reads currency %v, want %s", name, c, cur)
-				}
-			}
-		},
-	})
+// createChecks are the checks of create.go.
+func createChecks() []check.Check {
+	return slices.Concat(
+		createPendingOnePerProviderChecks(),
+		unsupportedCurrencyAndSchemeChecks(),
+	)
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:     "beneficiaries/unsupported-currency-and-scheme",
-		Title:  "A beneficiary in an unsupported currency is 422 unsupported_currency; a rail the currency has no scheme for is 422 unsupported_payment_scheme",
-		Rules:  []string{"ERR-075", "ERR-077"},
-		Labels: []string{check.Mutating},
-		Needs:  []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			cust := t.Customer("active_personal")
-			body := fresh.GBPPayee("Exotic Payee")
-			body["currency"] = "XTS" // ISO 4217 code reserved for testing
-			shape.Refusal(t, "ERR-075", fresh.PostBeneficiary(t, cust, body), http.StatusUnprocessableEntity, "unsupported_currency")
-			body = fresh.GBPPayee("Card Rail Payee")
-			body["rail"] = "CARD_PUSH_TS"
-			shape.Refusal(t, "ERR-077", fresh.PostBeneficiary(t, cust, body), http.StatusUnprocessableEntity, "unsupported_payment_scheme")
+// createPendingOnePerProviderChecks are checks of create.go (see createChecks).
+func createPendingOnePerProviderChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "beneficiaries/create-pending-one-per-provider",
+			Title:  "POST beneficiaries returns data.beneficiaries, one record per provider, each PendingApproval with its bank registration and schemes",
+			Rules:  []string{"BEN-005", "BEN-021", "BEN-013", "BEN-006", "BEN-008", "BEN-020"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				cust := t.Customer("active_personal")
+				r := fresh.PostBeneficiary(t, cust, fresh.GBPPayee("Grace Payee"))
+				d := fresh.Success(t, "BEN-021", r)
+				if _, ok := d["beneficiaries"].([]any); !ok {
+					t.ErrorAt(r, "BEN-005", "creating a beneficiary answered no data.beneficiaries array: data has %v", d)
+				}
+				arr := shape.Array(t, "BEN-021", d, "beneficiaries")
+				if len(arr) == 0 {
+					t.FatalAt(r, "BEN-005", "data.beneficiaries is empty; one result per selected provider is due")
+				}
+				ids, providers := map[string]bool{}, map[any]bool{}
+				for i, x := range arr {
+					b, _ := x.(map[string]any)
+					id := shape.String(t, "BEN-005", b, "id")
+					shape.String(t, "BEN-005", b, "status")
+					if ids[id] {
+						t.FatalAt(r, "BEN-005", "data.beneficiaries[%d] repeats id %s", i, id)
+					}
+					ids[id] = true
+					if p, ok := b["provider"]; ok && p != nil {
+						if providers[p] {
+							t.FatalAt(r, "BEN-005", "data.beneficiaries holds two results for provider %v; one per provider is due", p)
+						}
+						providers[p] = true
+					}
+				}
+				for id := range ids {
+					b := read(t, "BEN-020", cust, id)
+					if b["id"] != id {
+						t.Fatalf("BEN-020", "GET beneficiaries/%s returned id %v", id, b["id"])
+					}
+					if a := shape.String(t, "BEN-006", b, "approval_status"); a != "PendingApproval" {
+						t.Fatalf("BEN-013", "a newly created beneficiary reads approval_status %q, want PendingApproval", a)
+					}
+					shape.String(t, "BEN-008", b, "bank_registration.status")
+					shape.Array(t, "BEN-008", b, "supported_schemes")
+				}
+				l := shape.EnvelopeAnswer(t, get(t, "tenant", fresh.Beneficiaries(cust)), shape.Want{Rule: "BEN-020", Status: http.StatusOK})
+				listed := map[any]bool{}
+				for _, x := range shape.Array(t, "BEN-020", l, "beneficiaries") {
+					if b, ok := x.(map[string]any); ok {
+						listed[b["id"]] = true
+					}
+				}
+				for id := range ids {
+					if !listed[id] {
+						t.Fatalf("BEN-020", "the beneficiary list does not hold the new beneficiary %s", id)
+					}
+				}
+			},
 		},
-	})
+		{
+			ID:     "beneficiaries/provider-b-name-attributes",
+			Title:  "A PROVIDER_B payee needs first and last name (personal) or a company name in attributes; without them the create is refused",
+			Rules:  []string{"BEN-002", "BEN-003", "BEN-004"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				cust := t.Customer("active_personal")
+				if withProvider(fresh.NewBeneficiaries(t, cust, fresh.GBPPayee("Probe Payee")), "PROVIDER_B") == nil {
+					t.Skipf("the target selects no PROVIDER_B for a GBP beneficiary of customers.active_personal")
+				}
+				body := without(fresh.GBPPayee("Nameless Payee"), "attributes")
+				r := fresh.PostBeneficiary(t, cust, body)
+				refused(t, "BEN-002", r, "a PROVIDER_B payee with no name attributes")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "BEN-004", Status: http.StatusUnprocessableEntity, Code: "beneficiary_details_incomplete"})
+				body["attributes"] = map[string]any{"beneficiary_first_name": "Only"}
+				refused(t, "BEN-002", fresh.PostBeneficiary(t, cust, body), "a PROVIDER_B personal payee with a first name and no last name")
+				body["attributes"] = map[string]any{"beneficiary_company_name": "Payee Trading Ltd"}
+				d := fresh.Success(t, "BEN-003", fresh.PostBeneficiary(t, cust, body))
+				if len(shape.Array(t, "BEN-003", d, "beneficiaries")) == 0 {
+					t.Fatalf("BEN-003", "a company payee with beneficiary_company_name returned no beneficiaries")
+				}
+			},
+		},
+		{
+			ID:     "beneficiaries/bank-details-required",
+			Title:  "A GBP beneficiary needs sort_code and account_number, a EUR one an IBAN; without them 422 beneficiary_details_incomplete",
+			Rules:  []string{"BEN-001", "ERR-078"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				cust := t.Customer("active_personal")
+				gbp := fresh.GBPPayee("Detail Payee")
+				for _, missing := range []string{"sort_code", "account_number"} {
+					r := fresh.PostBeneficiary(t, cust, without(gbp, missing))
+					refused(t, "BEN-001", r, "a GBP beneficiary without "+missing)
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "BEN-001", Status: http.StatusUnprocessableEntity, Code: "beneficiary_details_incomplete"})
+				}
+				eur := without(gbp, "sort_code", "account_number")
+				eur["currency"], eur["rail"] = "EUR", "SCT"
+				r := fresh.PostBeneficiary(t, cust, eur)
+				refused(t, "BEN-001", r, "a EUR beneficiary without an IBAN")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-078", Status: http.StatusUnprocessableEntity, Code: "beneficiary_details_incomplete"})
+			},
+		},
+		{
+			ID:    "beneficiaries/seeded-approved",
+			Title: "The profile's beneficiaries (gbp, eur, usd) read Approved in their currency; gbp_pending reads PendingApproval",
+			Rules: []string{"BEN-006", "BEN-020"},
+			Needs: []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "beneficiaries.eur", "beneficiaries.usd"},
+			Run: func(t *check.T) {
+				cust := t.Customer("active_personal")
+				for name, cur := range map[string]string{"gbp": "GBP", "eur": "EUR", "usd": "USD"} {
+					b := read(t, "BEN-020", cust, t.Beneficiary(name))
+					if a := shape.String(t, "BEN-006", b, "approval_status"); a != "Approved" {
+						t.Fatalf("BEN-006", "beneficiaries.%s reads approval_status %q, want Approved (the profile names it approved)", name, a)
+					}
+					if c, ok := b["currency"]; ok && c != cur {
+						t.Fatalf("BEN-006", "beneficiaries.%s reads currency %v, want %s", name, c, cur)
+					}
+				}
+			},
+		},
+	}
+}
+
+// unsupportedCurrencyAndSchemeChecks returns check
+// beneficiaries/unsupported-currency-and-scheme (one of createChecks).
+func unsupportedCurrencyAndSchemeChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "beneficiaries/unsupported-currency-and-scheme",
+			Title:  "A beneficiary in an unsupported currency is 422 unsupported_currency; a rail the currency has no scheme for is 422 unsupported_payment_scheme",
+			Rules:  []string{"ERR-075", "ERR-077"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				cust := t.Customer("active_personal")
+				body := fresh.GBPPayee("Exotic Payee")
+				body["currency"] = "XTS" // ISO 4217 code reserved for testing
+				shape.EnvelopeAnswer(t, fresh.PostBeneficiary(t, cust, body), shape.Want{Rule: "ERR-075", Status: http.StatusUnprocessableEntity, Code: "unsupported_currency"})
+				body = fresh.GBPPayee("Card Rail Payee")
+				body["rail"] = "CARD_PUSH_TS"
+				shape.EnvelopeAnswer(t, fresh.PostBeneficiary(t, cust, body), shape.Want{Rule: "ERR-077", Status: http.StatusUnprocessableEntity, Code: "unsupported_payment_scheme"})
+			},
+		},
+	}
 }

@@ -22,7 +22,7 @@ func get(t *check.T, key, path string) *client.Response {
 // read is GET .../beneficiaries/{id} with the tenant key; it returns the
 // beneficiary (data.beneficiary, or data itself when it is the record).
 func read(t *check.T, rule, customerID, id string) map[string]any {
-	d := shape.Envelope(t, rule, get(t, "tenant", fresh.Beneficiaries(customerID)+"/"+id), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, get(t, "tenant", fresh.Beneficiaries(customerID)+"/"+id), shape.Want{Rule: rule, Status: http.StatusOK})
 	if b, ok := d["beneficiary"].(map[string]any); ok {
 		return b
 	}

@@ -8,21 +8,24 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(check.Check{
-		ID:    "beneficiaries/not-mine-404",
-		Title: "Another customer's beneficiary read through this customer is a 404 byte-identical to a nonexistent beneficiary",
-		Rules: []string{"BIND-020"},
-		Needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business", "beneficiaries.gbp"},
-		Run: func(t *check.T) {
-			other := fresh.Beneficiaries(t.Customer("active_business"))
-			// The beneficiary exists, for active_personal.
-			shape.Status(t, "BIND-020", get(t, "tenant", fresh.Beneficiaries(t.Customer("active_personal"))+"/"+t.Beneficiary("gbp")), 200)
-			mine := get(t, "tenant", other+"/"+t.Beneficiary("gbp"))
-			shape.NotFound(t, "BIND-020", mine)
-			none := get(t, "tenant", other+"/"+uuid.NewString())
-			shape.NotFound(t, "BIND-020", none)
-			shape.SameResponse(t, "BIND-020", mine, none, "another customer's beneficiary and a nonexistent one")
+// reachChecks are the checks of reach.go.
+func reachChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:    "beneficiaries/not-mine-404",
+			Title: "Another customer's beneficiary read through this customer is a 404 byte-identical to a nonexistent beneficiary",
+			Rules: []string{"BIND-020"},
+			Needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business", "beneficiaries.gbp"},
+			Run: func(t *check.T) {
+				other := fresh.Beneficiaries(t.Customer("active_business"))
+				// The beneficiary exists, for active_personal.
+				shape.Status(t, "BIND-020", get(t, "tenant", fresh.Beneficiaries(t.Customer("active_personal"))+"/"+t.Beneficiary("gbp")), 200)
+				mine := get(t, "tenant", other+"/"+t.Beneficiary("gbp"))
+				shape.NotFound(t, "BIND-020", mine)
+				none := get(t, "tenant", other+"/"+uuid.NewString())
+				shape.NotFound(t, "BIND-020", none)
+				shape.SameResponse(t, "BIND-020", mine, none, "another customer's beneficiary and a nonexistent one")
+			},
 		},
-	})
+	}
 }

@@ -41,9 +41,10 @@ func postMalformed(t *check.T, c *client.Client, path string) *client.Response {
 	return t.Do(c, client.Request{Method: http.MethodPost, Path: path, Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// moneyChecks are the checks of money.go.
+func moneyChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "checkorder/binding-before-customer-lookup",
 			Title: "on every body-taking customer route (money routes, whitelist, a child's accounts, transfers, consolidation) a malformed body for an unknown customer is the binding 400, not 404",
 			Rules: []string{"ORDER-016"},
@@ -64,7 +65,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/binding-before-money-precondition",
 			Title: "a malformed body on a money route for a customer that is not Active is the binding 400, not 409 kyc_or_kyb_not_approved (binding is step 7, the precondition step 8)",
 			Rules: []string{"ORDER-020"},
@@ -77,5 +78,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

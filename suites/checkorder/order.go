@@ -20,9 +20,10 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
-		check.Check{
+// orderChecks are the checks of order.go.
+func orderChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "checkorder/correlation-before-tenant-header",
 			Title: "an invalid X-Correlation-Id wins over an X-Tenant-Id header: 400 correlation_id_invalid",
 			Rules: []string{"ORDER-003", "ORDER-002", "ORDER-001"},
@@ -46,7 +47,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/tenant-header-before-key",
 			Title: "an X-Tenant-Id header wins over a missing or wrong API key: 400 with no code, not 401",
 			Rules: []string{"ORDER-005", "ORDER-004", "TEN-002"},
@@ -60,7 +61,7 @@ func init() {
 				tenantRefusal(t, "ORDER-005", "ORDER-004", wrong, "X-Tenant-Id with a wrong API key secret")
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/key-before-rate-limit",
 			Title:  "with a route budget spent, a wrong key secret is 401, not 429",
 			Rules:  []string{"ORDER-007", "ORDER-006", "RATE-004"},
@@ -69,15 +70,13 @@ func init() {
 			Run: func(t *check.T) {
 				c := t.Client("read_only")
 				me := client.Request{Method: http.MethodGet, Path: api.P + "/me"}
-				if r := exhaust(t, func() *client.Response { return t.Do(c, me) }); r.Status != http.StatusTooManyRequests {
-					t.Fatalf("RATE-004", "request 601 of GET /me in one window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, exhaust(t, func() *client.Response { return t.Do(c, me) }), shape.Want{Rule: "RATE-004", Status: http.StatusTooManyRequests, What: "request 601 of GET /me in one window"})
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous().With("read_only", wrongSecretOf(t, "read_only")), me)
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-007", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "wrong key secret while GET /me's budget is spent", Why: "the key step comes before rate limits"})
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/key-before-idempotency-key",
 			Title:  "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
 			Rules:  []string{"ORDER-018", "ORDER-001"},
@@ -98,7 +97,7 @@ func init() {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/rate-limit-before-idempotency-key",
 			Title:  "with a route budget spent, a write without Idempotency-Key is 429 rate_limited, not 400",
 			Rules:  []string{"ORDER-010", "ORDER-009", "ERR-009", "RATE-004"},
@@ -111,9 +110,7 @@ func init() {
 				patch := func(idem string) client.Request {
 					return client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: idem}
 				}
-				if r := exhaust(t, func() *client.Response { return t.Do(c, patch(t.NewKey())) }); r.Status != http.StatusTooManyRequests {
-					t.Fatalf("RATE-004", "request 601 of PATCH /customers/{id} in one window: status %d, want 429; body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, exhaust(t, func() *client.Response { return t.Do(c, patch(t.NewKey())) }), shape.Want{Rule: "RATE-004", Status: http.StatusTooManyRequests, What: "request 601 of PATCH /customers/{id} in one window"})
 				r := t.Do(c, patch(""))
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-010", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-009", What: "PATCH /customers/{id} without Idempotency-Key while the route budget is spent", Why: "rate limits come before the Idempotency-Key step"})
 				if ra := r.Header.Get("Retry-After"); ra == "" || strings.Trim(ra, "0123456789") != "" {
@@ -121,7 +118,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/idempotency-key-before-conflict",
 			Title:  "a duplicated Idempotency-Key naming a used key is 400 idempotency_key_invalid, not 409",
 			Rules:  []string{"ORDER-012", "ORDER-011"},
@@ -137,7 +134,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/idempotency-key-before-binding",
 			Title:  "a missing or malformed Idempotency-Key wins over a malformed JSON body: 400 idempotency_key_invalid",
 			Rules:  []string{"ORDER-019", "ORDER-001"},
@@ -159,7 +156,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/conflict-before-binding",
 			Title:  "a reused Idempotency-Key with a malformed body is 409 idempotency_key_reused, not a binding 400",
 			Rules:  []string{"ORDER-014", "ORDER-013", "ERR-024"},
@@ -173,7 +170,7 @@ func init() {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-014", ShapeRule: "ORDER-013", MediaRule: "ORDER-014", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "POST /customers reusing a key with a malformed body", Why: "the conflict step comes before binding"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/binding-before-operation",
 			Title: "a malformed body to a nonexistent or unreachable customer is the binding 400, not 404",
 			Rules: []string{"ORDER-016", "ORDER-015", "ORDER-017"},
@@ -197,5 +194,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -16,9 +16,10 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
-		check.Check{
+// problemcodesChecks are the checks of problemcodes.go.
+func problemcodesChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "checkorder/code-correlation-id-invalid",
 			Title: "problem+json row correlation_id_invalid: 400 for a duplicated or over-long X-Correlation-Id",
 			Rules: []string{"ERR-017", "ERR-014"},
@@ -33,7 +34,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/code-tenant-header",
 			Title: "problem+json row X-Tenant-Id: 400, title 'Invalid tenant header.', no code",
 			Rules: []string{"ERR-018", "TEN-004", "TEN-005"},
@@ -43,7 +44,7 @@ func init() {
 				tenantRefusal(t, "ERR-018", "ERR-018", r, "GET /customers with X-Tenant-Id")
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/code-idempotency-key-invalid",
 			Title: "problem+json row idempotency_key_invalid: 400 for a duplicated, short or space-holding Idempotency-Key",
 			Rules: []string{"ERR-019", "ERR-014"},
@@ -60,7 +61,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/code-api-key-authentication-failed",
 			Title: "problem+json row api_key_authentication_failed: 401 for a key not accepted",
 			Rules: []string{"ERR-022", "ERR-014"},
@@ -71,7 +72,7 @@ func init() {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-022", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "GET /customers with a wrong key secret"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/code-api-key-not-authorized",
 			Title: "problem+json row api_key_not_authorized: 403 for an IP outside the key's allowlist",
 			Rules: []string{"ERR-023", "ERR-014"},
@@ -82,7 +83,7 @@ func init() {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-023", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "GET /customers with keys.ip_restricted"})
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/code-idempotency-key-reused",
 			Title:  "problem+json row idempotency_key_reused: 409 for the same key on another method and path",
 			Rules:  []string{"ERR-024", "ERR-014"},
@@ -95,5 +96,5 @@ func init() {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-024", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "PATCH reusing the key of an earlier POST /customers"})
 			},
 		},
-	)
+	}
 }

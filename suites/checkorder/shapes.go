@@ -19,9 +19,10 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
-		check.Check{
+// shapesChecks are the checks of shapes.go.
+func shapesChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "checkorder/shape-400-problem-json",
 			Title:  "a 400 (Idempotency-Key missing) is application/problem+json with type, title, status, detail and its code",
 			Rules:  []string{"ERR-001", "ERR-014", "ERR-016"},
@@ -32,7 +33,7 @@ func init() {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-001", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", MediaRule: "ERR-014", What: "POST /customers without Idempotency-Key"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/shape-401-problem-json",
 			Title: "a 401 is application/problem+json with code api_key_authentication_failed",
 			Rules: []string{"ERR-002", "ERR-014", "ERR-016"},
@@ -42,7 +43,7 @@ func init() {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-002", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", MediaRule: "ERR-014", What: "GET /me without a key"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/shape-403-scope-problem-json",
 			Title: "a 403 for a missing scope is application/problem+json with code api_key_not_authorized",
 			Rules: []string{"ERR-003", "ERR-014", "ERR-016"},
@@ -53,7 +54,7 @@ func init() {
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-003", Status: http.StatusForbidden, Code: "api_key_not_authorized", MediaRule: "ERR-014", What: "PATCH /customers/{id} with keys.read_only"})
 			},
 		},
-		check.Check{
+		{
 			ID:     "checkorder/shape-429-problem-json",
 			Title:  "a 429 is application/problem+json with code rate_limited and Retry-After",
 			Rules:  []string{"ERR-009", "ERR-014", "ERR-026", "RATE-004"},
@@ -72,7 +73,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/shape-404-flat",
 			Title: "a 404 is the flat application/json error with code null",
 			Rules: []string{"ERR-004", "ERR-013", "ERR-037", "ERR-016"},
@@ -82,7 +83,7 @@ func init() {
 				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", ShapeRule: "ERR-013", MediaRule: "ERR-004", Status: http.StatusNotFound, What: "GET /customers/{nonexistent}"})
 			},
 		},
-		check.Check{
+		{
 			ID:    "checkorder/shape-422-envelope",
 			Title: "a 422 is the envelope: success false, status_code 422, message, data.code and data.detail",
 			Rules: []string{"ERR-006", "ERR-012", "ERR-016", "ERR-007"},
@@ -93,5 +94,5 @@ func init() {
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-006", ShapeRule: "ERR-012", MediaRule: "ERR-006", Status: http.StatusUnprocessableEntity, Code: "unknown_level", What: "GET /onboarding/requirements?level=ts-no-such-level"})
 			},
 		},
-	)
+	}
 }

@@ -84,7 +84,7 @@ func issued(t *check.T, rule, customerID, asset string) map[string]any {
 // wallets reads GET .../crypto/wallets (200 expected under rule) and
 // returns the rows.
 func wallets(t *check.T, rule, customerID string) []shape.Item {
-	d := shape.Envelope(t, rule, get(t, path(customerID, "/wallets")), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, get(t, path(customerID, "/wallets")), shape.Want{Rule: rule, Status: http.StatusOK})
 	return shape.Items(t, rule, d, shape.ListKey(t, rule, d, ""), false)
 }
 
@@ -122,7 +122,7 @@ func entryOf(d map[string]any) map[string]any {
 
 // listedEntry finds whitelist entry id in the customer's list, or nil.
 func listedEntry(t *check.T, rule, customerID, id string) map[string]any {
-	d := shape.Envelope(t, rule, get(t, path(customerID, "/withdrawal-addresses")), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, get(t, path(customerID, "/withdrawal-addresses")), shape.Want{Rule: rule, Status: http.StatusOK})
 	for _, it := range shape.Items(t, rule, d, shape.ListKey(t, rule, d, ""), false) {
 		if it.ID == id {
 			return it.Raw

@@ -25,7 +25,7 @@ func refusedValidation(t *check.T, rule string, r *client.Response, what string)
 			t.Fatalf(rule, "%s: 400 without an errors map: %s", what, r.Body)
 		}
 	case http.StatusUnprocessableEntity:
-		data := shape.Envelope(t, rule, r, http.StatusUnprocessableEntity)
+		data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusUnprocessableEntity})
 		if _, ok := data["code"].(string); !ok {
 			t.Fatalf(rule, "%s: 422 without data.code: %s", what, r.Body)
 		}
@@ -34,9 +34,10 @@ func refusedValidation(t *check.T, rule string, r *client.Response, what string)
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// createChecks are the checks of create.go.
+func createChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "customers/create-new-starts-draft",
 			Title:  "POST customers with a new email creates a Draft customer whose external_reference is the email",
 			Rules:  []string{"CUST-022", "LIFE-002", "CUST-002", "CUST-018", "SVC-003", "CUST-001", "CUST-003", "CUST-004", "CUST-005", "CUST-006", "CUST-007", "CUST-008"},
@@ -65,7 +66,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-finds-existing-email",
 			Title:  "POST customers with an existing email returns that customer with the same status and created message",
 			Rules:  []string{"CUST-022", "CUST-023", "CUST-024"},
@@ -95,7 +96,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-password-refused",
 			Title:  "POST customers with a password is refused with 422 password_not_supported",
 			Rules:  []string{"CUST-020", "ERR-049"},
@@ -103,10 +104,10 @@ func init() {
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := post(t, t.Client("tenant"), map[string]any{"email": fresh.Email(), "jurisdiction": "GB", "password": "correct horse battery staple"})
-				shape.Refusal(t, "CUST-020", r, http.StatusUnprocessableEntity, "password_not_supported")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-020", Status: http.StatusUnprocessableEntity, Code: "password_not_supported"})
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-ignores-verification-flags",
 			Title:  "POST customers accepts email_verified and send_otp and ignores them",
 			Rules:  []string{"CUST-021"},
@@ -121,7 +122,7 @@ func init() {
 				shape.Customer(t, c)
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-requires-email-and-jurisdiction",
 			Title:  "POST customers without email or without jurisdiction is refused and creates nothing",
 			Rules:  []string{"CUST-018", "CUST-019"},
@@ -139,13 +140,13 @@ func init() {
 				if r.Status == http.StatusConflict {
 					t.Fatalf("CUST-019", "the email of the refused POST (no jurisdiction) is in use: a customer was created (jurisdiction defaulted)")
 				}
-				c := shape.Envelope(t, "CUST-014", r, http.StatusOK)
+				c := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-014", Status: http.StatusOK})
 				if c["external_reference"] != orphan {
 					t.Fatalf("CUST-014", "PATCH external_reference answered %v, want %s", c["external_reference"], orphan)
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-gated-for-bound-keys",
 			Title:  "POST customers: a tenant-wide key is not gated, keys.subject (customers.parent, which holds the end-customer programme) may create, keys.child (a sub-customer, which never holds it) is 403 sub_customer_onboarding_disabled",
 			Rules:  []string{"CUST-025", "ERR-051", "ERR-052"},
@@ -173,7 +174,7 @@ func init() {
 				fresh.Gated(t, "ERR-051", gated)
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/create-gated-programme-off",
 			Title:  "POST customers with a bound key whose customer lacks the end-customer programme is 403 sub_customer_onboarding_disabled; a tenant-wide key is not gated",
 			Rules:  []string{"CUST-025", "ERR-051", "ERR-052"},
@@ -185,5 +186,5 @@ func init() {
 				fresh.Create(t, "CUST-025", t.Client("tenant"), map[string]any{"email": fresh.Email(), "jurisdiction": "GB"})
 			},
 		},
-	)
+	}
 }

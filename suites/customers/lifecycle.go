@@ -14,9 +14,10 @@ func get(t *check.T, path string) *client.Response {
 	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + path})
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// lifecycleChecks are the checks of lifecycle.go.
+func lifecycleChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "customers/lifecycle-initiate-opens-onboarding",
 			Title:  "Verification initiate moves a Draft customer to Onboarding and returns the session",
 			Rules:  []string{"LIFE-010", "LIFE-002", "LIFE-003", "CUST-022"},
@@ -41,7 +42,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/lifecycle-refreshing-reads-activate",
 			Title:  "Each refreshing read (customer, onboarding status, single-kind status, initiate, token) activates a customer whose case the provider approved",
 			Rules:  []string{"LIFE-011", "CUST-010", "ONB-030", "LIFE-005", "CUST-022"},
@@ -60,14 +61,14 @@ func init() {
 					}},
 					{"GET onboarding/status", func(id, _ string) {
 						r := get(t, "/customers/"+id+"/onboarding/status")
-						d := shape.Envelope(t, "ONB-030", r, http.StatusOK)
+						d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ONB-030", Status: http.StatusOK})
 						if d["customer_status"] != "Active" {
 							t.ErrorAt(r, "ONB-030", "onboarding/status did not refresh the verification state: customer_status %v after the provider approved", d["customer_status"])
 							t.Fatalf("LIFE-011", "onboarding/status after approval answered customer_status %v, want Active", d["customer_status"])
 						}
 					}},
 					{"GET onboarding/{kind}/status", func(id, kind string) {
-						d := shape.Envelope(t, "ONB-009", get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), http.StatusOK)
+						d := shape.EnvelopeAnswer(t, get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), shape.Want{Rule: "ONB-009", Status: http.StatusOK})
 						if d["customer_status"] != "Active" {
 							t.Fatalf("LIFE-011", "onboarding/%s/status after approval answered customer_status %v, want Active", kind, d["customer_status"])
 						}
@@ -90,7 +91,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/lifecycle-terminal-never-reactivated",
 			Title:  "A Suspended, Blocked, Closed or Rejected customer is never re-activated by a refreshing read",
 			Rules:  []string{"LIFE-016", "LIFE-013", "LIFE-006", "LIFE-025", "CUST-022"},
@@ -111,7 +112,7 @@ func init() {
 						if r.Status/100 == 2 {
 							t.FatalAt(r, "LIFE-006", "a Rejected customer opened a fiat account (%d): money movement is blocked", r.Status)
 						}
-						shape.Refusal(t, "LIFE-025", r, http.StatusConflict, "kyc_or_kyb_not_approved")
+						shape.EnvelopeAnswer(t, r, shape.Want{Rule: "LIFE-025", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 					} else {
 						fresh.SetStatus(t, "LIFE-013", id, st)
 					}
@@ -119,11 +120,11 @@ func init() {
 					if got := fresh.Status(t, "LIFE-016", id); got != st {
 						t.Fatalf("LIFE-016", "%s customer with an approved case: GET customers/{id} answered %s", st, got)
 					}
-					d := shape.Envelope(t, "LIFE-016", get(t, "/customers/"+id+"/onboarding/status"), http.StatusOK)
+					d := shape.EnvelopeAnswer(t, get(t, "/customers/"+id+"/onboarding/status"), shape.Want{Rule: "LIFE-016", Status: http.StatusOK})
 					if d["customer_status"] != st {
 						t.Fatalf("LIFE-016", "%s customer with an approved case: onboarding/status answered customer_status %v", st, d["customer_status"])
 					}
-					d = shape.Envelope(t, "LIFE-016", get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), http.StatusOK)
+					d = shape.EnvelopeAnswer(t, get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), shape.Want{Rule: "LIFE-016", Status: http.StatusOK})
 					if d["customer_status"] != st {
 						t.Fatalf("LIFE-016", "%s customer with an approved case: onboarding/%s/status answered customer_status %v", st, kind, d["customer_status"])
 					}
@@ -133,5 +134,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

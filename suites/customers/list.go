@@ -11,16 +11,17 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
-		check.Check{
+// listChecks are the checks of list.go.
+func listChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "customers/list-shape",
 			Title: "GET customers returns data.customers[] of customer records plus data.pagination",
 			Rules: []string{"CUST-009", "PAGE-018", "ENV-005", "CUST-001", "CUST-006", "CUST-007"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: map[string][]string{"limit": {"500"}}})
-				data := shape.Envelope(t, "CUST-009", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-009", Status: http.StatusOK})
 				if _, ok := data["customers"]; !ok {
 					t.ErrorAt(r, "ENV-005", "the list is not under its named key data.customers: data has %v", mapKeys(data))
 				}
@@ -43,7 +44,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/list-does-not-activate",
 			Title:  "GET customers never refreshes or activates; GET customers/{id} then activates an approved case",
 			Rules:  []string{"LIFE-015", "LIFE-011", "CUST-010", "CUST-022"},
@@ -70,7 +71,7 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }
 
 // mapKeys are m's keys, sorted.

@@ -8,9 +8,10 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
-		check.Check{
+// patchChecks are the checks of patch.go.
+func patchChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "customers/patch-jurisdiction-invalid",
 			Title:  "PATCH customers/{id} refuses an unrecognised jurisdiction with 422 jurisdiction_invalid and never coerces it",
 			Rules:  []string{"CUST-013", "ERR-045", "CUST-005", "CUST-011", "CUST-022"},
@@ -24,19 +25,19 @@ func init() {
 				// form, and upper-casing or trimming them would be coercion.
 				for _, bad := range []string{"XX", "GBR", "gbr", "UK", "uk", "gb", " GB"} {
 					r := fresh.Patch(t, id, map[string]any{"jurisdiction": bad})
-					shape.Refusal(t, "CUST-013", r, http.StatusUnprocessableEntity, "jurisdiction_invalid")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-013", Status: http.StatusUnprocessableEntity, Code: "jurisdiction_invalid"})
 					if got := fresh.Read(t, "CUST-013", id)["jurisdiction"]; got != "GB" {
 						t.Fatalf("CUST-013", "after the refused jurisdiction %q the customer's jurisdiction is %v, want GB unchanged", bad, got)
 					}
 				}
 				r := fresh.Patch(t, id, map[string]any{"jurisdiction": "DE"})
-				c := shape.Envelope(t, "CUST-011", r, http.StatusOK)
+				c := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 				if c["jurisdiction"] != "DE" {
 					t.Fatalf("CUST-011", "PATCH jurisdiction DE answered jurisdiction %v", c["jurisdiction"])
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-invalid-email",
 			Title:  "PATCH customers/{id} refuses an invalid email with 422 invalid_email",
 			Rules:  []string{"CUST-015", "ERR-043", "CUST-022"},
@@ -45,13 +46,13 @@ func init() {
 			Run: func(t *check.T) {
 				id, email := fresh.Customer(t)
 				r := fresh.Patch(t, id, map[string]any{"email": "not-an-email"})
-				shape.Refusal(t, "CUST-015", r, http.StatusUnprocessableEntity, "invalid_email")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-015", Status: http.StatusUnprocessableEntity, Code: "invalid_email"})
 				if got := fresh.Read(t, "CUST-015", id)["external_reference"]; got != email {
 					t.Fatalf("CUST-015", "after the refused email the external_reference is %v, want %s unchanged", got, email)
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-unsupported-status",
 			Title:  "PATCH customers/{id} refuses a status other than Suspended, Blocked, Closed with 422 unsupported_status",
 			Rules:  []string{"CUST-016", "ERR-044", "LIFE-014", "CUST-022"},
@@ -61,14 +62,14 @@ func init() {
 				id, _ := fresh.Customer(t)
 				for _, bad := range []string{"Active", "Onboarding", "PendingCompliance", "Rejected", "Frozen"} {
 					r := fresh.Patch(t, id, map[string]any{"status": bad})
-					shape.Refusal(t, "CUST-016", r, http.StatusUnprocessableEntity, "unsupported_status")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-016", Status: http.StatusUnprocessableEntity, Code: "unsupported_status"})
 					if got := fresh.Status(t, "LIFE-014", id); got != "Draft" {
 						t.Fatalf("LIFE-014", "after the refused status %q the customer is %s, want Draft unchanged", bad, got)
 					}
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-status-accepted",
 			Title:  "PATCH customers/{id} with status Suspended, Blocked or Closed moves the customer there",
 			Rules:  []string{"LIFE-013", "LIFE-007", "LIFE-008", "LIFE-009", "CUST-011", "CUST-022"},
@@ -90,7 +91,7 @@ func init() {
 				fresh.SetStatus(t, "LIFE-013", id, "Closed")
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-external-reference-in-use",
 			Title:  "PATCH customers/{id} to another customer's external_reference is 409 external_reference_in_use",
 			Rules:  []string{"CUST-017", "ERR-046", "CUST-002", "CUST-022"},
@@ -101,14 +102,14 @@ func init() {
 				id, own := fresh.Customer(t)
 				for _, field := range []string{"external_reference", "email"} {
 					r := fresh.Patch(t, id, map[string]any{field: taken})
-					shape.Refusal(t, "CUST-017", r, http.StatusConflict, "external_reference_in_use")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-017", Status: http.StatusConflict, Code: "external_reference_in_use"})
 					if got := fresh.Read(t, "CUST-017", id)["external_reference"]; got != own {
 						t.Fatalf("CUST-017", "after the refused %s the external_reference is %v, want %s unchanged", field, got, own)
 					}
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-email-and-external-reference",
 			Title:  "PATCH customers/{id}: email and external_reference set one field, and external_reference wins when both are sent",
 			Rules:  []string{"CUST-014", "CUST-022"},
@@ -117,12 +118,12 @@ func init() {
 			Run: func(t *check.T) {
 				id, _ := fresh.Customer(t)
 				viaEmail := fresh.Email()
-				c := shape.Envelope(t, "CUST-014", fresh.Patch(t, id, map[string]any{"email": viaEmail}), http.StatusOK)
+				c := shape.EnvelopeAnswer(t, fresh.Patch(t, id, map[string]any{"email": viaEmail}), shape.Want{Rule: "CUST-014", Status: http.StatusOK})
 				if c["external_reference"] != viaEmail {
 					t.Fatalf("CUST-014", "PATCH email set external_reference to %v, want %s", c["external_reference"], viaEmail)
 				}
 				loser, winner := fresh.Email(), fresh.Email()
-				c = shape.Envelope(t, "CUST-014", fresh.Patch(t, id, map[string]any{"email": loser, "external_reference": winner}), http.StatusOK)
+				c = shape.EnvelopeAnswer(t, fresh.Patch(t, id, map[string]any{"email": loser, "external_reference": winner}), shape.Want{Rule: "CUST-014", Status: http.StatusOK})
 				if c["external_reference"] != winner {
 					t.Fatalf("CUST-014", "PATCH with email %s and external_reference %s answered external_reference %v; external_reference wins", loser, winner, c["external_reference"])
 				}
@@ -131,7 +132,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "customers/patch-omitted-unchanged",
 			Title:  "PATCH customers/{id} changes only the fields sent",
 			Rules:  []string{"CUST-011", "CUST-012", "CUST-022"},
@@ -140,7 +141,7 @@ func init() {
 			Run: func(t *check.T) {
 				id, email := fresh.Customer(t)
 				before := fresh.Read(t, "CUST-011", id)
-				c := shape.Envelope(t, "CUST-011", fresh.Patch(t, id, map[string]any{"display_name": "Touchstone Renamed"}), http.StatusOK)
+				c := shape.EnvelopeAnswer(t, fresh.Patch(t, id, map[string]any{"display_name": "Touchstone Renamed"}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 				if c["display_name"] != "Touchstone Renamed" {
 					t.Fatalf("CUST-012", "PATCH display_name answered display_name %v", c["display_name"])
 				}
@@ -151,11 +152,11 @@ func init() {
 						t.Errorf("CUST-011", "PATCH of display_name only changed %s from %v to %v", k, before[k], after[k])
 					}
 				}
-				c = shape.Envelope(t, "CUST-011", fresh.Patch(t, id, map[string]any{"jurisdiction": "IE"}), http.StatusOK)
+				c = shape.EnvelopeAnswer(t, fresh.Patch(t, id, map[string]any{"jurisdiction": "IE"}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 				if c["display_name"] != "Touchstone Renamed" || c["external_reference"] != email || c["jurisdiction"] != "IE" {
 					t.Fatalf("CUST-011", "PATCH of jurisdiction only answered display_name %v, external_reference %v, jurisdiction %v", c["display_name"], c["external_reference"], c["jurisdiction"])
 				}
 			},
 		},
-	)
+	}
 }

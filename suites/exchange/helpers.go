@@ -54,7 +54,7 @@ func created(t *check.T, rule string, r *client.Response) map[string]any {
 	if r.Status != http.StatusOK && r.Status != http.StatusCreated {
 		t.FatalAt(r, rule, "the conversion request answered %d, want 200 or 201: %s", r.Status, shape.Clip(r.Body))
 	}
-	d := shape.Envelope(t, rule, r, r.Status)
+	d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: r.Status})
 	cr, ok := d["conversion_request"].(map[string]any)
 	if !ok {
 		if t.Declares("CONV-014") {
@@ -74,7 +74,7 @@ func refused(t *check.T, r *client.Response, rule string, status int, code, take
 	if r.Status/100 == 2 {
 		t.FatalAt(r, takenRule, format, args...)
 	}
-	return shape.Refusal(t, rule, r, status, code)
+	return shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: status, Code: code})
 }
 
 // setup posts a conversion a check needs (not the one under test): a

@@ -19,39 +19,42 @@ func get(t *check.T, key, path string) *client.Response {
 	return t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: path})
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:    "fees/commercial-config",
-		Title: "GET P/commercial-config is a top-level v1 route answering a 200 envelope with an object data",
-		Rules: []string{"FEE-001", "FEE-002"},
-		Needs: []string{"keys.tenant"},
-		Run: func(t *check.T) {
-			shape.Envelope(t, "FEE-001", get(t, "tenant", api.P+"/commercial-config"), http.StatusOK)
+// feesChecks are the checks of fees.go.
+func feesChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:    "fees/commercial-config",
+			Title: "GET P/commercial-config is a top-level v1 route answering a 200 envelope with an object data",
+			Rules: []string{"FEE-001", "FEE-002"},
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				shape.EnvelopeAnswer(t, get(t, "tenant", api.P+"/commercial-config"), shape.Want{Rule: "FEE-001", Status: http.StatusOK})
+			},
 		},
-	})
-	check.Register(check.Check{
-		ID:    "fees/customer-fees",
-		Title: "GET P/customers/{id}/fees answers the customer's effective fees: a 200 envelope with an object data, for a customer and for a child",
-		Rules: []string{"FEE-003", "FEE-002"},
-		Needs: []string{"keys.tenant", "customers.active_personal", "customers.child"},
-		Run: func(t *check.T) {
-			for _, name := range []string{"active_personal", "child"} {
-				shape.Envelope(t, "FEE-003", get(t, "tenant", api.Customer(t.Customer(name))+"/fees"), http.StatusOK)
-			}
+		{
+			ID:    "fees/customer-fees",
+			Title: "GET P/customers/{id}/fees answers the customer's effective fees: a 200 envelope with an object data, for a customer and for a child",
+			Rules: []string{"FEE-003", "FEE-002"},
+			Needs: []string{"keys.tenant", "customers.active_personal", "customers.child"},
+			Run: func(t *check.T) {
+				for _, name := range []string{"active_personal", "child"} {
+					shape.EnvelopeAnswer(t, get(t, "tenant", api.Customer(t.Customer(name))+"/fees"), shape.Want{Rule: "FEE-003", Status: http.StatusOK})
+				}
+			},
 		},
-	})
-	check.Register(check.Check{
-		ID:    "fees/not-mine-404",
-		Title: "GET .../fees of a customer the key cannot act for is the 404 of a nonexistent customer, byte for byte",
-		Rules: []string{"FEE-005"},
-		Needs: []string{"keys.subject", "customers.parent", "customers.active_personal"},
-		Run: func(t *check.T) {
-			shape.Envelope(t, "FEE-005", get(t, "subject", api.Customer(t.Customer("parent"))+"/fees"), http.StatusOK)
-			mine := get(t, "subject", api.Customer(t.Customer("active_personal"))+"/fees")
-			shape.NotFound(t, "FEE-005", mine)
-			none := get(t, "subject", api.Customer(uuid.NewString())+"/fees")
-			shape.NotFound(t, "FEE-005", none)
-			shape.SameResponse(t, "FEE-005", mine, none, "another customer's fees and a nonexistent customer's")
+		{
+			ID:    "fees/not-mine-404",
+			Title: "GET .../fees of a customer the key cannot act for is the 404 of a nonexistent customer, byte for byte",
+			Rules: []string{"FEE-005"},
+			Needs: []string{"keys.subject", "customers.parent", "customers.active_personal"},
+			Run: func(t *check.T) {
+				shape.EnvelopeAnswer(t, get(t, "subject", api.Customer(t.Customer("parent"))+"/fees"), shape.Want{Rule: "FEE-005", Status: http.StatusOK})
+				mine := get(t, "subject", api.Customer(t.Customer("active_personal"))+"/fees")
+				shape.NotFound(t, "FEE-005", mine)
+				none := get(t, "subject", api.Customer(uuid.NewString())+"/fees")
+				shape.NotFound(t, "FEE-005", none)
+				shape.SameResponse(t, "FEE-005", mine, none, "another customer's fees and a nonexistent customer's")
+			},
 		},
-	})
+	}
 }

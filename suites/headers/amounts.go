@@ -89,30 +89,33 @@ func literal(v any) string {
 	return string(b)
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:    "headers/amount-member-types",
-		Title: "across the v1 money reads every *_minor member is a JSON integer and every *_major member and executed_rate a JSON number or null",
-		Rules: []string{"ENV-007"},
-		Needs: []string{"keys.tenant", "customers.active_personal"},
-		Run: func(t *check.T) {
-			total := 0
-			for _, s := range amountReads(t) {
-				if s.r.Status/100 != 2 {
-					continue
+// amountsChecks are the checks of amounts.go.
+func amountsChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:    "headers/amount-member-types",
+			Title: "across the v1 money reads every *_minor member is a JSON integer and every *_major member and executed_rate a JSON number or null",
+			Rules: []string{"ENV-007"},
+			Needs: []string{"keys.tenant", "customers.active_personal"},
+			Run: func(t *check.T) {
+				total := 0
+				for _, s := range amountReads(t) {
+					if s.r.Status/100 != 2 {
+						continue
+					}
+					seen, wrong := amountTypes(s.r.Body)
+					total += seen
+					if len(wrong) > 0 {
+						t.ErrorAt(s.r, "ENV-007", "%s: %s", s.what, strings.Join(wrong, "; "))
+					}
 				}
-				seen, wrong := amountTypes(s.r.Body)
-				total += seen
-				if len(wrong) > 0 {
-					t.ErrorAt(s.r, "ENV-007", "%s: %s", s.what, strings.Join(wrong, "; "))
+				// Reads that answered no amount prove nothing about amount
+				// types: no verdict rather than a vacuous pass.
+				t.Logf("%d amount members read", total)
+				if total < 5 {
+					t.NoVerdict(fmt.Errorf("the money reads answered %d amount members in all; the check needs at least 5 (balances, deposits, withdrawals, fees) to judge", total))
 				}
-			}
-			// Reads that answered no amount prove nothing about amount
-			// types: no verdict rather than a vacuous pass.
-			t.Logf("%d amount members read", total)
-			if total < 5 {
-				t.NoVerdict(fmt.Errorf("the money reads answered %d amount members in all; the check needs at least 5 (balances, deposits, withdrawals, fees) to judge", total))
-			}
+			},
 		},
-	})
+	}
 }

@@ -57,9 +57,10 @@ func noDeprecation(t *check.T, sample []sampled) {
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// casingChecks are the checks of casing.go.
+func casingChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "headers/v1-keys-snake-case",
 			Title: "every member name of v1 JSON bodies (reads and utility paths, and 400, 401, 403, 404 and 422 refusals) is snake_case",
 			Rules: []string{"ENV-008", "ENV-010"},
@@ -72,7 +73,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "headers/v1-keys-snake-case-writes",
 			Title:  "every member name of v1 write responses (create, PATCH, initiate, token, a 422 refusal) is snake_case, and none carries a deprecation header",
 			Rules:  []string{"ENV-008", "ENV-010", "VER-002"},
@@ -86,7 +87,7 @@ func init() {
 				noDeprecation(t, sample)
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/no-deprecation-headers",
 			Title: "no Deprecation, Deprecated or Sunset header on any response: v1 and v2 reads, utility paths, 400/401/404/422 refusals, OpenAPI documents, CORS preflights",
 			Rules: []string{"VER-002"},
@@ -103,5 +104,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

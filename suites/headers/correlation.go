@@ -6,6 +6,7 @@ package headers
 // generated when omitted, and present on every response.
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -112,9 +113,10 @@ func errorCases() []errorCase {
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// correlationChecks are the checks of correlation.go.
+func correlationChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "headers/correlation-echoed",
 			Title: "a valid X-Correlation-Id is echoed verbatim",
 			Rules: []string{"CORR-005", "CORR-001"},
@@ -124,14 +126,12 @@ func init() {
 				for _, path := range []string{api.P + "/me", api.P + "/customers"} {
 					id := newCorr()
 					r := get(t, c, path, corr(id))
-					if r.Status != http.StatusOK {
-						t.Fatalf("CORR-001", "GET %s with X-Correlation-Id: status %d, want 200; body: %s", path, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "CORR-001", Status: http.StatusOK, What: fmt.Sprintf("GET %s with X-Correlation-Id", path)})
 					echoed(t, r, id, "GET "+path)
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-generated",
 			Title: "without X-Correlation-Id the response carries a generated one, different per response",
 			Rules: []string{"CORR-006", "CORR-012", "CORR-001"},
@@ -145,7 +145,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-on-every-response",
 			Title: "X-Correlation-Id is on every response, errors included (400, 401, 403, 404, 422): echoed or generated",
 			Rules: []string{"CORR-007", "CORR-005", "CORR-006"},
@@ -178,7 +178,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "headers/correlation-on-429",
 			Title:  "X-Correlation-Id is on a 429 too: echoed or generated",
 			Rules:  []string{"CORR-007", "CORR-005", "RATE-004"},
@@ -217,7 +217,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-128-accepted",
 			Title: "a 128-character visible-ASCII X-Correlation-Id is accepted and echoed verbatim",
 			Rules: []string{"CORR-003", "CORR-008", "CORR-005"},
@@ -228,14 +228,12 @@ func init() {
 				for _, ri := range [][2]string{{"CORR-003", plain}, {"CORR-008", allVisible(128)}} {
 					rule, id := ri[0], ri[1]
 					r := get(t, c, api.P+"/me", corr(id))
-					if r.Status != http.StatusOK {
-						t.Fatalf(rule, "GET /me with a 128-character X-Correlation-Id %q: status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK, What: fmt.Sprintf("GET /me with a 128-character X-Correlation-Id %q", id)})
 					echoed(t, r, id, "GET /me with a 128-character id")
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-129-refused",
 			Title: "a 129-character X-Correlation-Id is 400 correlation_id_invalid, and the 400 carries a new id",
 			Rules: []string{"CORR-003", "ERR-017", "CORR-011"},
@@ -249,7 +247,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-non-visible-refused",
 			Title: "an X-Correlation-Id holding a space, a tab, a non-ASCII byte or DEL (0x7F) is refused with 400",
 			Rules: []string{"CORR-004", "CORR-008"},
@@ -271,7 +269,7 @@ func init() {
 				refused(t, "CORR-004", raw, "GET /me with an X-Correlation-Id holding DEL (0x7F)")
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-duplicated-refused",
 			Title: "two X-Correlation-Id header lines are 400 correlation_id_invalid, even with equal values",
 			Rules: []string{"CORR-002", "CORR-010", "ERR-017"},
@@ -283,7 +281,7 @@ func init() {
 				refused(t, "CORR-002", get(t, c, api.P+"/me", corr(same, same)), "GET /me with two equal X-Correlation-Id lines")
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-comma-is-one-value",
 			Title: "a single X-Correlation-Id whose value holds a comma is one valid id, echoed verbatim",
 			Rules: []string{"CORR-010"},
@@ -291,29 +289,25 @@ func init() {
 			Run: func(t *check.T) {
 				id := "ts-corr-a," + uuid.NewString()
 				r := get(t, t.Client("tenant"), api.P+"/me", corr(id))
-				if r.Status != http.StatusOK {
-					t.Fatalf("CORR-010", "GET /me with X-Correlation-Id %q (one line): status %d, want 200; body: %s", id, r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "CORR-010", Status: http.StatusOK, What: fmt.Sprintf("GET /me with X-Correlation-Id %q (one line)", id)})
 				got := r.Header.Values(corrHeader)
 				if len(got) != 1 || got[0] != id {
 					t.Errorf("CORR-010", "X-Correlation-Id %q came back as %q, want it verbatim", id, got)
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/correlation-empty-is-absent",
 			Title: "an empty X-Correlation-Id is treated as absent: the request proceeds with a generated id",
 			Rules: []string{"CORR-009"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := get(t, t.Client("tenant"), api.P+"/me", corr(""))
-				if r.Status != http.StatusOK {
-					t.Fatalf("CORR-009", "GET /me with an empty X-Correlation-Id: status %d, want 200; body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "CORR-009", Status: http.StatusOK, What: "GET /me with an empty X-Correlation-Id"})
 				if g := generated(t, "CORR-009", r, "GET /me with an empty X-Correlation-Id"); g == "" {
 					t.Errorf("CORR-009", "no generated X-Correlation-Id for an empty one")
 				}
 			},
 		},
-	)
+	}
 }

@@ -87,9 +87,10 @@ func customerIn(data map[string]any) (map[string]any, string) {
 	return data, "data"
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// envelopeChecks are the checks of envelope.go.
+func envelopeChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "headers/envelope-on-reads",
 			Title: "v1 reads answer the envelope: success true, status_code equal to the HTTP status, message string, data object",
 			Rules: []string{"ENV-001", "ENV-002", "ENV-003", "ENV-009"},
@@ -103,7 +104,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "headers/envelope-on-create",
 			Title:  "a v1 create answers the envelope with success true and status_code equal to its 2xx status",
 			Rules:  []string{"ENV-003", "ENV-002", "ENV-001"},
@@ -115,10 +116,10 @@ func init() {
 				if r.Status/100 != 2 {
 					t.Fatalf("ENV-003", "POST /customers (tenant key, fresh email): status %d, want 2xx; body: %s", r.Status, shape.Clip(r.Body))
 				}
-				shape.Envelope(t, "ENV-003", r, r.Status)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-003", Status: r.Status})
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/envelope-ids-and-timestamps",
 			Title: "ids in v1 bodies are UUID strings; customer timestamps are ISO 8601 with an offset",
 			Rules: []string{"ENV-006", "CUST-001", "CUST-008"},
@@ -129,15 +130,15 @@ func init() {
 				// /me of a subject key carries customer_id and delegated ids.
 				if t.Profile().Key("subject") != "" {
 					r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-					walkIDs(t, shape.Envelope(t, "ENV-006", r, http.StatusOK), "data", &n)
+					walkIDs(t, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-006", Status: http.StatusOK}), "data", &n)
 				}
 				r := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + t.Customer("active_personal")})
-				data := shape.Envelope(t, "ENV-006", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-006", Status: http.StatusOK})
 				walkIDs(t, data, "data", &n)
 				cust, at := customerIn(data)
 				customerTimestamps(t, cust, at)
 				l := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: url.Values{"limit": {"20"}}})
-				ldata := shape.Envelope(t, "ENV-006", l, http.StatusOK)
+				ldata := shape.EnvelopeAnswer(t, l, shape.Want{Rule: "ENV-006", Status: http.StatusOK})
 				walkIDs(t, ldata, "data", &n)
 				for i, x := range shape.Array(t, "ENV-006", ldata, "customers") {
 					if m, ok := x.(map[string]any); ok {
@@ -149,5 +150,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

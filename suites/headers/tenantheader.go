@@ -27,9 +27,10 @@ func tenantRefused(t *check.T, rule string, r *client.Response, what string) {
 
 func tenantHeader(v string) http.Header { return http.Header{"X-Tenant-Id": {v}} }
 
-func init() {
-	check.Register(
-		check.Check{
+// tenantheaderChecks are the checks of tenantheader.go.
+func tenantheaderChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "headers/tenant-header-refused",
 			Title: "X-Tenant-Id with a valid key is 400 problem+json, title 'Invalid tenant header.', no code",
 			Rules: []string{"TEN-001", "TEN-004", "TEN-005", "ERR-018"},
@@ -43,7 +44,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/tenant-header-empty-refused",
 			Title: "an empty X-Tenant-Id is refused like any other value",
 			Rules: []string{"TEN-001", "TEN-004"},
@@ -53,7 +54,7 @@ func init() {
 				tenantRefused(t, "TEN-001", r, "GET /me with an empty X-Tenant-Id")
 			},
 		},
-		check.Check{
+		{
 			ID:    "headers/tenant-header-before-key",
 			Title: "X-Tenant-Id is refused before the key is checked: 400 without a key",
 			Rules: []string{"TEN-002"},
@@ -66,7 +67,7 @@ func init() {
 				tenantRefused(t, "TEN-002", r, "GET /me without a key and with X-Tenant-Id")
 			},
 		},
-		check.Check{
+		{
 			ID:     "headers/tenant-header-every-route",
 			Title:  "X-Tenant-Id is refused on writes and on the v2 prefix too",
 			Rules:  []string{"TEN-003", "TEN-001"},
@@ -84,5 +85,5 @@ func init() {
 				tenantRefused(t, "TEN-003", v2, "GET /api/v2/public/customers with X-Tenant-Id")
 			},
 		},
-	)
+	}
 }

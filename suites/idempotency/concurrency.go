@@ -29,16 +29,17 @@ const hold = 400 * time.Millisecond
 // tries bounds the bursts sent to a target without the control API.
 const tries = 8
 
-func init() {
-	check.Register(
-		check.Check{
+// concurrencyChecks are the checks of concurrency.go.
+func concurrencyChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "idempotency/in-progress",
 			Title:  "two identical concurrent POSTs: one 2xx, one 409 idempotency_key_in_progress (or, without a hold, the replay); the retry replays the 2xx byte for byte",
 			Rules:  []string{"IDEM-012", "IDEM-022", "IDEM-019", "CUST-009"},
 			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) { inFlight(t, 2, "IDEM-012", "retry after the in-progress answer") },
 		},
-		check.Check{
+		{
 			ID:     "idempotency/in-progress-different-body",
 			Title:  "two concurrent POSTs with one key and different bodies: one 2xx, one 409 idempotency_key_reused that creates nothing",
 			Rules:  []string{"IDEM-020", "IDEM-022", "ERR-024", "CUST-009"},
@@ -83,14 +84,14 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/concurrent-execute-once",
 			Title:  "ten identical concurrent POSTs execute once: one 2xx, nine 409 idempotency_key_in_progress (or, without a hold, replays), no 5xx; one customer",
 			Rules:  []string{"IDEM-012", "IDEM-008", "CUST-009"},
 			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) { inFlight(t, 10, "IDEM-008", "retry after the concurrent burst") },
 		},
-	)
+	}
 }
 
 // inFlight sends n identical POST /customers with one key, released

@@ -14,9 +14,10 @@ import (
 // the same key with a different method, path or body is 409
 // idempotency_key_reused problem+json, and nothing runs.
 
-func init() {
+func conflictsChecks() []check.Check {
+	var cs []check.Check
 	mut := []string{check.Mutating}
-	check.Register(
+	cs = append(cs,
 		check.Check{
 			ID:     "idempotency/reuse-different-body",
 			Title:  "the same key with a different body is 409 idempotency_key_reused problem+json; nothing is created or changed",
@@ -86,7 +87,7 @@ func init() {
 	)
 	for _, p := range methodPairs {
 		p := p
-		check.Register(check.Check{
+		cs = append(cs, check.Check{
 			ID:     "idempotency/reuse-different-method-" + p.name,
 			Title:  "the same key, path and body with another method (" + p.a + " then " + p.b + " " + p.name + ") is 409 idempotency_key_reused; nothing changes",
 			Rules:  []string{"IDEM-009", "IDEM-022", "ERR-024"},
@@ -94,6 +95,7 @@ func init() {
 			Run: func(t *check.T) { checkMethodPair(t, p) },
 		})
 	}
+	return cs
 }
 
 // methodPair is a path served with two mutating methods: the only honest

@@ -3,7 +3,6 @@ package idempotency
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,7 +33,7 @@ func customerOf(t *check.T, rule string, r *client.Response) map[string]any {
 	if r.Status/100 != 2 {
 		t.Fatalf(rule, "status %d, want 2xx; body: %s", r.Status, shape.Clip(r.Body))
 	}
-	data := shape.Envelope(t, rule, r, r.Status)
+	data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: r.Status})
 	if inner, ok := data["customer"].(map[string]any); ok {
 		return inner
 	}
@@ -131,8 +130,6 @@ func visibleKey(n int) string {
 	}
 	return b.String()[:n]
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 var errorf = fmt.Errorf
 

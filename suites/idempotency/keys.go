@@ -1,7 +1,9 @@
 package idempotency
 
 import (
+	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -12,10 +14,10 @@ import (
 // Authentication 6 and problem+json codes). Each refused request would
 // change a customer if it ran; the customer is read back to prove it did not.
 
-func init() {
+func keysChecks() []check.Check {
 	mut := []string{check.Mutating}
-	check.Register(
-		check.Check{
+	return []check.Check{
+		{
 			ID:     "idempotency/key-missing",
 			Title:  "POST and PATCH without Idempotency-Key (or with an empty one) are 400 idempotency_key_invalid before the operation runs",
 			Rules:  []string{"IDEM-001", "IDEM-006", "ERR-019", "SVC-005", "CUST-009"},
@@ -42,7 +44,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/key-length",
 			Title:  "Idempotency-Key of 7 and 257 characters is 400; 8 and 256 characters are accepted",
 			Rules:  []string{"IDEM-002", "IDEM-003", "ERR-019", "CUST-022"},
@@ -66,12 +68,10 @@ func init() {
 				for _, s := range steps {
 					r := patch(t, c, id, visibleKey(s.n), jsonBody(s.j))
 					if s.ok {
-						if r.Status != http.StatusOK {
-							t.Fatalf(s.rule, "a %d-character Idempotency-Key was refused: %d %s", s.n, r.Status, shape.Clip(r.Body))
-						}
+						shape.StatusAnswer(t, r, shape.Want{Rule: s.rule, Status: http.StatusOK, What: fmt.Sprintf("a %d-character Idempotency-Key", s.n)})
 						want = s.j
 					} else {
-						invalidKey(t, s.rule, r, "PATCH with a "+itoa(s.n)+"-character Idempotency-Key")
+						invalidKey(t, s.rule, r, "PATCH with a "+strconv.Itoa(s.n)+"-character Idempotency-Key")
 					}
 					if j := jurisdiction(t, id); j != want {
 						t.Fatalf(s.rule, "after PATCH with a %d-character key the jurisdiction is %s, want %s", s.n, j, want)
@@ -79,7 +79,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/key-characters",
 			Title:  "Idempotency-Key with a space, tab, 0x7F or non-ASCII is 400; every visible ASCII character 0x21-0x7E is accepted",
 			Rules:  []string{"IDEM-004", "IDEM-006", "ERR-019", "CUST-022"},
@@ -106,15 +106,13 @@ func init() {
 					visible = append(visible, b)
 				}
 				r = patch(t, c, id, string(visible)+t.NewKey(), jsonBody("DE")) // unique per run: a target outlives runs
-				if r.Status != http.StatusOK {
-					t.Fatalf("IDEM-006", "an Idempotency-Key of the 94 visible ASCII characters 0x21-0x7E was refused: %d %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "IDEM-006", Status: http.StatusOK, What: "an Idempotency-Key of the 94 visible ASCII characters 0x21-0x7E"})
 				if j := jurisdiction(t, id); j != "DE" {
 					t.Fatalf("IDEM-006", "PATCH with a visible-ASCII key answered 200 but the jurisdiction is %s", j)
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/key-duplicated",
 			Title:  "two Idempotency-Key header lines (same or different values) are 400 idempotency_key_invalid",
 			Rules:  []string{"IDEM-005", "ERR-019", "CUST-022"},
@@ -131,12 +129,10 @@ func init() {
 				if j := jurisdiction(t, id); j != "GB" {
 					t.Fatalf("IDEM-005", "a refused PATCH with two Idempotency-Key lines changed the jurisdiction to %s", j)
 				}
-				if r := patch(t, c, id, k, jsonBody("DE")); r.Status != http.StatusOK {
-					t.Fatalf("IDEM-005", "the same key sent once was refused: %d %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, patch(t, c, id, k, jsonBody("DE")), shape.Want{Rule: "IDEM-005", Status: http.StatusOK, What: "the same key sent once"})
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/key-ignored-on-get",
 			Title:  "a GET with an Idempotency-Key (valid, malformed or duplicated) is processed normally, never replayed",
 			Rules:  []string{"IDEM-007", "CUST-022"},
@@ -146,9 +142,7 @@ func init() {
 				id := createCustomer(t)
 				get := func(h http.Header) map[string]any {
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: customers + "/" + id, Header: h})
-					if r.Status != http.StatusOK {
-						t.Fatalf("IDEM-007", "GET /customers/{id} with Idempotency-Key %q: status %d, want 200; body: %s", h.Values("Idempotency-Key"), r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "IDEM-007", Status: http.StatusOK, What: fmt.Sprintf("GET /customers/{id} with Idempotency-Key %q", h.Values("Idempotency-Key"))})
 					return customerOf(t, "IDEM-007", r)
 				}
 				get(http.Header{"Idempotency-Key": {"bad"}})
@@ -163,8 +157,8 @@ func init() {
 					t.Fatalf("IDEM-007", "a second GET with the same Idempotency-Key shows jurisdiction %v, want the current DE (a GET is never replayed)", j)
 				}
 				r := t.Do(c, client.Request{Method: http.MethodGet, Path: customers, Header: http.Header{"Idempotency-Key": {"x"}}})
-				shape.Envelope(t, "IDEM-007", r, http.StatusOK)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "IDEM-007", Status: http.StatusOK})
 			},
 		},
-	)
+	}
 }

@@ -2,6 +2,7 @@ package idempotency
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -12,10 +13,10 @@ import (
 // returns the stored result of a successful first attempt, byte for byte,
 // without running the operation again.
 
-func init() {
+func replayChecks() []check.Check {
 	mut := []string{check.Mutating}
-	check.Register(
-		check.Check{
+	return []check.Check{
+		{
 			ID:     "idempotency/replay-create",
 			Title:  "an identical POST /customers retried 3x replays status, Content-Type and body byte for byte and creates one customer, even after the customer changed",
 			Rules:  []string{"IDEM-008", "IDEM-019", "CUST-009"},
@@ -29,7 +30,7 @@ func init() {
 				first := t.Do(c, req)
 				id := idOf(t, first)
 				for i := 0; i < 3; i++ {
-					same(t, first, t.Do(c, req), "identical POST /customers retry #"+itoa(i+1))
+					same(t, first, t.Do(c, req), "identical POST /customers retry #"+strconv.Itoa(i+1))
 				}
 				if n := countByReference(t, mark, email); n != 1 {
 					t.Fatalf("IDEM-008", "after one POST and three identical retries %d customers have %s, want 1", n, email)
@@ -51,7 +52,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "idempotency/replay-does-not-re-execute",
 			Title:  "an identical PATCH retry after another change replays the first response and leaves the later change in place",
 			Rules:  []string{"IDEM-008", "IDEM-019", "CUST-022"},
@@ -66,12 +67,12 @@ func init() {
 				same(t, first, patch(t, c, id, key, jsonBody("DE")), "identical PATCH retry")
 				setJurisdiction(t, id, "FR")
 				for i := 0; i < 3; i++ {
-					same(t, first, patch(t, c, id, key, jsonBody("DE")), "identical PATCH retry after a change, #"+itoa(i+1))
+					same(t, first, patch(t, c, id, key, jsonBody("DE")), "identical PATCH retry after a change, #"+strconv.Itoa(i+1))
 				}
 				if j := jurisdiction(t, id); j != "FR" {
 					t.Fatalf("IDEM-008", "after identical retries the jurisdiction is %s, want FR (the retries re-executed)", j)
 				}
 			},
 		},
-	)
+	}
 }

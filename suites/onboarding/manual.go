@@ -122,7 +122,8 @@ func submitted(t *check.T, r *client.Response) map[string]any {
 	return d
 }
 
-func init() {
+// manualChecks are the checks of manual.go.
+func manualChecks() []check.Check {
 	manual := func(kind, userType string) func(t *check.T) {
 		return func(t *check.T) {
 			// A new email: the submission creates the customer.
@@ -164,8 +165,8 @@ func init() {
 			}
 		}
 	}
-	check.Register(
-		check.Check{
+	return []check.Check{
+		{
 			ID:     "onboarding/manual-kyc-submission",
 			Title:  "POST onboarding/kyc resolves the customer by email (creating it if new) and returns the case",
 			Rules:  []string{"ONB-034", "ONB-035", "ONB-027", "ONB-022"},
@@ -173,7 +174,7 @@ func init() {
 			Needs:  []string{"keys.tenant"},
 			Run:    manual("kyc", "Personal"),
 		},
-		check.Check{
+		{
 			ID:     "onboarding/manual-kyb-submission",
 			Title:  "POST onboarding/kyb creates a business customer for a new email and returns the case",
 			Rules:  []string{"ONB-034", "ONB-035", "ONB-027", "ONB-022"},
@@ -181,7 +182,7 @@ func init() {
 			Needs:  []string{"keys.tenant"},
 			Run:    manual("kyb", "Business"),
 		},
-		check.Check{
+		{
 			ID:     "onboarding/manual-missing-fields",
 			Title:  "A manual submission missing a required field is 422 missing_required_fields naming it in camelCase",
 			Rules:  []string{"ONB-038", "ONB-039", "ERR-050", "ONB-022"},
@@ -198,7 +199,7 @@ func init() {
 						}
 						tried++
 						body, _ := submission(t, kind, fresh.Email(), f)
-						d := shape.Refusal(t, "ONB-038", submit(t, kind, body), http.StatusUnprocessableEntity, "missing_required_fields")
+						d := shape.EnvelopeAnswer(t, submit(t, kind, body), shape.Want{Rule: "ONB-038", Status: http.StatusUnprocessableEntity, Code: "missing_required_fields"})
 						raw, _ := json.Marshal(d)
 						if !strings.Contains(string(raw), want) {
 							t.Fatalf("ONB-039", "missing %s: the refusal does not name %s (camelCase): %s", f, want, raw)
@@ -210,7 +211,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/manual-gated-by-programme",
 			Title:  "Manual submission with a bound key follows its customer's end-customer programme: 403 sub_customer_onboarding_disabled while off",
 			Rules:  []string{"ONB-036", "ONB-037", "ERR-051", "ERR-052", "ONB-022"},
@@ -227,5 +228,5 @@ func init() {
 				submitted(t, submitWith(t, "tenant", "kyc", body))
 			},
 		},
-	)
+	}
 }

@@ -23,7 +23,7 @@ func requirementsResp(t *check.T, q url.Values) *client.Response {
 // fields; business tells which level is expected (business_sectors an
 // array) or not (null).
 func requirements(t *check.T, q url.Values, business bool) map[string]any {
-	d := shape.Envelope(t, "ONB-031", requirementsResp(t, q), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, requirementsResp(t, q), shape.Want{Rule: "ONB-031", Status: http.StatusOK})
 	shape.String(t, "ONB-022", d, "level")
 	shape.String(t, "ONB-022", d, "applicant_type")
 	fields := shape.Array(t, "ONB-023", d, "required_fields")
@@ -59,9 +59,10 @@ func requirements(t *check.T, q url.Values, business bool) map[string]any {
 	return d
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// requirementsChecks are the checks of requirements.go.
+func requirementsChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "onboarding/requirements-individual",
 			Title: "GET onboarding/requirements without a business selector gives the individual level with its documents",
 			Rules: []string{"ONB-031", "ONB-032", "ONB-022", "ONB-023", "ONB-024", "ONB-025", "ONB-026"},
@@ -82,7 +83,7 @@ func init() {
 				for _, typ := range []string{"kyc", "individual", "kyb2", "anything"} {
 					// The level first (which level the type selects), then the
 					// individual level's shape.
-					d := shape.Envelope(t, "ONB-031", requirementsResp(t, url.Values{"type": {typ}}), http.StatusOK)
+					d := shape.EnvelopeAnswer(t, requirementsResp(t, url.Values{"type": {typ}}), shape.Want{Rule: "ONB-031", Status: http.StatusOK})
 					if d["level"] != ind["level"] {
 						t.Fatalf("ONB-031", "type=%s gives level %v, want the individual level %v", typ, d["level"], ind["level"])
 					}
@@ -97,7 +98,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "onboarding/requirements-business",
 			Title: "GET onboarding/requirements?type=kyb gives the business level, also reachable by its level name; level wins over type",
 			Rules: []string{"ONB-031", "ONB-032", "ONB-022", "ONB-023", "ONB-026"},
@@ -119,14 +120,14 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "onboarding/requirements-unknown-level",
 			Title: "GET onboarding/requirements with an unknown level is 422 unknown_level",
 			Rules: []string{"ONB-033", "ERR-047", "ERR-007", "ONB-032"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				shape.Refusal(t, "ONB-033", requirementsResp(t, url.Values{"level": {"no-such-level"}}), http.StatusUnprocessableEntity, "unknown_level")
+				shape.EnvelopeAnswer(t, requirementsResp(t, url.Values{"level": {"no-such-level"}}), shape.Want{Rule: "ONB-033", Status: http.StatusUnprocessableEntity, Code: "unknown_level"})
 			},
 		},
-	)
+	}
 }

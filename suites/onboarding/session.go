@@ -57,9 +57,10 @@ func message(t *check.T, rule string, r *client.Response, kind string) {
 
 func nonEmpty(v any) bool { s, ok := v.(string); return ok && s != "" }
 
-func init() {
-	check.Register(
-		check.Check{
+// sessionChecks are the checks of session.go.
+func sessionChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "onboarding/initiate-first-call",
 			Title:  "The first initiate returns a real token and link in a verification session with the documented message",
 			Rules:  []string{"ONB-015", "ONB-028", "ONB-012", "ONB-014", "ONB-040", "CUST-022"},
@@ -81,7 +82,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/initiate-replay-same-case",
 			Title:  "A repeat initiate re-mints a token for the same onboarding case; a same-key retry replays byte for byte",
 			Rules:  []string{"ONB-016", "ONB-017", "CUST-022"},
@@ -115,7 +116,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/initiate-already-verified",
 			Title:  "Initiate for an already verified customer returns token and link null with status approved",
 			Rules:  []string{"ONB-018", "ONB-040", "ONB-041", "CUST-022"},
@@ -141,7 +142,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/initiate-held-for-review",
 			Title:  "Initiate for a customer held for manual review returns token and link null with status pending",
 			Rules:  []string{"ONB-019", "ONB-020", "CUST-022"},
@@ -162,7 +163,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/token-fresh",
 			Title:  "POST onboarding/{kind}/token returns a verification session with a fresh token",
 			Rules:  []string{"ONB-029", "ONB-012", "ONB-021", "CUST-022"},
@@ -188,7 +189,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/wrong-kind-refused",
 			Title:  "KYC initiate/token for a business and KYB initiate/token for a person are 422 invalid_onboarding_type",
 			Rules:  []string{"ONB-042", "ERR-048"},
@@ -197,18 +198,18 @@ func init() {
 			Run: func(t *check.T) {
 				for _, f := range fixtures {
 					id, kind := t.Customer(f.name), other(f.kind)
-					shape.Refusal(t, "ONB-042", fresh.Initiate(t, id, kind), http.StatusUnprocessableEntity, "invalid_onboarding_type")
-					shape.Refusal(t, "ONB-042", fresh.Token(t, id, kind), http.StatusUnprocessableEntity, "invalid_onboarding_type")
+					shape.EnvelopeAnswer(t, fresh.Initiate(t, id, kind), shape.Want{Rule: "ONB-042", Status: http.StatusUnprocessableEntity, Code: "invalid_onboarding_type"})
+					shape.EnvelopeAnswer(t, fresh.Token(t, id, kind), shape.Want{Rule: "ONB-042", Status: http.StatusUnprocessableEntity, Code: "invalid_onboarding_type"})
 				}
 				// A fresh Draft person too: the kind is decided by user_type, not state.
 				id, _ := fresh.Customer(t)
 				if k := fresh.Kind(t, "ONB-042", fresh.Read(t, "ONB-042", id)); k == "kyc" {
-					shape.Refusal(t, "ONB-042", fresh.Initiate(t, id, "kyb"), http.StatusUnprocessableEntity, "invalid_onboarding_type")
+					shape.EnvelopeAnswer(t, fresh.Initiate(t, id, "kyb"), shape.Want{Rule: "ONB-042", Status: http.StatusUnprocessableEntity, Code: "invalid_onboarding_type"})
 					if got := fresh.Status(t, "ONB-042", id); got != "Draft" {
 						t.Fatalf("ONB-042", "a refused kyb initiate moved the customer to %s, want Draft", got)
 					}
 				}
 			},
 		},
-	)
+	}
 }

@@ -31,7 +31,7 @@ func getStatus(t *check.T, c *client.Client, id, route string) *client.Response 
 // combined reads GET onboarding/status and asserts its documented shape
 // for a customer of kind; it returns data.
 func combined(t *check.T, c *client.Client, id, kind string) map[string]any {
-	d := shape.Envelope(t, "ONB-030", getStatus(t, c, id, "status"), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, getStatus(t, c, id, "status"), shape.Want{Rule: "ONB-030", Status: http.StatusOK})
 	switch d["current_step"] {
 	case "kyc", "kyb", "completed":
 	default:
@@ -78,7 +78,7 @@ func combined(t *check.T, c *client.Client, id, kind string) map[string]any {
 // single reads GET onboarding/{route}/status (failures under rule) and
 // asserts customer_status is a lifecycle status; it returns data.
 func single(t *check.T, rule string, c *client.Client, id, route string) map[string]any {
-	d := shape.Envelope(t, rule, getStatus(t, c, id, route+"/status"), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, getStatus(t, c, id, route+"/status"), shape.Want{Rule: rule, Status: http.StatusOK})
 	if _, ok := d[route+"_status"]; !ok {
 		t.Fatalf(rule, "onboarding/%s/status has no %s_status", route, route)
 	}
@@ -88,9 +88,10 @@ func single(t *check.T, rule string, c *client.Client, id, route string) map[str
 	return d
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// statusChecks are the checks of status.go.
+func statusChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "onboarding/status-shape",
 			Title: "GET onboarding/status reports current_step, steps, one non-null kind status by user_type, can_proceed_to_kyb and customer_status",
 			Rules: []string{"ONB-030", "ONB-001", "ONB-002", "ONB-003", "ONB-004", "ONB-005", "ONB-006", "ONB-008"},
@@ -105,7 +106,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "onboarding/can-proceed-to-kyb",
 			Title:  "can_proceed_to_kyb is true only for an Active person and always false for a business",
 			Rules:  []string{"ONB-007", "ONB-001", "ONB-005"},
@@ -126,7 +127,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "onboarding/single-kind-status",
 			Title: "The single-kind status routes return the combined mapped value plus customer_status; the other kind is 200 with a null status",
 			Rules: []string{"ONB-009", "ONB-010", "ONB-011", "ONB-001", "ONB-005"},
@@ -153,5 +154,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

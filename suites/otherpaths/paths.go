@@ -27,9 +27,10 @@ func ok(t *check.T, rule string, r *client.Response, what string) {
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// pathsChecks are the checks of paths.go.
+func pathsChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "otherpaths/read-paths",
 			Title: "GET P/test and GET /api/public/partner/config answer a key holding onboarding:read",
 			Rules: []string{"OTHER-001", "OTHER-002", "OTHER-005"},
@@ -47,7 +48,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "otherpaths/callback-needs-onboarding-write",
 			Title: "GET /api/v1/verification/callback needs onboarding:write: a read-only key is 403 api_key_not_authorized",
 			Rules: []string{"OTHER-003", "OTHER-005", "SCOPE-076"},
@@ -59,7 +60,7 @@ func init() {
 				shape.ProblemJSON(t, "OTHER-003", getPath(t, t.Client("read_only"), api.Callback), http.StatusForbidden, "api_key_not_authorized")
 			},
 		},
-		check.Check{
+		{
 			ID:    "otherpaths/need-a-key",
 			Title: "The config and callback paths outside the prefixes still need an API key: 401 without one",
 			Rules: []string{"OTHER-004"},
@@ -74,5 +75,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -87,9 +87,10 @@ func ids(items []any) map[string]bool {
 	return out
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// v2customersChecks are the checks of v2customers.go.
+func v2customersChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "otherpaths/v2-customers-list",
 			Title: "GET V2/customers uses the simple list envelope: items, count and limit, count equal to limit meaning possibly more; V2/fiat/accounts the same envelope",
 			Rules: []string{"V2-001", "V2-005", "V2-006", "V2-007", "V2-008", "V2-009"},
@@ -119,7 +120,7 @@ func init() {
 				simpleList(t, "V2-007", "tenant", api.V2+"/fiat/accounts", 2)
 			},
 		},
-		check.Check{
+		{
 			ID:    "otherpaths/v2-customers-binding",
 			Title: "GET V2/customers follows the key's binding: narrowed for a subject key, unfiltered for a tenant key, empty for an unbound key",
 			Rules: []string{"BIND-005", "BIND-008", "BIND-011", "BIND-014", "SCOPE-070", "V2-008"},
@@ -130,7 +131,7 @@ func init() {
 				if tid := ids(tenantItems); n < 500 && len(tid) > 0 && !tid[t.Customer("active_personal")] {
 					t.Fatalf("BIND-011", "the tenant key's v2 list (limit 500) lacks customers.active_personal")
 				}
-				me := shape.Envelope(t, "BIND-005", t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/me"}), http.StatusOK)
+				me := shape.EnvelopeAnswer(t, t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.P + "/me"}), shape.Want{Rule: "BIND-005", Status: http.StatusOK})
 				reach := map[string]bool{parent: true}
 				for _, x := range shape.Array(t, "BIND-005", me, "delegated_customer_ids") {
 					if s, ok := x.(string); ok {
@@ -158,5 +159,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -106,10 +106,11 @@ func tighterBudget(t *check.T) int {
 	return 0
 }
 
-func init() {
+// v2writesChecks are the checks of v2writes.go.
+func v2writesChecks() []check.Check {
 	mut := []string{check.Mutating}
-	check.Register(
-		check.Check{
+	return []check.Check{
+		{
 			ID:     "otherpaths/v2-writes-exist",
 			Title:  "POST V2/access-requests and POST V2/crm/leads answer a tenant key holding their scopes with 2xx (JSON body if any)",
 			Rules:  []string{"V2-002", "V2-003", "V2-010"},
@@ -121,7 +122,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "otherpaths/v2-writes-need-idempotency-key",
 			Title:  "POST V2/access-requests and V2/crm/leads without an Idempotency-Key, or with a 7-character one, are 400 idempotency_key_invalid problem+json",
 			Rules:  []string{"IDEM-023"},
@@ -136,7 +137,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "otherpaths/v2-writes-replay",
 			Title:  "an identical retry of POST V2/crm/leads (and V2/access-requests) replays byte for byte; the same key with another body is 409 idempotency_key_reused",
 			Rules:  []string{"IDEM-023", "IDEM-019"},
@@ -155,7 +156,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "otherpaths/v2-writes-scopes",
 			Title:  "a read-only key (onboarding:read, no onboarding:write or crm-leads:write) gets 403 api_key_not_authorized on both v2 write routes with a bindable body",
 			Rules:  []string{"SCOPE-071", "SCOPE-072"},
@@ -171,7 +172,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "otherpaths/v2-access-requests-tighter-budget",
 			Title:  "POST V2/access-requests is refused with 429 rate_limited and Retry-After before 600 requests of one key pass: a tighter policy than the general per-route budget",
 			Rules:  []string{"RATE-014", "RATE-015", "V2-002", "RATE-001", "RATE-003", "RATE-017"},
@@ -185,5 +186,5 @@ func init() {
 				tighterBudget(t)
 			},
 		},
-	)
+	}
 }

@@ -26,7 +26,9 @@ func declared(rules []string, more ...string) []string {
 	return out
 }
 
-func init() {
+// pagedChecks are the checks of paged.go.
+func pagedChecks() []check.Check {
+	var cs []check.Check
 	for _, l := range pagedLists {
 		l := l
 		needs := append([]string{"keys." + l.key}, l.needs...)
@@ -34,7 +36,7 @@ func init() {
 			if l.written && !slices.Contains(labels, check.Alone) {
 				labels = append(slices.Clone(labels), check.Alone)
 			}
-			check.Register(check.Check{
+			cs = append(cs, check.Check{
 				ID:     "pagination/" + l.name + "-" + slug,
 				Title:  fmt.Sprintf("%s list: %s", l.name, title),
 				Rules:  declared(rules, l.rule, "PAGE-008"),
@@ -68,6 +70,7 @@ func init() {
 				append([]string{"PAGE-013", "PAGE-012"}, l.createRules...), []string{check.Mutating}, nil, checkTiebreak)
 		}
 	}
+	return cs
 }
 
 // get reads one page with the list's key: 200 envelope (under the list's
@@ -78,7 +81,7 @@ func get(t *check.T, l pagedList, q url.Values) (shape.Page, []shape.Item) {
 
 func getWith(t *check.T, l pagedList, c *client.Client, path string, q url.Values, statusRule string) (shape.Page, []shape.Item) {
 	r := t.Do(c, client.Request{Method: http.MethodGet, Path: path, Query: q})
-	data := shape.Envelope(t, statusRule, r, http.StatusOK)
+	data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: statusRule, Status: http.StatusOK})
 	p := shape.Pagination(t, "PAGE-008", data)
 	key := shape.ListKey(t, l.rule, data, l.items)
 	return p, shape.Items(t, l.rule, data, key, true)
@@ -238,7 +241,7 @@ func checkPastEnd(t *check.T, l pagedList) {
 	last := expectedLastPage(all.Total, 5)
 	for _, page := range []int{last + 1, last + 100} {
 		r := t.Do(t.Client(l.key), client.Request{Method: http.MethodGet, Path: l.path(t), Query: q("limit", "5", "page", strconv.Itoa(page))})
-		data := shape.Envelope(t, "PAGE-007", r, http.StatusOK)
+		data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PAGE-007", Status: http.StatusOK})
 		p := shape.Pagination(t, "PAGE-008", data)
 		rows := shape.Items(t, "PAGE-007", data, shape.ListKey(t, "PAGE-007", data, l.items), false)
 		if len(rows) != 0 {
@@ -283,7 +286,7 @@ func checkLastPageEmpty(t *check.T, l pagedList) {
 	c, path := l.empty(t)
 	for _, query := range []url.Values{nil, q("limit", "5"), q("limit", "1", "page", "1")} {
 		r := t.Do(c, client.Request{Method: http.MethodGet, Path: path, Query: query})
-		data := shape.Envelope(t, l.rule, r, http.StatusOK)
+		data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: l.rule, Status: http.StatusOK})
 		p := shape.Pagination(t, "PAGE-008", data)
 		rows := shape.Items(t, l.rule, data, shape.ListKey(t, l.rule, data, l.items), false)
 		if len(rows) != 0 || p.Total != 0 {

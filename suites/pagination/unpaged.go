@@ -9,10 +9,12 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
+// unpagedChecks are the checks of unpaged.go.
+func unpagedChecks() []check.Check {
+	var cs []check.Check
 	for _, l := range unpagedLists {
 		l := l
-		check.Register(check.Check{
+		cs = append(cs, check.Check{
 			ID:    "pagination/" + l.name + "-unpaged",
 			Title: l.name + " list: one page with every row, no data.pagination, page and limit ignored",
 			Rules: append([]string{"PAGE-016", "PAGE-017"}, l.rules...),
@@ -20,12 +22,13 @@ func init() {
 			Run:   func(t *check.T) { checkUnpaged(t, l) },
 		})
 	}
+	return cs
 }
 
 func checkUnpaged(t *check.T, l unpagedList) {
 	read := func(query url.Values) []string {
 		r := t.Do(t.Client(l.key), client.Request{Method: http.MethodGet, Path: l.path(t), Query: query})
-		data := shape.Envelope(t, l.rules[0], r, http.StatusOK)
+		data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: l.rules[0], Status: http.StatusOK})
 		if p, ok := data["pagination"]; ok {
 			t.Fatalf("PAGE-016", "query %q: the unpaged list carries data.pagination %v", query.Encode(), p)
 		}

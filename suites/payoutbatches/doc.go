@@ -69,11 +69,7 @@ func clip(v any) any {
 	if !ok || len(s) <= 40 {
 		return v
 	}
-	return s[:20] + "…(" + itoa(len(s)) + " bytes)"
-}
-
-func itoa(n int) string {
-	return strconv.Itoa(n)
+	return s[:20] + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 func sp(s string) *string { return &s }

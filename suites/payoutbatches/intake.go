@@ -15,9 +15,9 @@ import (
 // Intake refusals (document 1, Endpoints / Payout batches, Create errors;
 // document 2, Operation codes and Limits).
 
-func init() {
-	check.Register(
-		check.Check{
+func intakeChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "payoutbatches/create-moves-no-money",
 			Title:  "Creating a Draft batch moves no money and reserves no funds: the customer's balance reads the same before and after",
 			Rules:  []string{"PB-045"},
@@ -28,19 +28,19 @@ func init() {
 				balancePath := api.P + "/customers/" + t.Customer("parent") + "/end-customers/" + child + "/balance"
 				balance := func() int {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: balancePath})
-					return shape.Int(t, "PB-045", shape.Envelope(t, "PB-045", r, http.StatusOK), "total_amount")
+					return shape.Int(t, "PB-045", shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-045", Status: http.StatusOK}), "total_amount")
 				}
 				before := balance()
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(child), IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("child_gbp"), 5000, "Child payout"), fresh.BatchItem(t.Beneficiary("child_gbp"), 2500, "Child payout two")}}})
-				b, _ := shape.Envelope(t, "PB-045", r, http.StatusOK)["payout_batch"].(map[string]any)
+				b, _ := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-045", Status: http.StatusOK})["payout_batch"].(map[string]any)
 				status(t, "PB-045", b, "Draft")
 				if after := balance(); after != before {
 					t.Fatalf("PB-045", "the customer's GBP balance moved from %d to %d when a Draft batch of 7500 was created", before, after)
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/create-refusals",
 			Title:  "POST payout-batches refuses a missing currency, AUD and other currencies, no items and over 500 items with their 422 codes; 500 items are accepted",
 			Rules:  []string{"PB-092", "PB-093", "PB-094", "PB-095", "PB-039", "VER-010"},
@@ -50,13 +50,13 @@ func init() {
 				ben := t.Beneficiary("gbp")
 				one := []any{fresh.BatchItem(ben, 100, "Rent")}
 				for _, body := range []map[string]any{{"items": one}, {"currency": nil, "items": one}, {"currency": "", "items": one}} {
-					shape.Refusal(t, "PB-092", fresh.PostBatch(t, body), http.StatusUnprocessableEntity, "currency_required")
+					shape.EnvelopeAnswer(t, fresh.PostBatch(t, body), shape.Want{Rule: "PB-092", Status: http.StatusUnprocessableEntity, Code: "currency_required"})
 				}
 				for _, cur := range []string{"AUD", "CHF", "JPY", "XYZ"} {
-					shape.Refusal(t, "PB-093", fresh.PostBatch(t, map[string]any{"currency": cur, "items": one}), http.StatusUnprocessableEntity, "unsupported_currency")
+					shape.EnvelopeAnswer(t, fresh.PostBatch(t, map[string]any{"currency": cur, "items": one}), shape.Want{Rule: "PB-093", Status: http.StatusUnprocessableEntity, Code: "unsupported_currency"})
 				}
 				for _, body := range []map[string]any{{"currency": "GBP"}, {"currency": "GBP", "items": []any{}}, {"currency": "GBP", "items": nil}} {
-					shape.Refusal(t, "PB-094", fresh.PostBatch(t, body), http.StatusUnprocessableEntity, "items_required")
+					shape.EnvelopeAnswer(t, fresh.PostBatch(t, body), shape.Want{Rule: "PB-094", Status: http.StatusUnprocessableEntity, Code: "items_required"})
 				}
 				many := func(n int) []any {
 					out := make([]any, n)
@@ -65,7 +65,7 @@ func init() {
 					}
 					return out
 				}
-				shape.Refusal(t, "PB-095", fresh.PostBatch(t, map[string]any{"currency": "GBP", "items": many(501)}), http.StatusUnprocessableEntity, "too_many_items")
+				shape.EnvelopeAnswer(t, fresh.PostBatch(t, map[string]any{"currency": "GBP", "items": many(501)}), shape.Want{Rule: "PB-095", Status: http.StatusUnprocessableEntity, Code: "too_many_items"})
 				b := fresh.Batch(t, "PB-095", map[string]any{"currency": "GBP", "items": many(500)})
 				if n := fresh.Int(t, "PB-095", b, "item_count"); n != 500 {
 					t.Fatalf("PB-095", "a 500-item batch has item_count %d", n)
@@ -73,7 +73,7 @@ func init() {
 				status(t, "PB-012", b, "Draft")
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/unsupported-rail",
 			Title:  "A rail the batch currency does not offer (book transfer, another currency's rail) is 422 unsupported_rail with data.detail naming the allowed rails",
 			Rules:  []string{"PB-072", "PB-073", "PB-096"},
@@ -92,7 +92,7 @@ func init() {
 						if book := strings.EqualFold(strings.ReplaceAll(rail, "-", "_"), "BOOK_TRANSFER"); book && (r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "unsupported_rail") {
 							t.ErrorAt(r, "PB-072", "%s batch on the book-transfer rail %q answered %d code %q, want 422 unsupported_rail", cur, rail, r.Status, shape.BodyCode(r))
 						}
-						data := shape.Refusal(t, "PB-096", r, http.StatusUnprocessableEntity, "unsupported_rail")
+						data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-096", Status: http.StatusUnprocessableEntity, Code: "unsupported_rail"})
 						detail, _ := data["detail"].(string)
 						for _, allowed := range rails.Canonical(cur) {
 							if !strings.Contains(detail, allowed) {
@@ -103,7 +103,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/subject-not-active",
 			Title:  "POST payout-batches for a customer that is not Active is 422 subject_not_active",
 			Rules:  []string{"PB-097"},
@@ -113,11 +113,11 @@ func init() {
 				for _, name := range []string{"suspended", "draft"} {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(t.Customer(name)), IdempotencyKey: t.NewKey(),
 						JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Rent")}}})
-					shape.Refusal(t, "PB-097", r, http.StatusUnprocessableEntity, "subject_not_active")
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-097", Status: http.StatusUnprocessableEntity, Code: "subject_not_active"})
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/create-not-found",
 			Title:  "POST payout-batches for an unknown or another tenant's customer is the flat 404 'Customer was not found.'; without an Idempotency-Key it is 400 idempotency_key_invalid",
 			Rules:  []string{"PB-090", "PB-089"},
@@ -136,7 +136,7 @@ func init() {
 				shape.ProblemJSON(t, "PB-089", r, http.StatusBadRequest, "idempotency_key_invalid")
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/created-shape",
 			Title:  "A created batch is data.payout_batch with every documented field, Draft, items in sequence with every item field, counts and total_amount including skipped items",
 			Rules:  []string{"PB-041", "PB-002", "PB-007", "PB-008", "PB-012", "PB-004", "PB-005", "PB-009", "PB-010", "PB-011", "PB-024", "PB-048", "PB-001", "SVC-011"},
@@ -151,7 +151,7 @@ func init() {
 				if m["message"] != "Payout batch created successfully" {
 					t.ErrorAt(r, "PB-041", "message %v, want 'Payout batch created successfully'", m["message"])
 				}
-				data := shape.Envelope(t, "PB-041", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-041", Status: http.StatusOK})
 				b, ok := data["payout_batch"].(map[string]any)
 				if !ok {
 					t.FatalAt(r, "PB-041", "data.payout_batch is %v, want an object", data["payout_batch"])
@@ -195,5 +195,5 @@ func init() {
 				}, func(seq int) string { return []string{"", "valid", "zero amount", "valid", "negative amount"}[seq] })
 			},
 		},
-	)
+	}
 }

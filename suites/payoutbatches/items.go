@@ -13,9 +13,9 @@ import (
 // Item validation at intake (document 1, Endpoints / Payout batches: "HTTP
 // 200 is not success"; States / Payout batch, item statuses).
 
-func init() {
-	check.Register(
-		check.Check{
+func itemsChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "payoutbatches/item-validation",
 			Title:  "Items with a zero, negative or fractional amount, an omitted or all-zero beneficiary, or a missing, unapproved, provisioning or other-currency beneficiary are Skipped with failure_code validation; the rest stay Pending",
 			Rules:  []string{"PB-049", "PB-050", "PB-051", "PB-052", "PB-053", "PB-054", "PB-055", "PB-056", "PB-057", "PB-031", "PB-025", "PB-024", "PB-029", "PB-040", "PB-012"},
@@ -43,7 +43,7 @@ func init() {
 				if r.Status == http.StatusBadRequest {
 					t.FatalAt(r, "PB-052", "a fractional item amount was a body-binding 400; the item should be Skipped")
 				}
-				data := shape.Envelope(t, "PB-048", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-048", Status: http.StatusOK})
 				b, _ := data["payout_batch"].(map[string]any)
 				status(t, "PB-012", b, "Draft")
 				got := fresh.BatchItems(t, "PB-008", b)
@@ -74,7 +74,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/all-skipped-rejected",
 			Title:  "A batch whose every item is skipped is Rejected, answered 200 with success true, approved_at and completed_at null",
 			Rules:  []string{"PB-013", "PB-022", "PB-021"},
@@ -83,7 +83,7 @@ func init() {
 			Run: func(t *check.T) {
 				gbp := t.Beneficiary("gbp")
 				r := fresh.PostBatch(t, map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(gbp, 0, "Zero"), fresh.BatchItem(gbp, 100, "")}})
-				data := shape.Envelope(t, "PB-013", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-013", Status: http.StatusOK})
 				b, _ := data["payout_batch"].(map[string]any)
 				status(t, "PB-013", b, "Rejected")
 				if b["approved_at"] != nil || b["completed_at"] != nil {
@@ -101,7 +101,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/overlong-reference-invalid-amount",
 			Title:  "On BACS, FPS, SCT and ACH an item whose reference is over 256 characters and whose amount is invalid is recorded with amount 1, reference null, and a reason naming only the reference; at 256 characters the amount stays as sent",
 			Rules:  []string{"PB-087", "PB-059"},
@@ -136,5 +136,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

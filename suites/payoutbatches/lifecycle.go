@@ -63,9 +63,10 @@ func itemOutcome(t *check.T, rule string, items map[int]map[string]any, seq int,
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// lifecycleChecks are the checks of lifecycle.go.
+func lifecycleChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "payoutbatches/lifecycle-completed",
 			Title:  "Draft → PendingApproval (submit) → Approved by a different operator (approved_at set; the submitter cannot approve) → Executing → Completed (completed_at set, items Completed with fiat_payment_id)",
 			Rules:  []string{"PB-014", "PB-015", "PB-017", "PB-018", "PB-005", "PB-027", "PB-029", "PB-009", "PB-011", "PB-021", "PB-107", "PB-012"},
@@ -115,7 +116,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/lifecycle-rejected",
 			Title:  "PendingApproval → Rejected when an operator rejects; approved_at and completed_at stay null and the batch is terminal",
 			Rules:  []string{"PB-016", "PB-022", "PB-021", "PB-012"},
@@ -140,7 +141,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/execution-failure-codes",
 			Title:  "Execution outcomes per item: every documented failure_code on Failed items, the rest Completed, the batch PartiallyCompleted with completed_at null",
 			Rules:  []string{"PB-019", "PB-028", "PB-030", "PB-032", "PB-033", "PB-034", "PB-035", "PB-036", "PB-037", "PB-038", "PB-005", "PB-104", "PB-107", "PB-012"},
@@ -174,7 +175,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/execution-none-completed",
 			Title:  "A batch whose executed items all fail ends Failed with completed_at null",
 			Rules:  []string{"PB-020", "PB-028", "PB-104", "PB-012"},
@@ -192,7 +193,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/execution-stuck-item",
 			Title:  "An item stuck in Executing (failure_code null) keeps the batch Executing, never terminal",
 			Rules:  []string{"PB-023", "PB-026", "PB-029", "PB-017", "PB-012"},
@@ -216,7 +217,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/provider-b-rails",
 			Title:  "PROVIDER_B beneficiaries fail item by item after approval on SCT and BACS with withdrawal_failed, and are paid on FPS and CHAPS; PROVIDER_A items in the same batch complete",
 			Rules:  []string{"PB-075", "PB-074", "PB-037", "PB-030", "PB-012"},
@@ -247,7 +248,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/completed-amount-left",
 			Title:  "After execution the amount that left the customer's balance is the sum of the Completed items; failed and skipped items take nothing",
 			Rules:  []string{"PB-103", "PB-037"},
@@ -259,12 +260,12 @@ func init() {
 				balancePath := api.P + "/customers/" + t.Customer("parent") + "/end-customers/" + child + "/balance"
 				balance := func() int {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: balancePath})
-					return shape.Int(t, "PB-103", shape.Envelope(t, "PB-103", r, http.StatusOK), "total_amount")
+					return shape.Int(t, "PB-103", shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-103", Status: http.StatusOK}), "total_amount")
 				}
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(child), IdempotencyKey: t.NewKey(),
 					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(ben, 100, "Child one"), fresh.BatchItem(ben, 200, "Child two"),
 						fresh.BatchItem(ben, 400, "Child three"), fresh.BatchItem(ben, 0, "Child skipped")}}})
-				b, _ := shape.Envelope(t, "PB-103", r, http.StatusOK)["payout_batch"].(map[string]any)
+				b, _ := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-103", Status: http.StatusOK})["payout_batch"].(map[string]any)
 				id := shape.String(t, "PB-103", b, "id")
 				fresh.Approved(t, id)
 				before := balance()
@@ -277,7 +278,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/no-operator-route",
 			Title:  "No public route submits, approves or executes a batch: such requests change nothing and the batch stays Draft",
 			Rules:  []string{"PB-046", "PB-012"},
@@ -297,5 +298,5 @@ func init() {
 				status(t, "PB-046", fresh.ReadBatch(t, "PB-046", id), "Draft")
 			},
 		},
-	)
+	}
 }

@@ -10,9 +10,9 @@ import (
 // Rails per currency (document 1, Endpoints / Payout batches, the rails
 // table): canonical names, aliases in every tolerated spelling, defaults.
 
-func init() {
-	check.Register(
-		check.Check{
+func railsChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "payoutbatches/rail-aliases",
 			Title:  "Every canonical rail and alias of GBP, EUR and USD, in upper, lower, hyphenated, spaced and mixed case, is accepted and stored canonical",
 			Rules:  []string{"PB-060", "PB-061", "PB-003", "PB-062", "PB-063", "PB-065", "PB-066", "PB-068", "PB-069", "PB-070"},
@@ -49,7 +49,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/rail-defaults",
 			Title:  "A batch without a rail gets its currency's default: FPS for GBP, SCT for EUR, ACH for USD",
 			Rules:  []string{"PB-064", "PB-067", "PB-071"},
@@ -71,5 +71,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -14,9 +14,9 @@ import (
 // with items null and real pagination, by-id with items in sequence order,
 // and the two flat 404s.
 
-func init() {
-	check.Register(
-		check.Check{
+func readsChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "payoutbatches/list",
 			Title:  "GET payout-batches lists newest first (created_at, then id, descending), items null, real pagination; a status filter does not narrow it",
 			Rules:  []string{"PB-042", "PB-006", "PB-043", "PAGE-024", "PAGE-025"},
@@ -31,13 +31,13 @@ func init() {
 				for i := 0; i < 3; i++ {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey(),
 						JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem("1c7e5b90-3f2a-4d8c-b6e1-9a0d4f7c2e58", 100+i, "List me")}}})
-					b, _ := shape.Envelope(t, "PB-042", r, http.StatusOK)["payout_batch"].(map[string]any)
+					b, _ := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-042", Status: http.StatusOK})["payout_batch"].(map[string]any)
 					made = append(made, shape.String(t, "PB-042", b, "id"))
 				}
 				// Newest first: the three lead the list, however many batches
 				// earlier runs left; the front page is what the rules need.
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path + "?limit=20"})
-				data := shape.Envelope(t, "PB-042", r, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-042", Status: http.StatusOK})
 				pg := shape.Pagination(t, "PAGE-024", data)
 				key := shape.ListKey(t, "PB-042", data, "")
 				rows := shape.Items(t, "PB-042", data, key, true)
@@ -67,7 +67,7 @@ func init() {
 					}
 				}
 				small := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path + "?limit=1&page=2"})
-				sd := shape.Envelope(t, "PB-042", small, http.StatusOK)
+				sd := shape.EnvelopeAnswer(t, small, shape.Want{Rule: "PB-042", Status: http.StatusOK})
 				if sp := shape.Pagination(t, "PB-042", sd); sp.Total != pg.Total || sp.PerPage != 1 || sp.CurrentPage != 2 || sp.LastPage != pg.Total {
 					t.ErrorAt(small, "PB-042", "limit=1&page=2 pagination %+v, want total %d, per_page 1, current_page 2, last_page %d", sp, pg.Total, pg.Total)
 				}
@@ -75,13 +75,13 @@ func init() {
 					t.ErrorAt(small, "PB-042", "page 2 of size 1 is not the second row of the full list")
 				}
 				filtered := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path + "?limit=1&status=Completed&from=2099-01-01"})
-				fd := shape.Envelope(t, "PB-043", filtered, http.StatusOK)
+				fd := shape.EnvelopeAnswer(t, filtered, shape.Want{Rule: "PB-043", Status: http.StatusOK})
 				if fp := shape.Pagination(t, "PB-043", fd); fp.Total < pg.Total {
 					t.ErrorAt(filtered, "PB-043", "status/date query parameters narrowed the list to %d of %d", fp.Total, pg.Total)
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/read-by-id",
 			Title:  "GET payout-batches/{id} returns the batch with its items in sequence order",
 			Rules:  []string{"PB-044", "PB-008"},
@@ -110,7 +110,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/read-not-found",
 			Title:  "Reads answer the flat 404s: 'Customer was not found.' for an unknown customer, 'Payout batch was not found.' for an unknown or another customer's batch, byte-identical",
 			Rules:  []string{"PB-101", "PB-102"},
@@ -139,5 +139,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -159,7 +159,9 @@ func runReferences(t *check.T, currency, rail, ben string, cases []refCase) {
 	}
 }
 
-func init() {
+// referencesChecks are the checks of references.go.
+func referencesChecks() []check.Check {
+	var cs []check.Check
 	type railCase struct {
 		id, title, currency, rail, ben string
 		rules                          []string
@@ -178,7 +180,7 @@ func init() {
 		{"international-wire", "INTERNATIONAL_WIRE", "USD", "INTERNATIONAL_WIRE", "usd", []string{"PB-080", "PB-081", "PB-082", "PB-084", "PB-086"}, usdCases},
 	} {
 		rc := rc
-		check.Register(check.Check{
+		cs = append(cs, check.Check{
 			ID:     "payoutbatches/references-" + rc.id,
 			Title:  "Item references on " + rc.title + ": both sides of each limit, blank, whitespace-only, 256 vs 257 after trimming, omitted gives 'Batch payout'",
 			Rules:  referenceRules(rc.rules),
@@ -189,6 +191,7 @@ func init() {
 			},
 		})
 	}
+	return cs
 }
 
 // referenceRules are a reference check's rules: its rail's, and those

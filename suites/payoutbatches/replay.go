@@ -15,9 +15,9 @@ import (
 // errors): byte-for-byte replay within 24 hours; after 24 hours the retry
 // finds the batch by key and returns its current state.
 
-func init() {
-	check.Register(
-		check.Check{
+func replayChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "payoutbatches/replay-within-24h",
 			Title:  "An identical payout-batch retry within 24 hours replays the first response byte for byte; the same key with another body is 409 idempotency_key_reused",
 			Rules:  []string{"PB-099", "PB-091"},
@@ -28,7 +28,7 @@ func init() {
 				req := client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(t.Customer("active_personal")), IdempotencyKey: key,
 					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 4200, "Replay me")}}}
 				first := t.Do(c, req)
-				b1, _ := shape.Envelope(t, "PB-099", first, http.StatusOK)["payout_batch"].(map[string]any)
+				b1, _ := shape.EnvelopeAnswer(t, first, shape.Want{Rule: "PB-099", Status: http.StatusOK})["payout_batch"].(map[string]any)
 				id := shape.String(t, "PB-099", b1, "id")
 				second := t.Do(c, req)
 				if second.Status != first.Status || !bytes.Equal(second.Body, first.Body) {
@@ -43,7 +43,7 @@ func init() {
 				shape.ProblemJSON(t, "PB-091", t.Do(c, req), http.StatusConflict, "idempotency_key_reused")
 			},
 		},
-		check.Check{
+		{
 			ID:     "payoutbatches/retry-after-24h",
 			Title:  "An identical retry after 24 hours returns the same batch in its current state with message 'Payout batch retrieved successfully'",
 			Rules:  []string{"PB-100"},
@@ -55,7 +55,7 @@ func init() {
 				req := client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(t.Customer("active_personal")), IdempotencyKey: key,
 					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 4300, "Late retry")}}}
 				first := t.Do(c, req)
-				b1, _ := shape.Envelope(t, "PB-100", first, http.StatusOK)["payout_batch"].(map[string]any)
+				b1, _ := shape.EnvelopeAnswer(t, first, shape.Want{Rule: "PB-100", Status: http.StatusOK})["payout_batch"].(map[string]any)
 				id := shape.String(t, "PB-100", b1, "id")
 				// Move the batch on so that "current state" is observable.
 				if err := fresh.BatchAction(t, id, "submit", "ops-alice"); err != nil {
@@ -65,7 +65,7 @@ func init() {
 					t.NoVerdict(err)
 				}
 				second := t.Do(c, req)
-				data := shape.Envelope(t, "PB-100", second, http.StatusOK)
+				data := shape.EnvelopeAnswer(t, second, shape.Want{Rule: "PB-100", Status: http.StatusOK})
 				if m := shape.Object(t, "PB-100", second)["message"]; m != "Payout batch retrieved successfully" {
 					t.ErrorAt(second, "PB-100", "message %v, want 'Payout batch retrieved successfully'", m)
 				}
@@ -78,5 +78,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

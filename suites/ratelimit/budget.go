@@ -8,6 +8,7 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // One code path per rule on both clocks (check.Clock): on a virtual clock
@@ -44,9 +45,10 @@ func lastSecond(clk *check.Clock) float64 {
 	return 58.5
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// budgetChecks are the checks of budget.go.
+func budgetChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "ratelimit/route-budget-600",
 			Title:  "600 requests of one key, method and route template pass; the 601st is 429 rate_limited problem+json with Retry-After",
 			Rules:  []string{"RATE-004", "RATE-003", "RATE-001", "RATE-017", "ERR-009", "ERR-026"},
@@ -59,7 +61,7 @@ func init() {
 				limited(t, "RATE-004", t.Do(c, get(me)), "602nd GET /me")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/retry-after-seconds-left",
 			Title:  "Retry-After is the whole seconds left in the clock minute and counts down (at the 429, at :30 and at :59.5 of the minute)",
 			Rules:  []string{"RATE-016", "RATE-001", "RATE-017", "RATE-004"},
@@ -81,7 +83,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/no-ratelimit-headers",
 			Title:  "no X-RateLimit-* header on 2xx responses within the budget nor on the 429",
 			Rules:  []string{"RATE-002", "RATE-004"},
@@ -94,7 +96,7 @@ func init() {
 				noRateLimitHeaders(t, append(rs, r))
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/template-shares-counter",
 			Title:  "GET /customers/{a} and /customers/{b} share one budget: 300 + 300, then any customer id is 429",
 			Rules:  []string{"RATE-005", "RATE-004"},
@@ -115,7 +117,7 @@ func init() {
 				limited(t, "RATE-005", ra, "GET /customers/{a} after 600 on the template")
 			},
 		},
-		check.Check{
+		{
 			ID:    "ratelimit/methods-separate",
 			Title: "GET and PATCH on /customers/{id}, GET and POST on /customers keep separate budgets",
 			Rules: []string{"RATE-006", "RATE-004"},
@@ -151,7 +153,7 @@ func init() {
 				t.Logf("POST /customers without Idempotency-Key after 600 GETs: %d", r.Status)
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/keys-separate",
 			Title:  "another key of the same tenant has its own full budget on the same route",
 			Rules:  []string{"RATE-007", "RATE-004"},
@@ -171,7 +173,7 @@ func init() {
 				limited(t, "RATE-004", last, "601st GET /me with keys.pascal_scopes")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/window-clock-minute",
 			Title:  "the window is the clock minute: exhausted, still 429 late in the minute, a fresh budget at the next :00",
 			Rules:  []string{"RATE-008", "RATE-004"},
@@ -187,15 +189,13 @@ func init() {
 				sameMinute(t, clk, "the exhausted minute", rs[0], late)
 				limited(t, "RATE-008", late, fmt.Sprintf("GET /customers at :%02d of the exhausted minute", at.Second()))
 				clk.To(clk.Boundary(), true)
-				if r := t.Do(c, r); r.Status != http.StatusOK {
-					t.Fatalf("RATE-008", "GET /customers at the start of the next clock minute is %d, want 200 (a new window)", r.Status)
-				}
+				shape.StatusAnswer(t, t.Do(c, r), shape.Want{Rule: "RATE-008", Status: http.StatusOK, What: "GET /customers at the start of the next clock minute", Why: "a new window"})
 				more := fire(t, repeat(c, r, routeBudget-1))
 				allPass(t, "RATE-008", more, "599 more GET /customers in the new minute")
 				limited(t, "RATE-004", t.Do(c, r), "601st GET /customers of the new minute")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/window-boundary-double-budget",
 			Title:  "600 requests just before a clock-minute boundary and 600 just after all pass: fixed windows, not sliding",
 			Rules:  []string{"RATE-008", "RATE-004"},
@@ -223,7 +223,7 @@ func init() {
 				limited(t, "RATE-004", t.Do(c, r), "601st GET /customers of the new minute")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/tenant-aggregate-6000",
 			Title:  "10 key/route budgets x 600 pass; the tenant's 6,001st request, on an untouched budget, is 429",
 			Rules:  []string{"RATE-010", "RATE-003", "RATE-001", "RATE-016"},
@@ -249,5 +249,5 @@ func init() {
 				retryAfterIs(t, clk, ra, clk.At(last), "the tenant aggregate's 429")
 			},
 		},
-	)
+	}
 }

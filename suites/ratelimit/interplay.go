@@ -34,9 +34,10 @@ type early struct {
 // check sends (failed authentications it causes).
 const earlyWrongSecret = 10
 
-func init() {
-	check.Register(
-		check.Check{
+// interplayChecks are the checks of interplay.go.
+func interplayChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:         "ratelimit/early-refusals-consume-nothing",
 			Title:      "requests refused at check-order steps 1-3 (bad X-Correlation-Id, X-Tenant-Id, wrong secret) consume no budget: 600 valid ones on the same key, method and template then pass, the 601st is 429",
 			Rules:      []string{"RATE-009", "RATE-004"},
@@ -90,7 +91,7 @@ func init() {
 				limited(t, "RATE-004", last, "601st valid GET /me")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/later-refusals-consume-budget",
 			Title:  "requests refused after the rate limits (400 idempotency_key_invalid at step 5, flat 404 at step 8) consume the per-route budget: the 601st is 429",
 			Rules:  []string{"RATE-009", "RATE-004"},
@@ -108,9 +109,7 @@ func init() {
 				known := t.Do(u, get(api.P+"/customers/"+t.Customer("active_personal")))
 				sameMinute(t, clk, "600 GET /customers/{unknown} and then {known}", rs[0], known)
 				for i, r := range rs {
-					if r.Status != http.StatusNotFound {
-						t.Fatalf("RATE-004", "GET /customers/{unknown} #%d: status %d, want the flat 404 within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "RATE-004", Status: http.StatusNotFound, What: fmt.Sprintf("GET /customers/{unknown} #%d", i+1)})
 				}
 				limited(t, "RATE-009", known, "GET /customers/{known} after 600 GET /customers/{unknown} answered 404")
 				// Step 5: POST /customers without an Idempotency-Key.
@@ -120,14 +119,12 @@ func init() {
 				last := t.Do(c, noKey)
 				sameMinute(t, clk, "600 POST /customers and the 601st", rs[0], last)
 				for i, r := range rs {
-					if r.Status != http.StatusBadRequest {
-						t.Fatalf("RATE-004", "POST /customers without Idempotency-Key #%d: status %d, want 400 idempotency_key_invalid within the budget; body: %s", i+1, r.Status, shape.Clip(r.Body))
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "RATE-004", Status: http.StatusBadRequest, What: fmt.Sprintf("POST /customers without Idempotency-Key #%d", i+1)})
 				}
 				limited(t, "RATE-009", last, "601st POST /customers after 600 refused with 400 idempotency_key_invalid")
 			},
 		},
-		check.Check{
+		{
 			ID:     "ratelimit/route-refusals-not-counted-by-tenant",
 			Title:  "700 requests on one budget (600 pass, 100 refused) then 5,400 on nine others all pass; the tenant's next request is 429, in every second of the minute, and the next minute opens a fresh aggregate",
 			Rules:  []string{"RATE-011", "RATE-010", "RATE-004"},
@@ -173,10 +170,8 @@ func init() {
 				sameMinute(t, clk, "the exhausted minute", rs[0], late)
 				limited(t, "RATE-011", late, fmt.Sprintf("GET /customers/{id} at :%02d of the minute the tenant exhausted", at.Second()))
 				clk.To(clk.Boundary(), true)
-				if r := t.Do(tenant, one); r.Status != http.StatusOK {
-					t.Fatalf("RATE-011", "GET /customers/{id} at the start of the next clock minute is %d, want 200 (a new tenant window); body: %s", r.Status, shape.Clip(r.Body))
-				}
+				shape.StatusAnswer(t, t.Do(tenant, one), shape.Want{Rule: "RATE-011", Status: http.StatusOK, What: "GET /customers/{id} at the start of the next clock minute", Why: "a new tenant window"})
 			},
 		},
-	)
+	}
 }

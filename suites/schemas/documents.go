@@ -1,40 +1,50 @@
 package schemas
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
-		check.Check{
+// documentsChecks are the checks of documents.go.
+func documentsChecks() []check.Check {
+	return slices.Concat(
+		documentsServedChecks(),
+		responsesMatchDocumentsChecks(),
+	)
+}
+
+// documentsServedChecks are checks of documents.go (see documentsChecks).
+func documentsServedChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "schemas/documents-served",
 			Title: "serves /openapi/v1.json and /openapi/v2public.json without a key, as OpenAPI documents that load and validate",
 			Rules: []string{"VER-003", "VER-004", "VER-005"},
 			Run:   documentsServed,
 		},
-		check.Check{
+		{
 			ID:    "schemas/documents-cover-every-operation",
 			Title: "the served documents describe every documented operation",
 			Rules: []string{"VER-013", "VER-003"},
 			Run:   documentsCoverOperations,
 		},
-	)
+	}
 }
 
 func documentsServed(t *check.T) {
 	for i, path := range openapicheck.Documents {
 		rule := []string{"VER-003", "VER-004"}[i]
 		r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: path})
-		if r.Status != http.StatusOK {
-			t.Fatalf(rule, "GET %s without a key: status %d, want 200", path, r.Status)
-		}
+		shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK, What: fmt.Sprintf("GET %s without a key", path)})
 		if _, err := openapicheck.Parse(r.Body, t.Profile().BaseURL); err != nil {
 			t.Fatalf(rule, "%s: %v", path, err)
 		}
@@ -68,14 +78,18 @@ func documentsCoverOperations(t *check.T) {
 	}
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:    "schemas/responses-match-documents",
-		Title: "answers to a sample of operations, successes and errors, match the served documents",
-		Rules: []string{"VER-012"},
-		Needs: []string{"customers.active_personal"},
-		Run:   responsesMatchDocuments,
-	})
+// responsesMatchDocumentsChecks returns check
+// schemas/responses-match-documents (one of documentsChecks).
+func responsesMatchDocumentsChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:    "schemas/responses-match-documents",
+			Title: "answers to a sample of operations, successes and errors, match the served documents",
+			Rules: []string{"VER-012"},
+			Needs: []string{"customers.active_personal"},
+			Run:   responsesMatchDocuments,
+		},
+	}
 }
 
 // responsesMatchDocuments sends a sample of requests; the runner validates

@@ -29,43 +29,46 @@ func documentList(t *check.T, data map[string]any) []any {
 	return list
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:    "subcustomers/documents",
-		Title: "End-customer documents are listed with a documented category and download as raw bytes, not JSON",
-		Rules: []string{"SUB-028", "SUB-008", "SUB-009", "PAGE-016"},
-		Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
-		Run: func(t *check.T) {
-			path := base(t.Customer("parent")) + "/" + t.Customer("child") + "/documents"
-			docs := documentList(t, shape.Envelope(t, "SUB-028", get(t, "tenant", path), http.StatusOK))
-			if len(docs) == 0 {
-				t.Skipf("customers.child has no verification documents to download")
-			}
-			for i, x := range docs {
-				d, _ := x.(map[string]any)
-				if c, _ := d["category"].(string); !categories[c] {
-					t.Fatalf("SUB-008", "documents[%d].category is %v, want IDENTITY, SELFIE, COMPANY_DOC, FILE_ATTACHMENT or UNKNOWN", i, d["category"])
+// documentsChecks are the checks of documents.go.
+func documentsChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:    "subcustomers/documents",
+			Title: "End-customer documents are listed with a documented category and download as raw bytes, not JSON",
+			Rules: []string{"SUB-028", "SUB-008", "SUB-009", "PAGE-016"},
+			Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
+			Run: func(t *check.T) {
+				path := base(t.Customer("parent")) + "/" + t.Customer("child") + "/documents"
+				docs := documentList(t, shape.EnvelopeAnswer(t, get(t, "tenant", path), shape.Want{Rule: "SUB-028", Status: http.StatusOK}))
+				if len(docs) == 0 {
+					t.Skipf("customers.child has no verification documents to download")
 				}
-			}
-			first, _ := docs[0].(map[string]any)
-			id, _ := first["id"].(string)
-			if id == "" {
-				t.Fatalf("SUB-028", "documents[0] has no id: %v", first)
-			}
-			r := get(t, "tenant", path+"/"+id)
-			shape.Status(t, "SUB-009", r, http.StatusOK)
-			ct := r.ContentType()
-			if ct == "" || ct == shape.JSON || ct == shape.Problem {
-				t.Fatalf("SUB-009", "the download's Content-Type is %q; want the provider's content type, not JSON", r.Header.Get("Content-Type"))
-			}
-			if len(r.Body) == 0 {
-				t.Fatalf("SUB-009", "the download has an empty body")
-			}
-			if m, err := r.JSON(); err == nil {
-				if _, env := m["success"]; env {
-					t.Fatalf("SUB-009", "the download is a JSON envelope, want raw bytes")
+				for i, x := range docs {
+					d, _ := x.(map[string]any)
+					if c, _ := d["category"].(string); !categories[c] {
+						t.Fatalf("SUB-008", "documents[%d].category is %v, want IDENTITY, SELFIE, COMPANY_DOC, FILE_ATTACHMENT or UNKNOWN", i, d["category"])
+					}
 				}
-			}
+				first, _ := docs[0].(map[string]any)
+				id, _ := first["id"].(string)
+				if id == "" {
+					t.Fatalf("SUB-028", "documents[0] has no id: %v", first)
+				}
+				r := get(t, "tenant", path+"/"+id)
+				shape.Status(t, "SUB-009", r, http.StatusOK)
+				ct := r.ContentType()
+				if ct == "" || ct == shape.JSON || ct == shape.Problem {
+					t.Fatalf("SUB-009", "the download's Content-Type is %q; want the provider's content type, not JSON", r.Header.Get("Content-Type"))
+				}
+				if len(r.Body) == 0 {
+					t.Fatalf("SUB-009", "the download has an empty body")
+				}
+				if m, err := r.JSON(); err == nil {
+					if _, env := m["success"]; env {
+						t.Fatalf("SUB-009", "the download is a JSON envelope, want raw bytes")
+					}
+				}
+			},
 		},
-	})
+	}
 }

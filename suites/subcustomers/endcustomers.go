@@ -57,9 +57,10 @@ func get(t *check.T, key, path string) *client.Response {
 	return t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: path})
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// endcustomersChecks are the checks of endcustomers.go.
+func endcustomersChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "subcustomers/create",
 			Title:  "POST end-customers returns data.end_customer with id and parent_customer_id; the child starts Onboarding",
 			Rules:  []string{"SUB-005", "SUB-006", "SUB-003", "LIFE-003", "BIND-002", "BIND-009", "SUB-004"},
@@ -87,7 +88,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/create-repost-returns-existing",
 			Title:  "Re-posting the same external_reference for the same parent and subject type returns the existing child unchanged",
 			Rules:  []string{"SUB-022"},
@@ -109,13 +110,13 @@ func init() {
 				if dn := fresh.Read(t, "SUB-022", id.(string))["display_name"]; dn != "Original Name" {
 					t.Fatalf("SUB-022", "after the re-post the child's display_name is %v, want Original Name (not updated)", dn)
 				}
-				r := shape.Envelope(t, "SUB-024", get(t, "tenant", base(parent)+"/"+id.(string)), http.StatusOK)
+				r := shape.EnvelopeAnswer(t, get(t, "tenant", base(parent)+"/"+id.(string)), shape.Want{Rule: "SUB-024", Status: http.StatusOK})
 				if dn, ok := endCustomer(t, "SUB-024", r, parent)["display_name"]; ok && dn != "Original Name" {
 					t.Fatalf("SUB-022", "after the re-post end_customer.display_name is %v, want Original Name", dn)
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/list-all-unpaged",
 			Title:  "GET end-customers returns data.end_customers with every child, no pagination, ignoring page and limit",
 			Rules:  []string{"SUB-007", "SUB-023", "PAGE-016", "PAGE-017", "SUB-005"},
@@ -127,7 +128,7 @@ func init() {
 				b := createChild(t, "tenant", parent, "Personal")
 				ids := func(q map[string][]string) map[string]bool {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: base(parent), Query: q})
-					d := shape.Envelope(t, "SUB-023", r, http.StatusOK)
+					d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "SUB-023", Status: http.StatusOK})
 					if _, ok := d["pagination"]; ok {
 						t.Fatalf("SUB-007", "the end-customer list carries data.pagination; it is unpaged")
 					}
@@ -164,18 +165,18 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:    "subcustomers/read",
 			Title: "GET end-customers/{id} returns data.end_customer",
 			Rules: []string{"SUB-024", "SUB-005"},
 			Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
 			Run: func(t *check.T) {
 				parent, child := t.Customer("parent"), t.Customer("child")
-				d := shape.Envelope(t, "SUB-024", get(t, "tenant", base(parent)+"/"+child), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, get(t, "tenant", base(parent)+"/"+child), shape.Want{Rule: "SUB-024", Status: http.StatusOK})
 				if ec := endCustomer(t, "SUB-024", d, parent); ec["id"] != child {
 					t.Fatalf("SUB-024", "end_customer.id is %v, want %s", ec["id"], child)
 				}
 			},
 		},
-	)
+	}
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-func init() {
-	check.Register(
-		check.Check{
+// gatingChecks are the checks of gating.go.
+func gatingChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "subcustomers/gated-without-programme",
 			Title:  "Creating a child of a customer without the end-customer programme is 403 sub_customer_onboarding_disabled; reads stay available",
 			Rules:  []string{"SUB-018", "ERR-051", "ERR-052", "SUB-021"},
@@ -19,14 +20,14 @@ func init() {
 			Run: func(t *check.T) {
 				plain := t.Customer("active_business")
 				fresh.Gated(t, "SUB-018", postChild(t, "tenant", plain, childBody("Personal", newRef(), "Touchstone Gated")))
-				d := shape.Envelope(t, "SUB-021", get(t, "tenant", base(plain)), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, get(t, "tenant", base(plain)), shape.Want{Rule: "SUB-021", Status: http.StatusOK})
 				list := shape.Array(t, "SUB-021", d, "end_customers")
 				if len(list) != 0 {
 					t.Fatalf("SUB-018", "after the refused create customers.active_business lists %d children", len(list))
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/no-grandchildren",
 			Title:  "A sub-customer cannot create sub-customers",
 			Rules:  []string{"SUB-001", "SUB-002"},
@@ -40,14 +41,14 @@ func init() {
 				}
 				l := get(t, "tenant", base(child))
 				if l.Status == http.StatusOK {
-					d := shape.Envelope(t, "SUB-002", l, http.StatusOK)
+					d := shape.EnvelopeAnswer(t, l, shape.Want{Rule: "SUB-002", Status: http.StatusOK})
 					if n := len(shape.Array(t, "SUB-002", d, "end_customers")); n != 0 {
 						t.Fatalf("SUB-002", "the sub-customer %s lists %d children; only one level exists", child, n)
 					}
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/programme-revoked",
 			Title:  "With the programme revoked, creating and verifying children is 403 sub_customer_onboarding_disabled while reads of existing children stay available",
 			Rules:  []string{"SUB-018", "SUB-019", "SUB-021", "SUB-025", "ERR-051", "ERR-052", "CUST-022"},
@@ -61,18 +62,18 @@ func init() {
 				fresh.Programme(t, parent, false)
 				fresh.Gated(t, "SUB-018", postChild(t, "tenant", parent, childBody("Personal", newRef(), "Touchstone Revoked")))
 				fresh.Gated(t, "SUB-019", onboard(t, parent, child, map[string]any{"contact_email": fresh.Email()}))
-				d := shape.Envelope(t, "SUB-021", get(t, "tenant", base(parent)), http.StatusOK)
+				d := shape.EnvelopeAnswer(t, get(t, "tenant", base(parent)), shape.Want{Rule: "SUB-021", Status: http.StatusOK})
 				list := shape.Array(t, "SUB-021", d, "end_customers")
 				if len(list) != 1 {
 					t.Fatalf("SUB-021", "after revocation the parent lists %d children, want its 1 existing child", len(list))
 				}
-				endCustomer(t, "SUB-021", shape.Envelope(t, "SUB-021", get(t, "tenant", base(parent)+"/"+child), http.StatusOK), parent)
-				shape.Envelope(t, "SUB-021", get(t, "tenant", base(parent)+"/"+child+"/balance"), http.StatusOK)
-				shape.Envelope(t, "SUB-021", get(t, "tenant", base(parent)+"/"+child+"/documents"), http.StatusOK)
+				endCustomer(t, "SUB-021", shape.EnvelopeAnswer(t, get(t, "tenant", base(parent)+"/"+child), shape.Want{Rule: "SUB-021", Status: http.StatusOK}), parent)
+				shape.EnvelopeAnswer(t, get(t, "tenant", base(parent)+"/"+child+"/balance"), shape.Want{Rule: "SUB-021", Status: http.StatusOK})
+				shape.EnvelopeAnswer(t, get(t, "tenant", base(parent)+"/"+child+"/documents"), shape.Want{Rule: "SUB-021", Status: http.StatusOK})
 				// The programme is what gates: switched back on, verification starts.
 				fresh.Programme(t, parent, true)
 				childSession(t, "SUB-025", fresh.Success(t, "SUB-019", onboard(t, parent, child, map[string]any{"contact_email": fresh.Email()})))
 			},
 		},
-	)
+	}
 }

@@ -52,7 +52,7 @@ func refused(t *check.T, rule string, r *client.Response, what string) {
 	case http.StatusBadRequest:
 		shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "")
 	case http.StatusUnprocessableEntity:
-		d := shape.Envelope(t, rule, r, http.StatusUnprocessableEntity)
+		d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusUnprocessableEntity})
 		if _, ok := d["code"].(string); !ok {
 			t.Fatalf(rule, "%s: 422 without data.code", what)
 		}
@@ -64,9 +64,10 @@ func refused(t *check.T, rule string, r *client.Response, what string) {
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// onboardingChecks are the checks of onboarding.go.
+func onboardingChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "subcustomers/onboarding-personal",
 			Title:  "End-customer onboarding of a person needs contact_email, refuses business_profile and returns a verification session",
 			Rules:  []string{"SUB-025", "SUB-010", "SUB-012", "SUB-013", "ONB-014", "SUB-005"},
@@ -85,7 +86,7 @@ func init() {
 				childSession(t, "SUB-025", s)
 			},
 		},
-		check.Check{
+		{
 			ID:     "subcustomers/onboarding-business",
 			Title:  "End-customer onboarding of a business needs business_profile with its named fields and an associated party",
 			Rules:  []string{"SUB-011", "SUB-025", "SUB-013", "ONB-014", "SUB-005"},
@@ -108,5 +109,5 @@ func init() {
 				childSession(t, "SUB-025", s)
 			},
 		},
-	)
+	}
 }

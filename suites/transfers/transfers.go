@@ -5,6 +5,7 @@ package transfers
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,7 +56,7 @@ func ctl(t *check.T, rule, op string, body map[string]any) {
 
 // rows finds the one array member of the list's data (its key is not shown).
 func rows(t *check.T, rule string, r *client.Response) []any {
-	d := shape.Envelope(t, "ITR-036", r, http.StatusOK)
+	d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ITR-036", Status: http.StatusOK})
 	var out []any
 	n := 0
 	for _, v := range d {
@@ -84,327 +85,363 @@ func ids(xs []any) []string {
 	return out
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:     "transfers/create-both-directions",
-		Title:  "A parent-to-child and a child-to-parent transfer complete with id, journal_entry_id, client_reference and the exact amount_minor_string; a quoted amount is accepted",
-		Rules:  []string{"ITR-001", "ITR-002", "ITR-003", "ITR-004", "ITR-005", "ITR-007", "ITR-008", "ITR-010", "ITR-012", "ITR-019"},
-		Labels: []string{check.Mutating},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			for _, c := range []struct {
-				dir, cur string
-				amount   any
-				want     string
-			}{{"parent_to_end_customer", "GBP", "1500", "1500"}, {"end_customer_to_parent", "GBP", 7, "7"}, {"parent_to_end_customer", "EUR", 2501, "2501"}} {
-				b := tbody(c.dir, c.cur, c.amount)
+// transfersChecks are the checks of transfers.go.
+func transfersChecks() []check.Check {
+	return slices.Concat(
+		transferCreateChecks(),
+		transferGateChecks(),
+		transferLimitChecks(),
+		amountExactAbove253Checks(),
+		recovery404InFlightChecks(),
+	)
+}
+
+// transferCreateChecks create transfers both ways, refuse invalid bodies,
+// retry by client reference and read transfers back.
+func transferCreateChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "transfers/create-both-directions",
+			Title:  "A parent-to-child and a child-to-parent transfer complete with id, journal_entry_id, client_reference and the exact amount_minor_string; a quoted amount is accepted",
+			Rules:  []string{"ITR-001", "ITR-002", "ITR-003", "ITR-004", "ITR-005", "ITR-007", "ITR-008", "ITR-010", "ITR-012", "ITR-019"},
+			Labels: []string{check.Mutating},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				for _, c := range []struct {
+					dir, cur string
+					amount   any
+					want     string
+				}{{"parent_to_end_customer", "GBP", "1500", "1500"}, {"end_customer_to_parent", "GBP", 7, "7"}, {"parent_to_end_customer", "EUR", 2501, "2501"}} {
+					b := tbody(c.dir, c.cur, c.amount)
+					r := post(t, b)
+					x := done(t, "ITR-012", r)
+					shape.String(t, "ITR-007", x, "id")
+					shape.String(t, "ITR-007", x, "journal_entry_id")
+					if st := shape.String(t, "ITR-010", x, "status"); st != "completed" {
+						t.ErrorAt(r, "ITR-007", "data.internal_transfer.status %q, want completed", st)
+						t.FatalAt(r, "ITR-010", "status %q, want completed", st)
+					}
+					if cur, has := x["currency"]; has && cur != c.cur {
+						t.ErrorAt(r, "ITR-002", "a %s transfer answers currency %v, want %s (GBP or EUR as sent)", c.cur, cur, c.cur)
+					}
+					if ref := shape.String(t, "ITR-004", x, "client_reference"); ref != b["client_reference"] {
+						t.FatalAt(r, "ITR-005", "client_reference %q, want the one sent %v", ref, b["client_reference"])
+					}
+					if s := shape.String(t, "ITR-008", x, "amount_minor_string"); s != c.want {
+						t.FatalAt(r, "ITR-008", "amount_minor_string %q, want %q", s, c.want)
+					}
+					_ = []string{"ITR-001", "ITR-002", "ITR-003", "ITR-019"} // named: both directions, both currencies, a quoted amount, no beneficiary in the body
+				}
+			},
+		},
+		{
+			ID:     "transfers/invalid-bodies-refused",
+			Title:  "An internal transfer with amount 0, a fractional amount, a USD currency or an unknown direction is refused and creates nothing",
+			Rules:  []string{"ITR-003", "ITR-034", "ITR-001"},
+			Labels: []string{check.Mutating},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				// In a fixed order, each judged: a map's order would make the
+				// first refusal to fail vary from run to run.
+				for _, c := range []struct {
+					rule string
+					body map[string]any
+				}{
+					{"ITR-003", tbody("parent_to_end_customer", "GBP", 0)},
+					{"ITR-034", tbody("parent_to_end_customer", "USD", 100)},
+					{"ITR-001", tbody("sideways", "GBP", 100)},
+				} {
+					r := post(t, c.body)
+					if r.Status < 400 || r.Status >= 500 {
+						t.ErrorAt(r, c.rule, "an invalid internal transfer answered %d, want a 4xx refusal", r.Status)
+						continue
+					}
+					shape.NotFound(t, c.rule, get(t, base(t)+"/by-client-reference/"+c.body["client_reference"].(string)))
+				}
+			},
+		},
+		{
+			ID:     "transfers/client-reference-idempotency",
+			Title:  "An identical retry returns the same transfer; other parameters under the same client reference are 409 internal_transfer_client_reference_reused",
+			Rules:  []string{"ITR-020", "ITR-021", "ITR-033", "ITR-012"},
+			Labels: []string{check.Mutating},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				b := tbody("parent_to_end_customer", "GBP", 321)
+				first := done(t, "ITR-012", post(t, b))
+				again := done(t, "ITR-020", post(t, b))
+				if first["id"] != again["id"] {
+					t.Fatalf("ITR-020", "an identical retry answered transfer %v, want the same %v", again["id"], first["id"])
+				}
+				b["amount_minor"] = 322
+				shape.FlatOrRefusal(t, "ITR-021", post(t, b), http.StatusConflict, "internal_transfer_client_reference_reused")
+			},
+		},
+		{
+			ID:     "transfers/recovery-reads",
+			Title:  "GET .../internal-transfers/by-client-reference/{ref} and .../{id} return the transfer; an unknown reference is 404",
+			Rules:  []string{"ITR-014", "ITR-015"},
+			Labels: []string{check.Mutating},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				b := tbody("parent_to_end_customer", "GBP", 55)
+				// Before the POST the reference is unknown (404). This says
+				// nothing of a request in flight (ITR-022): any server passes
+				// it, so only transfers/recovery-404-in-flight judges that.
+				shape.NotFound(t, "ITR-015", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)))
+				x := done(t, "ITR-012", post(t, b))
+				byRef := done(t, "ITR-015", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)))
+				if byRef["id"] != x["id"] {
+					t.Fatalf("ITR-015", "by-client-reference returned %v, want %v", byRef["id"], x["id"])
+				}
+				byID := done(t, "ITR-014", get(t, base(t)+"/"+x["id"].(string)))
+				if byID["id"] != x["id"] {
+					t.Fatalf("ITR-014", "by id returned %v, want %v", byID["id"], x["id"])
+				}
+				shape.NotFound(t, "ITR-014", get(t, base(t)+"/"+uuid.NewString()))
+			},
+		},
+		{
+			ID:     "transfers/take-list",
+			Title:  "The child's internal-transfers list shows both directions, takes take (clamped 1-200) and has no pagination",
+			Rules:  []string{"ITR-009", "ITR-013", "ITR-036", "ITR-012"},
+			Labels: []string{check.Mutating},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				a := done(t, "ITR-012", post(t, tbody("parent_to_end_customer", "GBP", 11)))
+				b := done(t, "ITR-012", post(t, tbody("end_customer_to_parent", "GBP", 12)))
+				got := ids(rows(t, "ITR-013", get(t, base(t)+"?take=200")))
+				ia, ib := -1, -1
+				for i, id := range got {
+					if id == a["id"] {
+						ia = i
+					}
+					if id == b["id"] {
+						ib = i
+					}
+				}
+				if ia < 0 || ib < 0 {
+					t.Fatalf("ITR-013", "the list (take=200) holds the parent-to-child transfer at %d and the child-to-parent one at %d; want both directions listed", ia, ib)
+				}
+				if n := len(rows(t, "ITR-009", get(t, base(t)+"?take=1"))); n != 1 {
+					t.Fatalf("ITR-009", "take=1 answered %d rows, want 1", n)
+				}
+				if n := len(rows(t, "ITR-009", get(t, base(t)+"?take=0"))); n != 1 {
+					t.Fatalf("ITR-009", "take=0 answered %d rows, want 1 (clamped)", n)
+				}
+				if n := len(rows(t, "ITR-009", get(t, base(t)+"?take=5000"))); n > 200 {
+					t.Fatalf("ITR-009", "take=5000 answered %d rows, want at most 200 (clamped)", n)
+				}
+			},
+		},
+	}
+}
+
+// transferGateChecks are the refusals by capability, party state, accounts and
+// policy, and the origin exchange order.
+func transferGateChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "transfers/capability",
+			Title:  "Without the parent's internal-transfer capability a transfer is 403 parent_child_internal_transfers_disabled",
+			Rules:  []string{"ITR-011", "ITR-016"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				parent := t.Customer("parent")
+				ctl(t, "ITR-016", "capability", map[string]any{"level": "customer", "id": parent, "enabled": false})
+				r := post(t, tbody("parent_to_end_customer", "GBP", 10))
+				ctl(t, "ITR-016", "capability", map[string]any{"level": "customer", "id": parent, "enabled": true})
+				if r.Status/100 == 2 {
+					t.ErrorAt(r, "ITR-016", "a transfer was made (%d) while the parent lacked the internal-transfer capability", r.Status)
+				}
+				shape.FlatOrRefusal(t, "ITR-011", r, http.StatusForbidden, "parent_child_internal_transfers_disabled")
+				done(t, "ITR-016", post(t, tbody("parent_to_end_customer", "GBP", 10)))
+			},
+		},
+		{
+			ID:     "transfers/party-not-active",
+			Title:  "While the child is not Active a transfer is 409 internal_transfer_party_not_active (flat)",
+			Rules:  []string{"ITR-017", "ITR-026"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				child := t.Customer("child")
+				if err := t.Control().CustomerStatus(t.Context(), child, "Suspended"); err != nil {
+					t.Fatalf("ITR-017", "control: child status: %v", err)
+				}
+				r := post(t, tbody("parent_to_end_customer", "GBP", 10))
+				if err := t.Control().CustomerStatus(t.Context(), child, "Active"); err != nil {
+					t.Fatalf("ITR-017", "control: restore child status: %v", err)
+				}
+				if r.Status/100 == 2 {
+					t.ErrorAt(r, "ITR-017", "a transfer was made (%d) while the child was Suspended; both parties must be active", r.Status)
+				}
+				shape.Flat(t, "ITR-026", r, http.StatusConflict, "internal_transfer_party_not_active")
+			},
+		},
+		{
+			ID:     "transfers/accounts-and-policy",
+			Title:  "An ineligible account is 409 internal_transfer_accounts_ineligible; no enabled matching policy is 409 internal_transfer_policy_unavailable (flat)",
+			Rules:  []string{"ITR-018", "ITR-027", "ITR-028"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				child := t.Customer("child")
+				restore := map[string]any{"customer_id": child, "currency": "EUR", "eligible": true, "policy": true}
+				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": child, "currency": "EUR", "eligible": false, "policy": true})
+				r := post(t, tbody("parent_to_end_customer", "EUR", 10))
+				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": child, "currency": "EUR", "eligible": true, "policy": false})
+				p := post(t, tbody("parent_to_end_customer", "EUR", 10))
+				ctl(t, "ITR-018", "eligibility", restore)
+				if r.Status/100 == 2 {
+					t.ErrorAt(r, "ITR-018", "a transfer was made (%d) while the child's EUR account was ineligible", r.Status)
+				}
+				if p.Status/100 == 2 {
+					t.ErrorAt(p, "ITR-018", "a transfer was made (%d) without an enabled matching transfer policy", p.Status)
+				}
+				shape.Flat(t, "ITR-027", r, http.StatusConflict, "internal_transfer_accounts_ineligible")
+				shape.Flat(t, "ITR-028", p, http.StatusConflict, "internal_transfer_policy_unavailable")
+				done(t, "ITR-018", post(t, tbody("parent_to_end_customer", "EUR", 10)))
+			},
+		},
+		{
+			ID:     "transfers/origin-exchange-order",
+			Title:  "origin_exchange_order_id: a settled parent conversion into the currency is taken parent-to-child; an unknown one, a currency mismatch or the reverse direction is 409 internal_transfer_origin_exchange_invalid",
+			Rules:  []string{"ITR-006", "ITR-029", "ITR-031", "ITR-032"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				conv := uuid.NewString()
+				ctl(t, "ITR-006", "origin", map[string]any{"id": conv, "customer_id": t.Customer("parent"), "target_currency": "GBP", "settled": true})
+				with := func(dir, cur, origin string) map[string]any {
+					b := tbody(dir, cur, 20)
+					b["origin_exchange_order_id"] = origin
+					return b
+				}
+				done(t, "ITR-006", post(t, with("parent_to_end_customer", "GBP", conv)))
+				shape.Flat(t, "ITR-029", post(t, with("parent_to_end_customer", "GBP", uuid.NewString())), http.StatusConflict, "internal_transfer_origin_exchange_invalid")
+				shape.Flat(t, "ITR-006", post(t, with("parent_to_end_customer", "EUR", conv)), http.StatusConflict, "internal_transfer_origin_exchange_invalid")
+				b := with("end_customer_to_parent", "GBP", conv)
 				r := post(t, b)
-				x := done(t, "ITR-012", r)
-				shape.String(t, "ITR-007", x, "id")
-				shape.String(t, "ITR-007", x, "journal_entry_id")
-				if st := shape.String(t, "ITR-010", x, "status"); st != "completed" {
-					t.ErrorAt(r, "ITR-007", "data.internal_transfer.status %q, want completed", st)
-					t.FatalAt(r, "ITR-010", "status %q, want completed", st)
+				if r.Status < 400 {
+					t.FatalAt(r, "ITR-031", "end_customer_to_parent with origin_exchange_order_id answered %d; it must be refused", r.Status)
 				}
-				if cur, has := x["currency"]; has && cur != c.cur {
-					t.ErrorAt(r, "ITR-002", "a %s transfer answers currency %v, want %s (GBP or EUR as sent)", c.cur, cur, c.cur)
-				}
-				if ref := shape.String(t, "ITR-004", x, "client_reference"); ref != b["client_reference"] {
-					t.FatalAt(r, "ITR-005", "client_reference %q, want the one sent %v", ref, b["client_reference"])
-				}
-				if s := shape.String(t, "ITR-008", x, "amount_minor_string"); s != c.want {
-					t.FatalAt(r, "ITR-008", "amount_minor_string %q, want %q", s, c.want)
-				}
-				_ = []string{"ITR-001", "ITR-002", "ITR-003", "ITR-019"} // named: both directions, both currencies, a quoted amount, no beneficiary in the body
-			}
+				shape.Flat(t, "ITR-032", r, http.StatusConflict, "internal_transfer_origin_exchange_invalid")
+			},
 		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/invalid-bodies-refused",
-		Title:  "An internal transfer with amount 0, a fractional amount, a USD currency or an unknown direction is refused and creates nothing",
-		Rules:  []string{"ITR-003", "ITR-034", "ITR-001"},
-		Labels: []string{check.Mutating},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			// In a fixed order, each judged: a map's order would make the
-			// first refusal to fail vary from run to run.
-			for _, c := range []struct {
-				rule string
-				body map[string]any
-			}{
-				{"ITR-003", tbody("parent_to_end_customer", "GBP", 0)},
-				{"ITR-034", tbody("parent_to_end_customer", "USD", 100)},
-				{"ITR-001", tbody("sideways", "GBP", 100)},
-			} {
-				r := post(t, c.body)
-				if r.Status < 400 || r.Status >= 500 {
-					t.ErrorAt(r, c.rule, "an invalid internal transfer answered %d, want a 4xx refusal", r.Status)
-					continue
-				}
-				shape.NotFound(t, c.rule, get(t, base(t)+"/by-client-reference/"+c.body["client_reference"].(string)))
-			}
-		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/client-reference-idempotency",
-		Title:  "An identical retry returns the same transfer; other parameters under the same client reference are 409 internal_transfer_client_reference_reused",
-		Rules:  []string{"ITR-020", "ITR-021", "ITR-033", "ITR-012"},
-		Labels: []string{check.Mutating},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			b := tbody("parent_to_end_customer", "GBP", 321)
-			first := done(t, "ITR-012", post(t, b))
-			again := done(t, "ITR-020", post(t, b))
-			if first["id"] != again["id"] {
-				t.Fatalf("ITR-020", "an identical retry answered transfer %v, want the same %v", again["id"], first["id"])
-			}
-			b["amount_minor"] = 322
-			shape.FlatOrRefusal(t, "ITR-021", post(t, b), http.StatusConflict, "internal_transfer_client_reference_reused")
-		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/recovery-reads",
-		Title:  "GET .../internal-transfers/by-client-reference/{ref} and .../{id} return the transfer; an unknown reference is 404",
-		Rules:  []string{"ITR-014", "ITR-015"},
-		Labels: []string{check.Mutating},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			b := tbody("parent_to_end_customer", "GBP", 55)
-			// Before the POST the reference is unknown (404). This says
-			// nothing of a request in flight (ITR-022): any server passes
-			// it, so only transfers/recovery-404-in-flight judges that.
-			shape.NotFound(t, "ITR-015", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)))
-			x := done(t, "ITR-012", post(t, b))
-			byRef := done(t, "ITR-015", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)))
-			if byRef["id"] != x["id"] {
-				t.Fatalf("ITR-015", "by-client-reference returned %v, want %v", byRef["id"], x["id"])
-			}
-			byID := done(t, "ITR-014", get(t, base(t)+"/"+x["id"].(string)))
-			if byID["id"] != x["id"] {
-				t.Fatalf("ITR-014", "by id returned %v, want %v", byID["id"], x["id"])
-			}
-			shape.NotFound(t, "ITR-014", get(t, base(t)+"/"+uuid.NewString()))
-		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/take-list",
-		Title:  "The child's internal-transfers list shows both directions, takes take (clamped 1-200) and has no pagination",
-		Rules:  []string{"ITR-009", "ITR-013", "ITR-036", "ITR-012"},
-		Labels: []string{check.Mutating},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			a := done(t, "ITR-012", post(t, tbody("parent_to_end_customer", "GBP", 11)))
-			b := done(t, "ITR-012", post(t, tbody("end_customer_to_parent", "GBP", 12)))
-			got := ids(rows(t, "ITR-013", get(t, base(t)+"?take=200")))
-			ia, ib := -1, -1
-			for i, id := range got {
-				if id == a["id"] {
-					ia = i
-				}
-				if id == b["id"] {
-					ib = i
-				}
-			}
-			if ia < 0 || ib < 0 {
-				t.Fatalf("ITR-013", "the list (take=200) holds the parent-to-child transfer at %d and the child-to-parent one at %d; want both directions listed", ia, ib)
-			}
-			if n := len(rows(t, "ITR-009", get(t, base(t)+"?take=1"))); n != 1 {
-				t.Fatalf("ITR-009", "take=1 answered %d rows, want 1", n)
-			}
-			if n := len(rows(t, "ITR-009", get(t, base(t)+"?take=0"))); n != 1 {
-				t.Fatalf("ITR-009", "take=0 answered %d rows, want 1 (clamped)", n)
-			}
-			if n := len(rows(t, "ITR-009", get(t, base(t)+"?take=5000"))); n > 200 {
-				t.Fatalf("ITR-009", "take=5000 answered %d rows, want at most 200 (clamped)", n)
-			}
-		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/capability",
-		Title:  "Without the parent's internal-transfer capability a transfer is 403 parent_child_internal_transfers_disabled",
-		Rules:  []string{"ITR-011", "ITR-016"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			parent := t.Customer("parent")
-			ctl(t, "ITR-016", "capability", map[string]any{"level": "customer", "id": parent, "enabled": false})
-			r := post(t, tbody("parent_to_end_customer", "GBP", 10))
-			ctl(t, "ITR-016", "capability", map[string]any{"level": "customer", "id": parent, "enabled": true})
-			if r.Status/100 == 2 {
-				t.ErrorAt(r, "ITR-016", "a transfer was made (%d) while the parent lacked the internal-transfer capability", r.Status)
-			}
-			shape.FlatOrRefusal(t, "ITR-011", r, http.StatusForbidden, "parent_child_internal_transfers_disabled")
-			done(t, "ITR-016", post(t, tbody("parent_to_end_customer", "GBP", 10)))
-		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/party-not-active",
-		Title:  "While the child is not Active a transfer is 409 internal_transfer_party_not_active (flat)",
-		Rules:  []string{"ITR-017", "ITR-026"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			child := t.Customer("child")
-			if err := t.Control().CustomerStatus(t.Context(), child, "Suspended"); err != nil {
-				t.Fatalf("ITR-017", "control: child status: %v", err)
-			}
-			r := post(t, tbody("parent_to_end_customer", "GBP", 10))
-			if err := t.Control().CustomerStatus(t.Context(), child, "Active"); err != nil {
-				t.Fatalf("ITR-017", "control: restore child status: %v", err)
-			}
-			if r.Status/100 == 2 {
-				t.ErrorAt(r, "ITR-017", "a transfer was made (%d) while the child was Suspended; both parties must be active", r.Status)
-			}
-			shape.Flat(t, "ITR-026", r, http.StatusConflict, "internal_transfer_party_not_active")
-		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/accounts-and-policy",
-		Title:  "An ineligible account is 409 internal_transfer_accounts_ineligible; no enabled matching policy is 409 internal_transfer_policy_unavailable (flat)",
-		Rules:  []string{"ITR-018", "ITR-027", "ITR-028"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			child := t.Customer("child")
-			restore := map[string]any{"customer_id": child, "currency": "EUR", "eligible": true, "policy": true}
-			ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": child, "currency": "EUR", "eligible": false, "policy": true})
-			r := post(t, tbody("parent_to_end_customer", "EUR", 10))
-			ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": child, "currency": "EUR", "eligible": true, "policy": false})
-			p := post(t, tbody("parent_to_end_customer", "EUR", 10))
-			ctl(t, "ITR-018", "eligibility", restore)
-			if r.Status/100 == 2 {
-				t.ErrorAt(r, "ITR-018", "a transfer was made (%d) while the child's EUR account was ineligible", r.Status)
-			}
-			if p.Status/100 == 2 {
-				t.ErrorAt(p, "ITR-018", "a transfer was made (%d) without an enabled matching transfer policy", p.Status)
-			}
-			shape.Flat(t, "ITR-027", r, http.StatusConflict, "internal_transfer_accounts_ineligible")
-			shape.Flat(t, "ITR-028", p, http.StatusConflict, "internal_transfer_policy_unavailable")
-			done(t, "ITR-018", post(t, tbody("parent_to_end_customer", "EUR", 10)))
-		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/origin-exchange-order",
-		Title:  "origin_exchange_order_id: a settled parent conversion into the currency is taken parent-to-child; an unknown one, a currency mismatch or the reverse direction is 409 internal_transfer_origin_exchange_invalid",
-		Rules:  []string{"ITR-006", "ITR-029", "ITR-031", "ITR-032"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			conv := uuid.NewString()
-			ctl(t, "ITR-006", "origin", map[string]any{"id": conv, "customer_id": t.Customer("parent"), "target_currency": "GBP", "settled": true})
-			with := func(dir, cur, origin string) map[string]any {
-				b := tbody(dir, cur, 20)
-				b["origin_exchange_order_id"] = origin
-				return b
-			}
-			done(t, "ITR-006", post(t, with("parent_to_end_customer", "GBP", conv)))
-			shape.Flat(t, "ITR-029", post(t, with("parent_to_end_customer", "GBP", uuid.NewString())), http.StatusConflict, "internal_transfer_origin_exchange_invalid")
-			shape.Flat(t, "ITR-006", post(t, with("parent_to_end_customer", "EUR", conv)), http.StatusConflict, "internal_transfer_origin_exchange_invalid")
-			b := with("end_customer_to_parent", "GBP", conv)
-			r := post(t, b)
-			if r.Status < 400 {
-				t.FatalAt(r, "ITR-031", "end_customer_to_parent with origin_exchange_order_id answered %d; it must be refused", r.Status)
-			}
-			shape.Flat(t, "ITR-032", r, http.StatusConflict, "internal_transfer_origin_exchange_invalid")
-		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/limit-decisions",
-		Title:  "Over the source's limit is 422 internal_transfer_limit_exceeded; an identical retry the same UTC day is not a conflict; the next UTC day it is 409 internal_transfer_limit_decision_stale",
-		Rules:  []string{"ITR-030", "ITR-019", "ITR-023", "ITR-024"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			t.NeedVirtualClock()
-			child := t.Customer("child")
-			// The limit applies to the source: the child's limit does not
-			// stop a parent-to-child transfer.
-			ctl(t, "ITR-030", "limit", map[string]any{"customer_id": child, "max_minor": 100})
-			defer ctl(t, "ITR-030", "limit", map[string]any{"customer_id": child, "max_minor": -1})
-			done(t, "ITR-019", post(t, tbody("parent_to_end_customer", "GBP", 500)))
-			b := tbody("end_customer_to_parent", "GBP", 500)
-			shape.Flat(t, "ITR-030", post(t, b), http.StatusUnprocessableEntity, "internal_transfer_limit_exceeded")
-			r := post(t, b)
-			if r.Status == http.StatusConflict {
-				t.FatalAt(r, "ITR-023", "an identical retry the same UTC day is a 409; it may reuse the retained decision")
-			}
-			if _, err := t.Control().Advance(t.Context(), 24*time.Hour); err != nil {
-				t.Fatalf("ITR-024", "control: advance the clock: %v", err)
-			}
-			shape.FlatOrRefusal(t, "ITR-024", post(t, b), http.StatusConflict, "internal_transfer_limit_decision_stale")
-		},
-	})
-	check.Register(check.Check{
-		ID:     "transfers/legacy-decision",
-		Title:  "A retry against a legacy limit decision without fingerprint is 409 internal_transfer_client_reference_reused",
-		Rules:  []string{"ITR-025"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			b := tbody("parent_to_end_customer", "GBP", 30)
-			ctl(t, "ITR-025", "legacy-decision", map[string]any{"parent_id": t.Customer("parent"), "client_reference": b["client_reference"]})
-			shape.FlatOrRefusal(t, "ITR-025", post(t, b), http.StatusConflict, "internal_transfer_client_reference_reused")
-		},
-	})
+	}
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:     "transfers/amount-exact-above-2-53",
-		Title:  "A quoted amount_minor above 2^53 moves exactly: amount_minor_string is the same digits",
-		Rules:  []string{"ITR-008", "ITR-003"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			parent := t.Customer("parent")
-			const big = "9007199254740993" // 2^53 + 1
-			if err := t.Control().SetFunds(t.Context(), parent, "EUR", 1<<62); err != nil {
-				t.Fatalf("ITR-008", "control: fund the parent: %v", err)
-			}
-			defer func() { _ = t.Control().SetFunds(t.Context(), parent, "EUR", 5_000_000) }()
-			r := post(t, tbody("parent_to_end_customer", "EUR", big))
-			x := done(t, "ITR-003", r)
-			if s := shape.String(t, "ITR-008", x, "amount_minor_string"); s != big {
-				t.FatalAt(r, "ITR-008", "amount_minor_string %q, want exactly %q", s, big)
-			}
-			back := post(t, tbody("end_customer_to_parent", "EUR", big))
-			done(t, "ITR-003", back)
+// transferLimitChecks are the limit decisions, a legacy one included.
+func transferLimitChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "transfers/limit-decisions",
+			Title:  "Over the source's limit is 422 internal_transfer_limit_exceeded; an identical retry the same UTC day is not a conflict; the next UTC day it is 409 internal_transfer_limit_decision_stale",
+			Rules:  []string{"ITR-030", "ITR-019", "ITR-023", "ITR-024"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				t.NeedVirtualClock()
+				child := t.Customer("child")
+				// The limit applies to the source: the child's limit does not
+				// stop a parent-to-child transfer.
+				ctl(t, "ITR-030", "limit", map[string]any{"customer_id": child, "max_minor": 100})
+				defer ctl(t, "ITR-030", "limit", map[string]any{"customer_id": child, "max_minor": -1})
+				done(t, "ITR-019", post(t, tbody("parent_to_end_customer", "GBP", 500)))
+				b := tbody("end_customer_to_parent", "GBP", 500)
+				shape.Flat(t, "ITR-030", post(t, b), http.StatusUnprocessableEntity, "internal_transfer_limit_exceeded")
+				r := post(t, b)
+				if r.Status == http.StatusConflict {
+					t.FatalAt(r, "ITR-023", "an identical retry the same UTC day is a 409; it may reuse the retained decision")
+				}
+				if _, err := t.Control().Advance(t.Context(), 24*time.Hour); err != nil {
+					t.Fatalf("ITR-024", "control: advance the clock: %v", err)
+				}
+				shape.FlatOrRefusal(t, "ITR-024", post(t, b), http.StatusConflict, "internal_transfer_limit_decision_stale")
+			},
 		},
-	})
+		{
+			ID:     "transfers/legacy-decision",
+			Title:  "A retry against a legacy limit decision without fingerprint is 409 internal_transfer_client_reference_reused",
+			Rules:  []string{"ITR-025"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				b := tbody("parent_to_end_customer", "GBP", 30)
+				ctl(t, "ITR-025", "legacy-decision", map[string]any{"parent_id": t.Customer("parent"), "client_reference": b["client_reference"]})
+				shape.FlatOrRefusal(t, "ITR-025", post(t, b), http.StatusConflict, "internal_transfer_client_reference_reused")
+			},
+		},
+	}
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:     "transfers/recovery-404-in-flight",
-		Title:  "While the original POST is held in flight a recovery read by its client reference is 404; retrying the original POST with the same UUID and body returns the transfer",
-		Rules:  []string{"ITR-022", "ITR-020", "ITR-035"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  needs,
-		Run: func(t *check.T) {
-			const template = api.P + "/customers/{customerId}/end-customers/{endCustomerId}/internal-transfers"
-			ctl := t.Control()
-			if err := ctl.SetLatency(t.Context(), http.MethodPost, template, 300*time.Millisecond); err != nil {
-				t.Fatalf("ITR-022", "control: latency: %v", err)
-			}
-			b := tbody("parent_to_end_customer", "GBP", 77)
-			var first, during *client.Response
-			t.Go(2, func(i int) {
-				if i == 0 {
-					first = post(t, b)
-					return
+// amountExactAbove253Checks returns check transfers/amount-exact-above-2-53
+// (one of transfersChecks).
+func amountExactAbove253Checks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "transfers/amount-exact-above-2-53",
+			Title:  "A quoted amount_minor above 2^53 moves exactly: amount_minor_string is the same digits",
+			Rules:  []string{"ITR-008", "ITR-003"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				parent := t.Customer("parent")
+				const big = "9007199254740993" // 2^53 + 1
+				if err := t.Control().SetFunds(t.Context(), parent, "EUR", 1<<62); err != nil {
+					t.Fatalf("ITR-008", "control: fund the parent: %v", err)
 				}
-				time.Sleep(100 * time.Millisecond)
-				during = get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string))
-			})
-			if err := ctl.SetLatency(t.Context(), http.MethodPost, template, 0); err != nil {
-				t.Fatalf("ITR-022", "control: latency off: %v", err)
-			}
-			shape.NotFound(t, "ITR-022", during)
-			x := done(t, "ITR-012", first)
-			again := done(t, "ITR-020", post(t, b))
-			if again["id"] != x["id"] {
-				t.Fatalf("ITR-020", "retrying the original POST answered %v, want the transfer %v", again["id"], x["id"])
-			}
+				defer func() { _ = t.Control().SetFunds(t.Context(), parent, "EUR", 5_000_000) }()
+				r := post(t, tbody("parent_to_end_customer", "EUR", big))
+				x := done(t, "ITR-003", r)
+				if s := shape.String(t, "ITR-008", x, "amount_minor_string"); s != big {
+					t.FatalAt(r, "ITR-008", "amount_minor_string %q, want exactly %q", s, big)
+				}
+				back := post(t, tbody("end_customer_to_parent", "EUR", big))
+				done(t, "ITR-003", back)
+			},
 		},
-	})
+	}
+}
+
+// recovery404InFlightChecks returns check transfers/recovery-404-in-flight
+// (one of transfersChecks).
+func recovery404InFlightChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "transfers/recovery-404-in-flight",
+			Title:  "While the original POST is held in flight a recovery read by its client reference is 404; retrying the original POST with the same UUID and body returns the transfer",
+			Rules:  []string{"ITR-022", "ITR-020", "ITR-035"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				const template = api.P + "/customers/{customerId}/end-customers/{endCustomerId}/internal-transfers"
+				ctl := t.Control()
+				if err := ctl.SetLatency(t.Context(), http.MethodPost, template, 300*time.Millisecond); err != nil {
+					t.Fatalf("ITR-022", "control: latency: %v", err)
+				}
+				b := tbody("parent_to_end_customer", "GBP", 77)
+				var first, during *client.Response
+				t.Go(2, func(i int) {
+					if i == 0 {
+						first = post(t, b)
+						return
+					}
+					time.Sleep(100 * time.Millisecond)
+					during = get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string))
+				})
+				if err := ctl.SetLatency(t.Context(), http.MethodPost, template, 0); err != nil {
+					t.Fatalf("ITR-022", "control: latency off: %v", err)
+				}
+				shape.NotFound(t, "ITR-022", during)
+				x := done(t, "ITR-012", first)
+				again := done(t, "ITR-020", post(t, b))
+				if again["id"] != x["id"] {
+					t.Fatalf("ITR-020", "retrying the original POST answered %v, want the transfer %v", again["id"], x["id"])
+				}
+			},
+		},
+	}
 }

@@ -31,9 +31,10 @@ func emptyPage(t *check.T, rule string, r *client.Response, what string) int {
 	return shape.Int(t, rule, m, "limit")
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// attemptsChecks are the checks of attempts.go.
+func attemptsChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "webhooks/attempts-foreign-id-empty",
 			Title:  "Delivery attempts of an unknown or another owner's subscription are an empty page (200), not 404",
 			Rules:  []string{"WHM-009", "WHM-060", "WHM-074", "WHM-003"},
@@ -54,7 +55,7 @@ func init() {
 				shape.NotFound(t, "WHM-074", t.Do(t.Client("child"), client.Request{Method: http.MethodGet, Path: sub(id)}))
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/attempts-limit-and-status",
 			Title:  "Delivery attempts limit is clamped to 1-500 (default 100); status is case-insensitive; an unknown status is 400 invalid_webhook_delivery_status",
 			Rules:  []string{"WHM-053", "WHM-054", "WHM-055", "WHM-056", "WHM-075", "ERR-123", "ERR-124", "WHM-003"},
@@ -87,5 +88,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

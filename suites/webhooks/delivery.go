@@ -44,9 +44,10 @@ func attemptRows(t *check.T, rule, key, subID, query string) []map[string]any {
 	return out
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// deliveryChecks are the checks of delivery.go.
+func deliveryChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "webhooks/delivery-signed-customer-created",
 			Title: "A customer.created delivery carries both header families, both signatures over the raw body, the legacy envelope and a Delivered attempt row",
 			Rules: []string{"EVT-001", "EVT-002", "EVT-003", "EVT-004", "EVT-005", "EVT-006", "EVT-009", "EVT-010", "EVT-011", "EVT-012",
@@ -127,7 +128,7 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }
 
 func disable(t *check.T, key, id string) {

@@ -7,9 +7,9 @@ import (
 // The three beneficiary events in the svc.webhooks.v1 shape (document 2,
 // Events: Envelope; Payload fields).
 
-func init() {
-	check.Register(
-		check.Check{
+func eventsBeneficiaryChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "webhooks/beneficiary-events-v1-shape",
 			Title:  "beneficiary.approved, beneficiary.rejected and fiat.beneficiary.updated use the svc.webhooks.v1 shape, signed like every delivery",
 			Rules:  []string{"EVT-007", "EVT-008", "EVT-131", "EVT-142", "WHM-003"},
@@ -65,5 +65,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

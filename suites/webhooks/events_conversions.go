@@ -39,7 +39,7 @@ func settledConversion(t *check.T, cust, from, to string, amount any) string {
 		JSON: map[string]any{"from_currency": from, "to_currency": to, "amount_minor": amount}})
 	id := shape.String(t, "CONV-004", fresh.Setup(t, "CONV-014", r, "create a conversion request"), "conversion_request.id")
 	exchangeControl(t, "/exchange/conversions/"+id+"/settle", nil)
-	d := shape.Envelope(t, "CONV-013", t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: conv + "/" + id}), http.StatusOK)
+	d := shape.EnvelopeAnswer(t, t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: conv + "/" + id}), shape.Want{Rule: "CONV-013", Status: http.StatusOK})
 	if st := shape.String(t, "CONV-006", d, "conversion_request.status"); st != "Settled" {
 		t.Fatalf("CONV-006", "a settled conversion reads status %q, want Settled", st)
 	}
@@ -100,54 +100,57 @@ func checkCompleted(t *check.T, d map[string]any, id, cust, from, to string, amo
 
 func pow10(n int64) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(n), nil) }
 
-func init() {
-	check.Register(check.Check{
-		ID:     "webhooks/event-conversion-completed-live-rate",
-		Title:  "A conversion executes at the live rate, not the earlier quote; settling it reads Settled and emits conversion.completed with the reserved source, the quoted target and executed_rate target/source",
-		Rules:  []string{"CONV-002", "CONV-005", "CONV-006", "CONV-019", "EVT-060", "EVT-126", "EVT-127", "EVT-128", "WHM-003"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
-		Run: func(t *check.T) {
-			in, subID, stop := listen(t, "tenant", "conversion.completed")
-			defer stop()
-			cust := t.Customer("exchange")
-			defer exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": ""})
-			exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.10"})
-			q := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/transfer/price", Query: url.Values{"pair": {"GBP/EUR"}}})
-			shape.Envelope(t, "CONV-008", q, http.StatusOK)
-			exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.25"})
-			id := settledConversion(t, cust, "GBP", "EUR", 10000)
-			in.await(subID, 1)
-			d := one(t, "EVT-060", in.events(subID, "conversion.completed", id), "conversion.completed of the settled conversion")
-			dest := checkCompleted(t, d, id, cust, "GBP", "EUR", big.NewInt(10000), 2, 2)
-			switch dest.Int64() {
-			case 12500:
-			case 11000:
-				t.Errorf("CONV-002", "the conversion executed at the earlier quote 1.10 (destination 11000), not the live rate 1.25 (12500)")
-			default:
-				t.Errorf("CONV-019", "destination_amount_minor is %s, want 10000 × 1.25 = 12500", dest)
-			}
+// eventsConversionsChecks are the checks of events_conversions.go.
+func eventsConversionsChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "webhooks/event-conversion-completed-live-rate",
+			Title:  "A conversion executes at the live rate, not the earlier quote; settling it reads Settled and emits conversion.completed with the reserved source, the quoted target and executed_rate target/source",
+			Rules:  []string{"CONV-002", "CONV-005", "CONV-006", "CONV-019", "EVT-060", "EVT-126", "EVT-127", "EVT-128", "WHM-003"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
+			Run: func(t *check.T) {
+				in, subID, stop := listen(t, "tenant", "conversion.completed")
+				defer stop()
+				cust := t.Customer("exchange")
+				defer exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": ""})
+				exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.10"})
+				q := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/transfer/price", Query: url.Values{"pair": {"GBP/EUR"}}})
+				shape.EnvelopeAnswer(t, q, shape.Want{Rule: "CONV-008", Status: http.StatusOK})
+				exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.25"})
+				id := settledConversion(t, cust, "GBP", "EUR", 10000)
+				in.await(subID, 1)
+				d := one(t, "EVT-060", in.events(subID, "conversion.completed", id), "conversion.completed of the settled conversion")
+				dest := checkCompleted(t, d, id, cust, "GBP", "EUR", big.NewInt(10000), 2, 2)
+				switch dest.Int64() {
+				case 12500:
+				case 11000:
+					t.Errorf("CONV-002", "the conversion executed at the earlier quote 1.10 (destination 11000), not the live rate 1.25 (12500)")
+				default:
+					t.Errorf("CONV-019", "destination_amount_minor is %s, want 10000 × 1.25 = 12500", dest)
+				}
+			},
 		},
-	})
-	check.Register(check.Check{
-		ID:     "webhooks/event-conversion-completed-exact-atomic",
-		Title:  "An ETH-to-GBP conversion of 9007199254740993 wei (above 2^53) is reported in conversion.completed exactly, with executed_rate consistent with the amounts",
-		Rules:  []string{"CONV-003", "EVT-127", "EVT-128", "WHM-003"},
-		Labels: []string{check.Mutating, check.NeedsControl},
-		Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
-		Run: func(t *check.T) {
-			in, subID, stop := listen(t, "tenant", "conversion.completed")
-			defer stop()
-			cust := t.Customer("exchange")
-			const wei = "9007199254740993"
-			id := settledConversion(t, cust, "ETH", "GBP", json.Number(wei))
-			in.await(subID, 1)
-			d := one(t, "EVT-060", in.events(subID, "conversion.completed", id), "conversion.completed of the settled conversion")
-			amount, _ := new(big.Int).SetString(wei, 10)
-			if got, _ := d["amount_minor"].(json.Number); string(got) != wei {
-				t.Errorf("CONV-003", "amount_minor %v is not the %s wei sent (read without float loss)", d["amount_minor"], wei)
-			}
-			checkCompleted(t, d, id, cust, "ETH", "GBP", amount, 18, 2)
+		{
+			ID:     "webhooks/event-conversion-completed-exact-atomic",
+			Title:  "An ETH-to-GBP conversion of 9007199254740993 wei (above 2^53) is reported in conversion.completed exactly, with executed_rate consistent with the amounts",
+			Rules:  []string{"CONV-003", "EVT-127", "EVT-128", "WHM-003"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
+			Run: func(t *check.T) {
+				in, subID, stop := listen(t, "tenant", "conversion.completed")
+				defer stop()
+				cust := t.Customer("exchange")
+				const wei = "9007199254740993"
+				id := settledConversion(t, cust, "ETH", "GBP", json.Number(wei))
+				in.await(subID, 1)
+				d := one(t, "EVT-060", in.events(subID, "conversion.completed", id), "conversion.completed of the settled conversion")
+				amount, _ := new(big.Int).SetString(wei, 10)
+				if got, _ := d["amount_minor"].(json.Number); string(got) != wei {
+					t.Errorf("CONV-003", "amount_minor %v is not the %s wei sent (read without float loss)", d["amount_minor"], wei)
+				}
+				checkCompleted(t, d, id, cust, "ETH", "GBP", amount, 18, 2)
+			},
 		},
-	})
+	}
 }

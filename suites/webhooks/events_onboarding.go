@@ -14,9 +14,9 @@ import (
 // Onboarding events produced by real outcomes and their payload fields
 // (document 2, Events: Event types and emitting outcomes; Payload fields).
 
-func init() {
-	check.Register(
-		check.Check{
+func eventsOnboardingChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "webhooks/event-end-customer-created",
 			Title:  "Creating an end customer emits customer.created to the parent's endpoint, with email the empty string while it has none",
 			Rules:  []string{"EVT-045", "EVT-047", "EVT-066", "WHM-003"},
@@ -37,7 +37,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/event-kyb-business-fields",
 			Title:  "kyb.* data carries business_id, tenant_id and business_name equal to the business's external reference",
 			Rules:  []string{"EVT-069", "EVT-071", "EVT-072", "WHM-003"},
@@ -61,7 +61,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/event-customer-created",
 			Title:  "Creating a customer through the API emits customer.created with customer_id, tenant_id, email, lowercase user_type and status",
 			Rules:  []string{"EVT-047", "EVT-048", "EVT-064", "EVT-065", "EVT-067", "EVT-068", "EVT-040", "EVT-041", "WHM-003"},
@@ -92,7 +92,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/event-verification-outcomes",
 			Title:  "Verification rejected, pending review and approved emit kyc.rejected, kyc.pending_review and kyc.approved with their documented data",
 			Rules:  []string{"EVT-049", "EVT-050", "EVT-051", "EVT-069", "EVT-070", "EVT-072", "EVT-073", "EVT-074", "EVT-075", "WHM-003"},
@@ -147,5 +147,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -39,9 +40,10 @@ func noSecret(t *check.T, route, general string, r *client.Response, m map[strin
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// manageChecks are the checks of manage.go.
+func manageChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "webhooks/read-without-secret",
 			Title:  "GET of one subscription and the unpaged list carry no secret; secretSha256 matches the secret held",
 			Rules:  []string{"WHM-004", "WHM-005", "WHM-014", "WHM-013", "WHM-003"},
@@ -73,7 +75,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/patch-replaces-whole",
 			Title:  "PATCH requires url, eventTypes and enabled, replaces the subscription, and maxAttempts null resets it to 5",
 			Rules:  []string{"WHM-006", "WHM-041", "WHM-042", "WHM-048", "ERR-120", "WHM-003"},
@@ -89,9 +91,7 @@ func init() {
 					body := map[string]any{"url": url, "eventTypes": []string{"kyc.approved"}, "enabled": true}
 					delete(body, missing)
 					r := patch(t, "subject", id, body)
-					if r.Status != http.StatusBadRequest {
-						t.FatalAt(r, "WHM-041", "PATCH without %s: status %d, want 400", missing, r.Status)
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-041", Status: http.StatusBadRequest, What: fmt.Sprintf("PATCH without %s", missing)})
 				}
 				r := patch(t, "subject", id, map[string]any{"url": url, "eventTypes": []string{"kyc.approved", "kyb.approved"}, "enabled": true, "maxAttempts": 9})
 				shape.Status(t, "WHM-006", r, http.StatusOK)
@@ -114,7 +114,7 @@ func init() {
 				webhookRefusal(t, "WHM-048", r, http.StatusConflict, "webhook_subscription_url_already_registered")
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/delete-disables",
 			Title:  "DELETE disables the subscription: it is still read (enabled false) and listed, and PATCH re-enables it",
 			Rules:  []string{"WHM-007", "WHM-047", "WHM-046", "WHM-003"},
@@ -141,7 +141,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/enabled-limit",
 			Title:  "At most 10 enabled endpoints per owning subject: the 11th registration and a re-enable past 10 get 409 webhook_subscription_limit_reached",
 			Rules:  []string{"WHM-027", "WHM-028", "WHM-043", "ERR-121", "ERR-124"},
@@ -188,7 +188,7 @@ func init() {
 				webhookRefusal(t, "WHM-028", r, http.StatusConflict, "webhook_subscription_limit_reached")
 			},
 		},
-	)
+	}
 }
 
 // patchAnswerAgrees judges the members a PATCH answer reports (its body is

@@ -19,9 +19,10 @@ func setPolicy(t *check.T, policy map[string]any) {
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// policyChecks are the checks of policy.go.
+func policyChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "webhooks/enforcement-disabled-refuses-writes",
 			Title:  "While subject-binding enforcement is disabled, registration, PATCH, DELETE and rotation are refused with 403; existing endpoints keep delivering",
 			Rules:  []string{"WHM-038", "WHM-040", "WHM-003"},
@@ -46,7 +47,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/customer-scoped-only-refuses-tenant-key",
 			Title:  "In a tenant that allows only customer-scoped endpoints a tenant-wide key's registration is refused with 403; a subject-bound key registers",
 			Rules:  []string{"WHM-039", "WHM-040"},
@@ -61,5 +62,5 @@ func init() {
 				disable(t, "subject", shape.String(t, "WHM-039", shape.Object(t, "WHM-039", r), "subscriptionId"))
 			},
 		},
-	)
+	}
 }

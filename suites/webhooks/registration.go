@@ -33,9 +33,7 @@ type refusals struct {
 
 // refused400 asserts the 400 and notes url (if any) for none.
 func (rs *refusals) refused400(t *check.T, rule string, r *client.Response, url, what string) {
-	if r.Status != http.StatusBadRequest {
-		t.FatalAt(r, rule, "%s: status %d, want 400; body: %s", what, r.Status, shape.Clip(r.Body))
-	}
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest, What: what})
 	if url != "" {
 		rs.rules, rs.urls = append(rs.rules, rule), append(rs.urls, url)
 	}
@@ -112,9 +110,10 @@ func register(t *check.T, body map[string]any) *client.Response {
 	return fresh.Register(t, "subject", body)
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// registrationChecks are the checks of registration.go.
+func registrationChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "webhooks/register-response",
 			Title:  "POST webhook-subscriptions answers 201 with the documented camelCase members, the secret once and its SHA-256",
 			Rules:  []string{"WHM-001", "WHM-002", "WHM-003", "WHM-011", "WHM-012", "WHM-013", "WHM-015", "WHM-034", "WHM-036"},
@@ -164,8 +163,7 @@ func init() {
 				// maxAttempts is an integer or null in the request.
 				for _, n := range []any{nil, 3} {
 					r := register(t, map[string]any{"url": fresh.WebhookURL(t), "eventTypes": []string{"customer.created"}, "maxAttempts": n})
-					if r.Status != http.StatusCreated {
-						t.ErrorAt(r, "WHM-011", "register with maxAttempts %s: status %d, want 201 (an integer or null is accepted)", jsonText(n), r.Status)
+					if !shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-011", Status: http.StatusCreated, What: "register with maxAttempts " + jsonText(n), Why: "an integer or null is accepted", Continue: true}) {
 						continue
 					}
 					if id, _ := shape.Object(t, "WHM-011", r)["subscriptionId"].(string); id != "" {
@@ -174,7 +172,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-refuses-url",
 			Title:  "Registration refuses a URL that is not absolute https, longer than 2048 characters or carrying credentials (400); 2048 is accepted",
 			Rules:  []string{"WHM-016", "WHM-017", "WHM-018", "WHM-019"},
@@ -199,7 +197,7 @@ func init() {
 				fresh.DisableSubscription(t, "subject", shape.String(t, "WHM-018", shape.Object(t, "WHM-018", r), "subscriptionId"))
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-refuses-non-public",
 			Title:  "Registration refuses localhost, loopback, private, carrier-grade NAT, link-local, multicast and reserved destinations, literal or resolved (400)",
 			Rules:  []string{"WHM-020", "WHM-021", "WHM-022", "WHM-023", "WHM-024"},
@@ -223,7 +221,7 @@ func init() {
 				rs.none(t)
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-refuses-event-types",
 			Title:  "Registration refuses empty, unsupported and wildcard eventTypes (400); case-insensitive and duplicates collapsed",
 			Rules:  []string{"WHM-029", "WHM-030", "WHM-031", "WHM-032", "WHM-033"},
@@ -259,7 +257,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-max-attempts",
 			Title:  "maxAttempts null or omitted is 5; 1 and 25 are accepted; 0, 26 and 2.5 are refused (400)",
 			Rules:  []string{"WHM-034", "WHM-035"},
@@ -294,7 +292,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-unique-url",
 			Title:  "A URL already registered in the tenant, disabled included, is refused with 409 webhook_subscription_url_already_registered",
 			Rules:  []string{"WHM-026", "WHM-046", "ERR-120", "ERR-124"},
@@ -312,7 +310,7 @@ func init() {
 				webhookRefusal(t, "WHM-046", disabled, http.StatusConflict, "webhook_subscription_url_already_registered")
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/register-unbound-key",
 			Title:  "Registration with a key that has no subject binding is refused with 403, not as a scope failure",
 			Rules:  []string{"WHM-037", "WHM-040"},
@@ -324,7 +322,7 @@ func init() {
 				nonScope403(t, "WHM-037", r)
 			},
 		},
-	)
+	}
 }
 
 // nonScope403 asserts one of the three non-scope 403s (WHM-040): status

@@ -18,9 +18,9 @@ import (
 // Retries and dead-lettering per endpoint behaviour, under the virtual clock
 // (document 2, Events: Retries; Delivery attempts).
 
-func init() {
-	check.Register(
-		check.Check{
+func retriesChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:    "webhooks/retry-schedule-503",
 			Title: "An endpoint answering 503 gets maxAttempts (5) attempts at +30 s, 1 m, 2 m, 4 m, then DeadLettered; same X-Webhook-Id, new attempt id and signature each time",
 			Rules: []string{"EVT-029", "EVT-032", "EVT-033", "EVT-034", "EVT-010", "EVT-013", "EVT-014", "EVT-038",
@@ -130,7 +130,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/gone-dead-letters",
 			Title:  "An endpoint answering 410 gets one attempt, dead-lettered at once, never retried",
 			Rules:  []string{"EVT-035", "WHM-068", "WHM-069", "WHM-071", "WHM-003"},
@@ -161,7 +161,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/rotation-switches-queued-retries",
 			Title:  "After rotation a queued retry of an older event is signed with the new secret only",
 			Rules:  []string{"WHM-050", "EVT-023", "WHM-003"},
@@ -198,5 +198,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

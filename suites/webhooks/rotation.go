@@ -11,9 +11,9 @@ import (
 
 // Secret rotation (document 2, Endpoints: Secret rotation).
 
-func init() {
-	check.Register(
-		check.Check{
+func rotationChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "webhooks/rotation-new-secret",
 			Title:  "Rotation returns a new well-formed secret once, increments secretVersion, and GET shows its SHA-256",
 			Rules:  []string{"WHM-008", "WHM-049", "WHM-052", "WHM-036", "WHM-003", "WHM-012"},
@@ -54,5 +54,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

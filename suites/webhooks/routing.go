@@ -5,14 +5,15 @@ import (
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
 // Routing by the registering key and disabled endpoints (document 2,
 // Events: Routing; Endpoints: PATCH and DELETE).
 
-func init() {
-	check.Register(
-		check.Check{
+func routingChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "webhooks/routing-by-key",
 			Title:  "A parent-bound endpoint gets the parent's and its direct children's events; a child-bound one only the child's; a tenant-wide one all",
 			Rules:  []string{"EVT-039", "EVT-040", "EVT-041", "EVT-045", "WHM-003"},
@@ -59,7 +60,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/disabled-gets-no-new-events",
 			Title:  "A disabled endpoint gets no new events, and events while disabled are not delivered after re-enabling",
 			Rules:  []string{"WHM-044", "WHM-045", "WHM-003"},
@@ -77,14 +78,12 @@ func init() {
 					t.Fatalf("WHM-044", "a disabled endpoint received %d deliveries of a new event", n)
 				}
 				r := patch(t, "subject", subID, map[string]any{"url": s["url"], "eventTypes": []string{"customer.created"}, "enabled": true})
-				if r.Status != http.StatusOK {
-					t.FatalAt(r, "WHM-046", "re-enable: status %d", r.Status)
-				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-046", Status: http.StatusOK, What: "re-enable"})
 				in.advance(time.Minute)
 				if n := len(forSub(in.records(), subID)); n != 0 {
 					t.Fatalf("WHM-045", "after re-enabling, the endpoint received %d deliveries of an event emitted while disabled", n)
 				}
 			},
 		},
-	)
+	}
 }

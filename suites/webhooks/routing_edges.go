@@ -28,9 +28,10 @@ func (in *inbox) emitWith(typ, customerID string, extra map[string]any) {
 	}
 }
 
-func init() {
-	check.Register(
-		check.Check{
+// routingEdgesChecks are the checks of routing_edges.go.
+func routingEdgesChecks() []check.Check {
+	return []check.Check{
+		{
 			ID:     "webhooks/routing-unattributable-and-unresolvable",
 			Title:  "An unattributable event reaches tenant-wide endpoints only; an event resolving no customer_id/business_id/user_id is not delivered; neither writes a delivery-attempt row (an attributable event then does)",
 			Rules:  []string{"EVT-042", "EVT-043", "EVT-044", "EVT-041", "WHM-003"},
@@ -80,7 +81,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/destination-rechecked-at-delivery",
 			Title:  "A destination whose name now resolves to a private address gets no delivery (silent failure)",
 			Rules:  []string{"WHM-025", "WHM-024"},
@@ -114,7 +115,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/connection-failure-retried",
 			Title:  "A connection failure is retried; its attempt row has no response status or excerpt and the failure reason names no status",
 			Rules:  []string{"EVT-031", "WHM-069", "WHM-070", "WHM-003"},
@@ -144,7 +145,7 @@ func init() {
 				}
 			},
 		},
-		check.Check{
+		{
 			ID:     "webhooks/correlation-id-carried",
 			Title:  "A delivery produced by a request that carried X-Correlation-Id carries it as x-correlation-id",
 			Rules:  []string{"EVT-019", "EVT-020", "WHM-003"},
@@ -173,5 +174,5 @@ func init() {
 				}
 			},
 		},
-	)
+	}
 }

@@ -30,46 +30,49 @@ func refused(t *check.T, rule string, r *client.Response, what string) {
 	}
 }
 
-func init() {
-	check.Register(check.Check{
-		ID:     "withdrawals/pays-only-approved-beneficiary",
-		Title:  "A fiat withdrawal to a PendingApproval beneficiary is 409 beneficiary_not_approved; to an Approved one it answers data.withdrawal with id and status",
-		Rules:  []string{"BEN-009", "ERR-091", "FWD-006", "FWD-018"},
-		Labels: []string{check.Mutating},
-		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "beneficiaries.gbp_pending"},
-		Run: func(t *check.T) {
-			cust := t.Customer("active_personal")
-			r := withdraw(t, cust, body(t.Beneficiary("gbp_pending"), "GBP", 100))
-			refused(t, "BEN-009", r, "a withdrawal to a PendingApproval beneficiary")
-			shape.Refusal(t, "ERR-091", r, http.StatusConflict, "beneficiary_not_approved")
-			r = withdraw(t, cust, body(t.Beneficiary("gbp"), "GBP", 100))
-			d := shape.Envelope(t, "FWD-018", r, http.StatusOK)
-			shape.String(t, "FWD-006", d, "withdrawal.id")
-			shape.String(t, "FWD-006", d, "withdrawal.status")
+// fiatChecks are the checks of fiat.go.
+func fiatChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "withdrawals/pays-only-approved-beneficiary",
+			Title:  "A fiat withdrawal to a PendingApproval beneficiary is 409 beneficiary_not_approved; to an Approved one it answers data.withdrawal with id and status",
+			Rules:  []string{"BEN-009", "ERR-091", "FWD-006", "FWD-018"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "beneficiaries.gbp_pending"},
+			Run: func(t *check.T) {
+				cust := t.Customer("active_personal")
+				r := withdraw(t, cust, body(t.Beneficiary("gbp_pending"), "GBP", 100))
+				refused(t, "BEN-009", r, "a withdrawal to a PendingApproval beneficiary")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-091", Status: http.StatusConflict, Code: "beneficiary_not_approved"})
+				r = withdraw(t, cust, body(t.Beneficiary("gbp"), "GBP", 100))
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FWD-018", Status: http.StatusOK})
+				shape.String(t, "FWD-006", d, "withdrawal.id")
+				shape.String(t, "FWD-006", d, "withdrawal.status")
+			},
 		},
-	})
-	check.Register(check.Check{
-		ID:     "withdrawals/amount-positive-integer",
-		Title:  "A fiat withdrawal amount of 0 or below is 422 invalid_amount; a fractional amount is refused (400 binding or 422 invalid_amount)",
-		Rules:  []string{"FWD-003", "ERR-084", "FWD-004"},
-		Labels: []string{check.Mutating},
-		Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
-		Run: func(t *check.T) {
-			cust, ben := t.Customer("active_personal"), t.Beneficiary("gbp")
-			for _, amt := range []any{0, -5} {
-				r := withdraw(t, cust, body(ben, "GBP", amt))
-				refused(t, "FWD-003", r, "a withdrawal of amount "+jsonText(amt))
-				shape.Refusal(t, "ERR-084", r, http.StatusUnprocessableEntity, "invalid_amount")
-			}
-			r := withdraw(t, cust, body(ben, "GBP", json.Number("10.5")))
-			refused(t, "FWD-004", r, "a withdrawal of amount 10.5")
-			if r.Status == http.StatusBadRequest {
-				shape.ProblemJSON(t, "FWD-004", r, http.StatusBadRequest, "")
-			} else {
-				shape.Refusal(t, "FWD-004", r, http.StatusUnprocessableEntity, "invalid_amount")
-			}
+		{
+			ID:     "withdrawals/amount-positive-integer",
+			Title:  "A fiat withdrawal amount of 0 or below is 422 invalid_amount; a fractional amount is refused (400 binding or 422 invalid_amount)",
+			Rules:  []string{"FWD-003", "ERR-084", "FWD-004"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
+			Run: func(t *check.T) {
+				cust, ben := t.Customer("active_personal"), t.Beneficiary("gbp")
+				for _, amt := range []any{0, -5} {
+					r := withdraw(t, cust, body(ben, "GBP", amt))
+					refused(t, "FWD-003", r, "a withdrawal of amount "+jsonText(amt))
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-084", Status: http.StatusUnprocessableEntity, Code: "invalid_amount"})
+				}
+				r := withdraw(t, cust, body(ben, "GBP", json.Number("10.5")))
+				refused(t, "FWD-004", r, "a withdrawal of amount 10.5")
+				if r.Status == http.StatusBadRequest {
+					shape.ProblemJSON(t, "FWD-004", r, http.StatusBadRequest, "")
+				} else {
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FWD-004", Status: http.StatusUnprocessableEntity, Code: "invalid_amount"})
+				}
+			},
 		},
-	})
+	}
 }
 
 func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
