@@ -109,15 +109,45 @@ func TestTheMinimumIsTheLargestOfTheBudgets(t *testing.T) {
 	for i := range 3 {
 		cs = append(cs, &Check{ID: fmt.Sprintf("demo/tenant-whole-%d", i), Budget: &Budget{WholeTenant: true, Tenant: 6001}})
 	}
-	d, why := realClockMinimum(Estimate{Requests: 3 * 6001, wholeRequests: 3 * 6001}, cs)
+	d, why := realClockMinimum(Estimate{Requests: 3 * 6001, wholeRequests: 3 * 6001}, cs, 0)
 	if d != 4*time.Minute {
 		t.Errorf("minimum %s (%s), want 4m0s: 5 failed-auth windows, the 3 whole-tenant minutes among them", d, why)
 	}
 	cs = append(cs, &Check{ID: "demo/tenant-whole-3", Budget: &Budget{WholeTenant: true, Tenant: 6001}},
 		&Check{ID: "demo/tenant-whole-4", Budget: &Budget{WholeTenant: true, Tenant: 6001}},
 		&Check{ID: "demo/tenant-whole-5", Budget: &Budget{WholeTenant: true, Tenant: 6001}})
-	d, why = realClockMinimum(Estimate{Requests: 6*6001 + 5000, wholeRequests: 6 * 6001}, cs)
+	d, why = realClockMinimum(Estimate{Requests: 6*6001 + 5000, wholeRequests: 6 * 6001}, cs, 0)
 	if d != 6*time.Minute {
 		t.Errorf("minimum %s (%s), want 6m0s: 6 whole-tenant minutes and 1 more for the rest", d, why)
+	}
+	// A run that starts 40 s before the end of a minute whose failed
+	// authentications an earlier run spent (a 429 at start-up) has its
+	// first failed-auth window in the next minute.
+	d, why = realClockMinimum(Estimate{}, cs[:5], 40*time.Second)
+	if d != 4*time.Minute+40*time.Second || !strings.Contains(why, "already spent (40s left") {
+		t.Errorf("minimum %s (%s), want 4m40s: 5 failed-auth windows from the next minute", d, why)
+	}
+}
+
+// TestAMinuteSpentBeforeTheRunIsNotInTheMinimum: a 429 to the start-up
+// probe marks the current failed-auth window spent, and the plan's
+// minimum counts from the next one. Back-to-back real-clock runs began in
+// a minute the previous one had spent (its last 20 failures), and were
+// held to a bound that counted that minute as theirs.
+func TestAMinuteSpentBeforeTheRunIsNotInTheMinimum(t *testing.T) {
+	tgt := wrongServer(t) // a real clock
+	plan := tgt.Plan()
+	now := time.Date(2026, 1, 1, 10, 0, 15, 0, time.UTC)
+	plan.Now = func() time.Time { return now }
+	if d := plan.FailedAuthSpentFor(); d != 0 {
+		t.Fatalf("a fresh plan's window is spent for %s", d)
+	}
+	plan.Spent()
+	if d := plan.FailedAuthSpentFor(); d != 45*time.Second {
+		t.Errorf("spent window: %s left, want 45s", d)
+	}
+	now = now.Add(time.Minute)
+	if d := plan.FailedAuthSpentFor(); d != 0 {
+		t.Errorf("the next window is spent for %s", d)
 	}
 }

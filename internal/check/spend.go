@@ -121,7 +121,7 @@ func Plan(target *Target, cs []*Check) Estimate {
 	if target.VirtualClock() {
 		return e
 	}
-	e.Minimum, e.Bound = realClockMinimum(e, chosen)
+	e.Minimum, e.Bound = realClockMinimum(e, chosen, target.Plan().FailedAuthSpentFor())
 	return e
 }
 
@@ -134,8 +134,12 @@ func Plan(target *Target, cs []*Check) Estimate {
 // for each probe of the tenant's whole budget) and the busiest route
 // budget's (600 a window, or one window per probe that exhausts it). The
 // tenant's whole-budget minutes still carry failed authentications:
-// requests refused at the key step spend no tenant budget.
-func realClockMinimum(e Estimate, cs []*Check) (time.Duration, string) {
+// requests refused at the key step spend no tenant budget. spent, when
+// not 0, is what is left of a current window whose failed authentications
+// are already spent (by earlier traffic from this address: the target
+// answered the start-up probe 429): the first failed-auth window is the
+// next one.
+func realClockMinimum(e Estimate, cs []*Check, spent time.Duration) (time.Duration, string) {
 	whole, fa, tenantWhole := 0, 0, 0
 	probes := map[string]int{}
 	for _, c := range cs {
@@ -169,15 +173,22 @@ func realClockMinimum(e Estimate, cs []*Check) (time.Duration, string) {
 			}
 		}
 	}
-	w, bound := faWindows, fmt.Sprintf("%d failed authentications at %d per minute, %d checks spending a whole window", e.FailedAuth, traffic.FailedAuthBudget, whole)
-	if tenantWindows > w {
-		w, bound = tenantWindows, fmt.Sprintf("%d requests at %d per minute per tenant, and %d minutes of the tenant's whole budget", e.Requests-e.wholeRequests, traffic.TenantBudget, tenantWhole)
+	// Each bound in clock minutes, the first one free (the run starts
+	// inside it), unless its failed-auth budget is already spent.
+	took := func(windows int) time.Duration { return time.Duration(max(0, windows-1)) * traffic.Window }
+	d, w, bound := took(faWindows), faWindows, fmt.Sprintf("%d failed authentications at %d per minute, %d checks spending a whole window", e.FailedAuth, traffic.FailedAuthBudget, whole)
+	if spent > 0 && faWindows > 0 {
+		d += spent
+		bound += fmt.Sprintf("; the current window's failed authentications already spent (%s left in it)", spent.Round(time.Second))
 	}
-	if routeWindows > w {
-		w, bound = routeWindows, fmt.Sprintf("%d windows of %s", routeWindows, route)
+	if took(tenantWindows) > d {
+		d, w, bound = took(tenantWindows), tenantWindows, fmt.Sprintf("%d requests at %d per minute per tenant, and %d minutes of the tenant's whole budget", e.Requests-e.wholeRequests, traffic.TenantBudget, tenantWhole)
 	}
-	if w <= 1 {
+	if took(routeWindows) > d {
+		d, w, bound = took(routeWindows), routeWindows, fmt.Sprintf("%d windows of %s", routeWindows, route)
+	}
+	if d <= 0 {
 		return 0, bound
 	}
-	return time.Duration(w-1) * traffic.Window, fmt.Sprintf("%d clock minutes: %s", w, bound)
+	return d, fmt.Sprintf("%d clock minutes: %s", w, bound)
 }

@@ -239,13 +239,25 @@ func (t *T) SpendAuthFailures(n int) {
 	}
 }
 
+// EndClaim gives back the check's claim on the traffic plan (a budget
+// probe on a real clock) before the check ends, once nothing it still
+// sends needs the budgets the claim holds: auth/failed-auth-budget's
+// failure in the next minute (a key the target never issued spends no
+// route or tenant budget) kept its claim across that minute, and the
+// whole-tenant minute waiting for every other claim to end was put off
+// by one. Elsewhere it does nothing.
+func (t *T) EndClaim() {
+	if cl := traffic.ClaimOf(t.ctx); cl != nil {
+		t.target.Plan().Release(cl)
+	}
+}
+
 // SpendAuthFailuresNextMinute moves clk to the next clock minute (its
 // Boundary second) with n failed authentications reserved there. On a real
 // clock the reservation is made first, so that the check waits for the
 // minute first in line for its window: reserved only once the minute had
 // begun, auth/failed-auth-budget lost the window to the checks the
-// scheduler started at its first tick and held its claim (and the
-// whole-tenant minutes waiting for it) one more minute.
+// scheduler started at its first tick, one more minute.
 func (t *T) SpendAuthFailuresNextMinute(clk *Clock, n int) {
 	if clk.Virtual() {
 		clk.To(max(1, clk.Boundary()), true)

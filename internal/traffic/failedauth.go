@@ -62,6 +62,19 @@ func (p *Plan) Spent() {
 	p.used = FailedAuthBudget
 }
 
+// FailedAuthSpentFor is how long is left of the current window when its
+// failed-auth budget is already spent (Spent: the target answered the
+// run's first request 429), else 0.
+func (p *Plan) FailedAuthSpentFor() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roll()
+	if p.Advance != nil || p.used < FailedAuthBudget {
+		return 0
+	}
+	return max(0, p.start.Add(Window).Sub(p.targetNow()))
+}
+
 // Total is how many failed attempts the run has caused so far.
 func (p *Plan) Total() int {
 	p.mu.Lock()
