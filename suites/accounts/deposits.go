@@ -67,7 +67,7 @@ func depositsChecks() []check.Check {
 				}
 				dep, _ := one["deposit"].(map[string]any)
 				depositFields(t, dep)
-				shape.NotFound(t, "DEP-007", get(t, "tenant", depositsPath(cust)+"/"+uuid.NewString()))
+				shape.FlatAnswer(t, get(t, "tenant", depositsPath(cust)+"/"+uuid.NewString()), shape.Want{Rule: "DEP-007", Status: http.StatusNotFound})
 			},
 		},
 		{

@@ -146,7 +146,7 @@ func minorText(t *check.T, row map[string]any) string {
 
 // flatCode asserts a flat policy-gate body with status and code.
 func flatCode(t *check.T, rule string, r *client.Response, status int, code string) {
-	shape.Flat(t, rule, r, status, code)
+	shape.FlatAnswer(t, r, shape.Want{Rule: rule, Status: status, Code: code})
 }
 
 // stringOrNull tells whether v is a string or null.

@@ -153,7 +153,7 @@ func openingChecks() []check.Check {
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				r := get(t, "tenant", "/api/v2/public/fiat/accounts?limit=2")
-				shape.Status(t, "V2-004", r, http.StatusOK)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "V2-004", Status: http.StatusOK})
 				m := shape.Object(t, "V2-004", r)
 				if _, env := m["success"]; env {
 					t.FatalAt(r, "V2-004", "the v2 list answers the v1 envelope: %s", shape.Clip(r.Body))
@@ -177,7 +177,7 @@ func openingChecks() []check.Check {
 				first, _ := items[0].(map[string]any)
 				id, _ := first["id"].(string)
 				one := get(t, "tenant", "/api/v2/public/fiat/accounts/"+id)
-				shape.Status(t, "V2-004", one, http.StatusOK)
+				shape.StatusAnswer(t, one, shape.Want{Rule: "V2-004", Status: http.StatusOK})
 				if got, _ := shape.Get(shape.Object(t, "V2-004", one), "id"); got != id {
 					if d, _ := shape.Get(shape.Object(t, "V2-004", one), "data.account.id"); d != id {
 						t.FatalAt(one, "V2-004", "V2/fiat/accounts/%s does not read that account", id)

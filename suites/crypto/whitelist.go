@@ -66,7 +66,7 @@ func whitelistChecks() []check.Check {
 					r := whitelist(t, "tenant", cust, b)
 					switch r.Status {
 					case http.StatusBadRequest:
-						shape.ProblemJSON(t, "WLA-002", r, http.StatusBadRequest, "")
+						shape.ProblemAnswer(t, r, shape.Want{Rule: "WLA-002", Status: http.StatusBadRequest})
 					case http.StatusUnprocessableEntity:
 						shape.EnvelopeAnswer(t, r, shape.Want{Rule: "WLA-002", Status: http.StatusUnprocessableEntity})
 					default:

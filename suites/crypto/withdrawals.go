@@ -431,9 +431,9 @@ func preconditionAndPolicyGatesChecks() []check.Check {
 				}
 				defer state("")
 				state("blocked")
-				shape.Flat(t, "ERR-028", withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), http.StatusForbidden, "compliance_subject_blocked")
+				shape.FlatAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), shape.Want{Rule: "ERR-028", Status: http.StatusForbidden, Code: "compliance_subject_blocked"})
 				state("manual_review")
-				shape.Flat(t, "ERR-028", withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), http.StatusConflict, "compliance_subject_manual_review")
+				shape.FlatAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), shape.Want{Rule: "ERR-028", Status: http.StatusConflict, Code: "compliance_subject_manual_review"})
 				state("")
 				shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), shape.Want{Rule: "ERR-028", Status: http.StatusOK})
 			},

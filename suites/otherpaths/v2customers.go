@@ -21,7 +21,7 @@ func v2List(t *check.T, key string, limit string) (items []any, count, lim int) 
 		q["limit"] = []string{limit}
 	}
 	r := t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: v2Customers, Query: q})
-	shape.Status(t, "V2-001", r, http.StatusOK)
+	shape.StatusAnswer(t, r, shape.Want{Rule: "V2-001", Status: http.StatusOK})
 	shape.ContentType(t, "V2-001", r, shape.JSON)
 	m := shape.Object(t, "V2-001", r)
 	items = shape.Array(t, "V2-008", m, "items")

@@ -34,7 +34,7 @@ func envelopeOf(t *check.T, rule string, rec verify.Record) map[string]any {
 
 func attemptRows(t *check.T, rule, key, subID, query string) []map[string]any {
 	r := attempts(t, key, subID, query)
-	shape.Status(t, rule, r, http.StatusOK)
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	m := shape.Object(t, rule, r)
 	var out []map[string]any
 	for _, it := range shape.Array(t, rule, m, "items") {
