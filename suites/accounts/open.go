@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -163,7 +164,8 @@ func openingChecks() []check.Check {
 					t.FatalAt(r, "V2-004", "count %d, limit %d: want limit 2 and count ≤ limit", count, limit)
 				}
 				var items []any
-				for k, v := range m {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
+					v := m[k]
 					if arr, ok := v.([]any); ok && k != "errors" {
 						items = arr
 					}

@@ -2,7 +2,9 @@ package otherpaths
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -142,7 +144,7 @@ func v2customersChecks() []check.Check {
 				if count > len(reach) {
 					t.Fatalf("BIND-005", "the subject key lists %d customers; it reaches only %d (its customer and direct children)", count, len(reach))
 				}
-				for id := range ids(items) {
+				for _, id := range slices.Sorted(maps.Keys(ids(items))) {
 					if !reach[id] {
 						t.Fatalf("BIND-005", "the subject key's v2 list holds %s, which is neither its customer nor a direct child", id)
 					}

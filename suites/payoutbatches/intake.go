@@ -1,7 +1,9 @@
 package payoutbatches
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -86,7 +88,8 @@ func intakeChecks() []check.Check {
 					"EUR": {"BOOK_TRANSFER", "FPS", "CHAPS", "SCT INSTANT", "SEPA_INSTANT_X"},
 					"USD": {"BOOK_TRANSFER", "FPS", "SCT", "RTP"},
 				}
-				for cur, bad := range cases {
+				for _, cur := range slices.Sorted(maps.Keys(cases)) {
+					bad := cases[cur]
 					for _, rail := range bad {
 						r := fresh.PostBatch(t, map[string]any{"currency": cur, "rail": rail, "items": []any{fresh.BatchItem(ben, 100, "Rent")}})
 						if book := strings.EqualFold(strings.ReplaceAll(rail, "-", "_"), "BOOK_TRANSFER"); book && (r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "unsupported_rail") {

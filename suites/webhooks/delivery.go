@@ -2,7 +2,9 @@ package webhooks
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -106,7 +108,8 @@ func deliveryChecks() []check.Check {
 					"status":                 {"WHM-068", "Delivered"},
 					"nextRetryAt":            {"WHM-071", nil},
 				}
-				for k, w := range want {
+				for _, k := range slices.Sorted(maps.Keys(want)) {
+					w := want[k]
 					if row[k] != w.v {
 						t.Errorf(w.rule, "delivery attempt %s is %v, want %v", k, row[k], w.v)
 					}

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -47,7 +48,8 @@ func specChecks() []check.Check {
 				}
 				var spec map[string]any
 				if err := r.Decode(&spec); err == nil {
-					for _, v := range spec {
+					for _, k := range slices.Sorted(maps.Keys(spec)) {
+						v := spec[k]
 						list, ok := v.([]any)
 						if !ok || len(list) == 0 {
 							continue
