@@ -13,13 +13,16 @@ import (
 // createChecks are the checks of create.go.
 func createChecks() []check.Check {
 	return slices.Concat(
-		createPendingOnePerProviderChecks(),
+		creationChecks(),
 		unsupportedCurrencyAndSchemeChecks(),
 	)
 }
 
-// createPendingOnePerProviderChecks are checks of create.go (see createChecks).
-func createPendingOnePerProviderChecks() []check.Check {
+// creationChecks are the creation checks of create.go (see createChecks):
+// what a create answers and stores (pending, one result per provider), the
+// details a create requires (PROVIDER_B name attributes, bank details), and
+// the profile's seeded beneficiaries.
+func creationChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "beneficiaries/create-pending-one-per-provider",

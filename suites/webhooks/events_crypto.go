@@ -56,14 +56,15 @@ func sameNumber(v any, want string) bool {
 // eventsCryptoChecks are the checks of events_crypto.go.
 func eventsCryptoChecks() []check.Check {
 	return slices.Concat(
-		eventCryptoDepositReceivedChecks(),
-		eventCryptoHeldDepositSilentChecks(),
+		cryptoMoneyEventChecks(),
+		heldCryptoDepositEventChecks(),
 	)
 }
 
-// eventCryptoDepositReceivedChecks are checks of events_crypto.go (see
+// cryptoMoneyEventChecks are the crypto deposit.received and
+// withdrawal.completed payload checks of events_crypto.go (see
 // eventsCryptoChecks).
-func eventCryptoDepositReceivedChecks() []check.Check {
+func cryptoMoneyEventChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "webhooks/event-crypto-deposit-received",
@@ -282,9 +283,9 @@ func eventCryptoDepositReceivedChecks() []check.Check {
 	}
 }
 
-// eventCryptoHeldDepositSilentChecks returns check
+// heldCryptoDepositEventChecks returns check
 // webhooks/event-crypto-held-deposit-silent (one of eventsCryptoChecks).
-func eventCryptoHeldDepositSilentChecks() []check.Check {
+func heldCryptoDepositEventChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "webhooks/event-crypto-held-deposit-silent",
