@@ -11,8 +11,8 @@ import (
 
 // TestOneWayToAssertAResponse: a check asserts a documented answer one
 // way, a shape.Want passed to the helper of the answer's body shape
-// (shape.ProblemAnswer, FlatAnswer, EnvelopeAnswer; StatusAnswer when the
-// documents leave the body open), which checks the status, media type,
+// (shape.ProblemAnswer, FlatAnswer, EnvelopeAnswer, FlatOrRefusalAnswer;
+// StatusAnswer when the documents leave the body open), which checks the status, media type,
 // members and code and writes the evidence itself. So the areas and
 // internal/fresh, which creates their fixtures, hold
 //   - no shape.Envelope( or shape.Refusal( (the helpers EnvelopeAnswer
