@@ -11,12 +11,14 @@ import (
 
 // TestOneWayToAssertAResponse: a check asserts a documented answer one
 // way, a shape.Want passed to the helper of the answer's body shape
-// (shape.ProblemAnswer, FlatAnswer, EnvelopeAnswer; StatusAnswer when the
-// documents leave the body open), which checks the status, media type,
+// (shape.ProblemAnswer, FlatAnswer, EnvelopeAnswer, FlatOrRefusalAnswer;
+// StatusAnswer when the documents leave the body open), which checks the status, media type,
 // members and code and writes the evidence itself. So the areas and
 // internal/fresh, which creates their fixtures, hold
 //   - no shape.Envelope( or shape.Refusal( (the helpers EnvelopeAnswer
-//     replaced), and
+//     replaced), no shape.Status(, StatusOfCode( (StatusAnswer),
+//     ProblemJSON( (ProblemAnswer), Flat(, NotFound( (FlatAnswer) or
+//     FlatOrRefusal( (FlatOrRefusalAnswer), and
 //   - no hand-written "if r.Status != X {" whose next statement fails the
 //     check (t.Fatalf, FatalAt, Errorf, ErrorAt), but the few below, where
 //     the documents give either of two statuses.
@@ -41,7 +43,7 @@ func TestOneWayToAssertAResponse(t *testing.T) {
 		"crypto/wallets.go CRYP-031": "then EnvelopeAnswer under CRYP-035",
 		"exchange/price.go CONV-010": "each unknown-asset pair, then EnvelopeAnswer under ERR-007",
 	}
-	oldHelper := regexp.MustCompile(`\bshape\.(Envelope|Refusal)\(`)
+	oldHelper := regexp.MustCompile(`\bshape\.(Envelope|Refusal|Status|StatusOfCode|ProblemJSON|Flat|NotFound|FlatOrRefusal)\(`)
 	statusIf := regexp.MustCompile(`\bif (?:[^{]*; )?[\w.\[\]()]+\.Status != [^{]+\{\s*$`)
 	twoAnswers := regexp.MustCompile(`\.Status != \w+\.Status\b`) // a retry's status against the first's
 	fails := regexp.MustCompile(`^\s*\w+\.(Fatalf|FatalAt|Errorf|ErrorAt)\((?:\w+, )?("[A-Z][A-Z0-9]*-\d{3}"|\w+)`)
@@ -59,7 +61,7 @@ func TestOneWayToAssertAResponse(t *testing.T) {
 		for i, l := range lines {
 			at := filepath.ToSlash(path) + ":" + strconv.Itoa(i+1)
 			if oldHelper.MatchString(l) {
-				found = append(found, at+": shape.Envelope/Refusal: use shape.EnvelopeAnswer(t, r, shape.Want{...})")
+				found = append(found, at+": shape."+oldHelper.FindStringSubmatch(l)[1]+": use the Want helper of the body shape (shape.EnvelopeAnswer, ProblemAnswer, FlatAnswer, FlatOrRefusalAnswer, StatusAnswer)(t, r, shape.Want{...})")
 			}
 			if !statusIf.MatchString(l) || twoAnswers.MatchString(l) {
 				continue

@@ -203,7 +203,7 @@ func ProgrammeOff(t *check.T, id string) (restore func()) {
 // Gated asserts 403 sub_customer_onboarding_disabled, reading the code
 // from the flat error or the envelope's data.code (ERR-052).
 func Gated(t *check.T, rule string, r *client.Response) {
-	shape.StatusOfCode(t, rule, r, http.StatusForbidden, "sub_customer_onboarding_disabled")
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusForbidden, Code: "sub_customer_onboarding_disabled"})
 	shape.ContentType(t, rule, r, shape.JSON)
 	m := shape.Object(t, rule, r)
 	code := m["code"]

@@ -49,7 +49,7 @@ func Subscription(t *check.T, rule, key string, eventTypes ...string) map[string
 		eventTypes = []string{"customer.created"}
 	}
 	r := Register(t, key, map[string]any{"url": WebhookURL(t), "eventTypes": eventTypes})
-	shape.Status(t, rule, r, http.StatusCreated)
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusCreated})
 	return shape.Object(t, rule, r)
 }
 

@@ -11,8 +11,9 @@ import (
 // Want is a documented answer to one request: its status, its code, and
 // the rules it is checked under. It is the one way to assert a response:
 // pass it to the helper of the body shape the documents give that answer
-// (ProblemAnswer, FlatAnswer, EnvelopeAnswer; StatusAnswer when they leave
-// the body open), which checks the status, the media type, the members and
+// (ProblemAnswer, FlatAnswer, EnvelopeAnswer; FlatOrRefusalAnswer when
+// they allow the flat body or the envelope's refusal; StatusAnswer when
+// they leave the body open), which checks the status, the media type, the members and
 // the code, and writes the evidence (the request, what came back, the
 // exchange) itself:
 //
@@ -112,7 +113,7 @@ func StatusAnswer(t *check.T, r *client.Response, w Want) bool {
 func ProblemAnswer(t *check.T, r *client.Response, w Want) map[string]any {
 	w.status(t, r, false)
 	ContentType(t, w.mediaRule(), r, Problem)
-	return ProblemJSON(t, w.shapeRule(), r, w.Status, w.Code)
+	return problem(t, w.shapeRule(), r, w.Status, w.Code)
 }
 
 // FlatAnswer asserts the documented flat error: status (under Rule), media
@@ -121,7 +122,7 @@ func ProblemAnswer(t *check.T, r *client.Response, w Want) map[string]any {
 func FlatAnswer(t *check.T, r *client.Response, w Want) map[string]any {
 	w.status(t, r, false)
 	ContentType(t, w.mediaRule(), r, JSON)
-	return Flat(t, w.shapeRule(), r, w.Status, w.Code)
+	return flat(t, w.shapeRule(), r, w.Status, w.Code)
 }
 
 // EnvelopeAnswer asserts the documented v1 envelope: status (under Rule),

@@ -60,6 +60,21 @@ func TestAnswerHelpers(t *testing.T) {
 		{"refusal needs data.code", 422, shape.JSON, `{"success":false,"status_code":422,"message":"no","data":{"detail":"x"}}`, func(t *check.T, r *client.Response) {
 			shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-002", Status: 422, Code: "insufficient_funds"})
 		}, "ENV-002", "data.code"},
+		{"flat or refusal: the flat body passes", 409, shape.JSON, `{"title":"Conflict","detail":"x","status":409,"code":"reused"}`, func(t *check.T, r *client.Response) {
+			shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "ITR-021", Status: 409, Code: "reused"})
+		}, "", ""},
+		{"flat or refusal: the refusal passes", 409, shape.JSON, `{"success":false,"status_code":409,"message":"no","data":{"code":"reused","detail":"x"}}`, func(t *check.T, r *client.Response) {
+			shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "ITR-021", Status: 409, Code: "reused"})
+		}, "", ""},
+		{"flat or refusal: an envelope is judged as the refusal", 409, shape.JSON, `{"success":false,"status_code":409,"message":"no","data":{"detail":"x"},"code":"reused"}`, func(t *check.T, r *client.Response) {
+			shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "ITR-021", Status: 409, Code: "reused"})
+		}, "ITR-021", "data.code"},
+		{"flat or refusal: wrong status fails under Rule", 200, shape.JSON, `{"title":"Conflict","detail":"x","status":409,"code":"reused"}`, func(t *check.T, r *client.Response) {
+			shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "ITR-021", Status: 409, Code: "reused"})
+		}, "ITR-021", "status 200, want 409 reused"},
+		{"flat or refusal: problem+json fails under MediaRule", 409, shape.Problem, `{"title":"Conflict","detail":"x","status":409,"code":"reused"}`, func(t *check.T, r *client.Response) {
+			shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "ITR-021", MediaRule: "ERR-014", Status: 409, Code: "reused"})
+		}, "ERR-014", "Content-Type"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

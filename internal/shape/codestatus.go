@@ -66,12 +66,3 @@ func codeAtWrongStatus(t *check.T, r *client.Response, want int, code string) {
 		t.ErrorAt(r, rule, "code %s came with status %d; the error catalogue gives it %d; body: %s", code, r.Status, want, Clip(r.Body))
 	}
 }
-
-// StatusOfCode asserts the status of an answer that must carry code: a
-// wrong status fails under rule and, when the answer carries the code,
-// under the error catalogue's sentence giving the code that status too
-// (when the check declares it).
-func StatusOfCode(t *check.T, rule string, r *client.Response, status int, code string) {
-	codeAtWrongStatus(t, r, status, code)
-	Status(t, rule, r, status)
-}

@@ -6,7 +6,6 @@ package shape
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -21,8 +20,9 @@ const (
 	Problem = "application/problem+json"
 )
 
-// Status asserts the HTTP status.
-func Status(t *check.T, rule string, r *client.Response, want int) {
+// statusIs asserts the HTTP status (the body helpers' own check, after
+// Want.status).
+func statusIs(t *check.T, rule string, r *client.Response, want int) {
 	if r.Status != want {
 		t.FatalAt(r, rule, "status %d, want %d; body: %s", r.Status, want, Clip(r.Body))
 	}
@@ -44,12 +44,13 @@ func ContentType(t *check.T, rule string, r *client.Response, want string) {
 	}
 }
 
-// ProblemJSON asserts a problem+json response: status, media type, the
+// problem asserts a problem+json response: status, media type, the
 // members type/title/status/detail, status equal to the HTTP status, and
-// code equal to want (want "" means no code: absent or null).
-func ProblemJSON(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
+// code equal to want (want "" means no code: absent or null). The body of
+// ProblemAnswer.
+func problem(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
 	codeAtWrongStatus(t, r, status, code)
-	Status(t, rule, r, status)
+	statusIs(t, rule, r, status)
 	ContentType(t, rule, r, Problem)
 	m := Object(t, rule, r)
 	for _, k := range []string{"type", "title", "detail"} {
@@ -73,7 +74,7 @@ func ProblemJSON(t *check.T, rule string, r *client.Response, status int, code s
 // envelope asserts a v1 envelope: media type, success, status_code equal to
 // the HTTP status, message string, data present. It returns data.
 func envelope(t *check.T, rule string, r *client.Response, status int) map[string]any {
-	Status(t, rule, r, status)
+	statusIs(t, rule, r, status)
 	ContentType(t, rule, r, JSON)
 	m := Object(t, rule, r)
 	wantSuccess := status < 300
@@ -107,11 +108,11 @@ func refusal(t *check.T, rule string, r *client.Response, status int, code strin
 	return data
 }
 
-// Flat asserts the flat error shape: title, detail, status and code (want
-// "" means code must be null).
-func Flat(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
+// flat asserts the flat error shape: title, detail, status and code (want
+// "" means code must be null). The body of FlatAnswer.
+func flat(t *check.T, rule string, r *client.Response, status int, code string) map[string]any {
 	codeAtWrongStatus(t, r, status, code)
-	Status(t, rule, r, status)
+	statusIs(t, rule, r, status)
 	ContentType(t, rule, r, JSON)
 	m := Object(t, rule, r)
 	for _, k := range []string{"title", "detail"} {
@@ -130,11 +131,6 @@ func Flat(t *check.T, rule string, r *client.Response, status int, code string) 
 		t.FatalAt(r, rule, "flat error code is %v, want %q", got, code)
 	}
 	return m
-}
-
-// NotFound asserts the flat 404 with code null.
-func NotFound(t *check.T, rule string, r *client.Response) map[string]any {
-	return Flat(t, rule, r, http.StatusNotFound, "")
 }
 
 // Get walks a dotted path ("data.customer.id") through decoded JSON.

@@ -144,11 +144,6 @@ func minorText(t *check.T, row map[string]any) string {
 	return n.String()
 }
 
-// flatCode asserts a flat policy-gate body with status and code.
-func flatCode(t *check.T, rule string, r *client.Response, status int, code string) {
-	shape.Flat(t, rule, r, status, code)
-}
-
 // stringOrNull tells whether v is a string or null.
 func stringOrNull(v any) bool {
 	if v == nil {

@@ -119,7 +119,7 @@ func nestedChecks() []check.Check {
 				parent := t.Customer("parent")
 				child := newChild(t, parent)
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: nestedPath(parent, child) + "/consolidate", JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
-				shape.FlatOrRefusal(t, "SUB-029", r, http.StatusConflict, "consolidation_insufficient_balance")
+				shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "SUB-029", Status: http.StatusConflict, Code: "consolidation_insufficient_balance"})
 			},
 		},
 	}

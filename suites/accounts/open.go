@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -153,7 +154,7 @@ func openingChecks() []check.Check {
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				r := get(t, "tenant", "/api/v2/public/fiat/accounts?limit=2")
-				shape.Status(t, "V2-004", r, http.StatusOK)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "V2-004", Status: http.StatusOK})
 				m := shape.Object(t, "V2-004", r)
 				if _, env := m["success"]; env {
 					t.FatalAt(r, "V2-004", "the v2 list answers the v1 envelope: %s", shape.Clip(r.Body))
@@ -163,7 +164,8 @@ func openingChecks() []check.Check {
 					t.FatalAt(r, "V2-004", "count %d, limit %d: want limit 2 and count ≤ limit", count, limit)
 				}
 				var items []any
-				for k, v := range m {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
+					v := m[k]
 					if arr, ok := v.([]any); ok && k != "errors" {
 						items = arr
 					}
@@ -177,7 +179,7 @@ func openingChecks() []check.Check {
 				first, _ := items[0].(map[string]any)
 				id, _ := first["id"].(string)
 				one := get(t, "tenant", "/api/v2/public/fiat/accounts/"+id)
-				shape.Status(t, "V2-004", one, http.StatusOK)
+				shape.StatusAnswer(t, one, shape.Want{Rule: "V2-004", Status: http.StatusOK})
 				if got, _ := shape.Get(shape.Object(t, "V2-004", one), "id"); got != id {
 					if d, _ := shape.Get(shape.Object(t, "V2-004", one), "data.account.id"); d != id {
 						t.FatalAt(one, "V2-004", "V2/fiat/accounts/%s does not read that account", id)
@@ -200,9 +202,9 @@ func jurisdictionChecks() []check.Check {
 			Needs:  []string{"keys.tenant", "customers.blocked_country"},
 			Run: func(t *check.T) {
 				cust := t.Customer("blocked_country")
-				flatCode(t, "SVC-007", open(t, cust, map[string]any{"currency": "GBP"}), http.StatusForbidden, "fiat_unsupported_jurisdiction")
+				shape.FlatAnswer(t, open(t, cust, map[string]any{"currency": "GBP"}), shape.Want{Rule: "SVC-007", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction"})
 				for _, b := range []map[string]any{{"currency": "EUR", "provider": "PROVIDER_A"}, {"currency": "USD"}, {"currency": "GBP", "provider": "PROVIDER_B"}} {
-					flatCode(t, "ERR-033", open(t, cust, b), http.StatusForbidden, "fiat_unsupported_jurisdiction")
+					shape.FlatAnswer(t, open(t, cust, b), shape.Want{Rule: "ERR-033", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction"})
 				}
 			},
 		},
@@ -217,7 +219,7 @@ func jurisdictionChecks() []check.Check {
 				policy(t, cust, map[string]any{"route": map[string]any{"GBP": "none", "EUR": "none"}})
 				for _, j := range blocked {
 					shape.EnvelopeAnswer(t, fresh.Patch(t, cust, map[string]any{"jurisdiction": j}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
-					flatCode(t, "SVC-008", open(t, cust, map[string]any{"currency": "GBP"}), http.StatusForbidden, "fiat_unsupported_jurisdiction")
+					shape.FlatAnswer(t, open(t, cust, map[string]any{"currency": "GBP"}), shape.Want{Rule: "SVC-008", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction"})
 				}
 				shape.EnvelopeAnswer(t, fresh.Patch(t, cust, map[string]any{"jurisdiction": "FR"}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 				r := open(t, cust, map[string]any{"currency": "GBP"})
@@ -233,12 +235,12 @@ func jurisdictionChecks() []check.Check {
 			Run: func(t *check.T) {
 				cust := fresh.Activated(t, "FIAT-022")
 				policy(t, cust, map[string]any{"not_offered": []string{"USD"}})
-				flatCode(t, "SVC-009", open(t, cust, map[string]any{"currency": "USD"}), http.StatusForbidden, "currency_not_available_for_customer_type")
+				shape.FlatAnswer(t, open(t, cust, map[string]any{"currency": "USD"}), shape.Want{Rule: "SVC-009", Status: http.StatusForbidden, Code: "currency_not_available_for_customer_type"})
 				policy(t, cust, map[string]any{"self_serve_disabled": true, "not_offered": []string{"USD"}})
-				flatCode(t, "ERR-035", open(t, cust, map[string]any{"currency": "USD"}), http.StatusForbidden, "self_serve_provisioning_disabled")
+				shape.FlatAnswer(t, open(t, cust, map[string]any{"currency": "USD"}), shape.Want{Rule: "ERR-035", Status: http.StatusForbidden, Code: "self_serve_provisioning_disabled"})
 				draft, _ := fresh.Customer(t)
 				policy(t, draft, map[string]any{"self_serve_disabled": true})
-				flatCode(t, "ERR-035", open(t, draft, map[string]any{"currency": "GBP"}), http.StatusForbidden, "self_serve_provisioning_disabled")
+				shape.FlatAnswer(t, open(t, draft, map[string]any{"currency": "GBP"}), shape.Want{Rule: "ERR-035", Status: http.StatusForbidden, Code: "self_serve_provisioning_disabled"})
 			},
 		},
 	}
@@ -336,7 +338,7 @@ func openRefusalChecks() []check.Check {
 					if r.Status/100 == 2 {
 						t.FatalAt(r, "ERR-028", "account opening was accepted for a customer in compliance state %s", tc.state)
 					}
-					flatCode(t, tc.rule, r, tc.status, tc.code)
+					shape.FlatAnswer(t, r, shape.Want{Rule: tc.rule, Status: tc.status, Code: tc.code})
 				}
 			},
 		},

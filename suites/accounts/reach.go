@@ -37,12 +37,12 @@ func notMine404AndV2BindingChecks() []check.Check {
 				for _, suffix := range []string{"/banking/accounts", "/banking/balance", "/banking/deposits", "/banking/accounts/form-schema"} {
 					a := get(t, "subject", api.Customer(mine)+suffix)
 					b := get(t, "subject", api.Customer(other)+suffix)
-					shape.NotFound(t, "BIND-001", a)
+					shape.FlatAnswer(t, a, shape.Want{Rule: "BIND-001", Status: http.StatusNotFound})
 					shape.SameResponse(t, "BIND-001", a, b, "not-mine and nonexistent "+suffix)
 				}
 				accts := accountsOf(t, "FIAT-018", "tenant", accountsPath(mine))
 				r := get(t, "subject", "/api/v2/public/fiat/accounts?limit=500")
-				shape.Status(t, "BIND-005", r, http.StatusOK)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-005", Status: http.StatusOK})
 				m := shape.Object(t, "BIND-005", r)
 				items, _ := m["items"].([]any)
 				for _, x := range items {
@@ -55,7 +55,7 @@ func notMine404AndV2BindingChecks() []check.Check {
 				}
 				if len(accts) > 0 {
 					id, _ := accts[0]["id"].(string)
-					shape.NotFound(t, "V2-004", get(t, "subject", "/api/v2/public/fiat/accounts/"+id))
+					shape.FlatAnswer(t, get(t, "subject", "/api/v2/public/fiat/accounts/"+id), shape.Want{Rule: "V2-004", Status: http.StatusNotFound})
 				}
 			},
 		},

@@ -68,7 +68,7 @@ func sameAsNonexistentUnder(t *check.T, reachRule string, c *client.Client, meth
 		t.Fatalf("BIND-001", "%s: status 403; a customer the key cannot act for is 404, never 403; body: %s", what, shape.Clip(a.Body))
 	}
 	shape.StatusAnswer(t, a, shape.Want{Rule: reachRule, Status: http.StatusNotFound, What: what})
-	shape.NotFound(t, "ERR-004", b)
+	shape.FlatAnswer(t, b, shape.Want{Rule: "ERR-004", Status: http.StatusNotFound})
 	shape.SameResponse(t, "BIND-017", a, b, what+" vs the same request for a nonexistent uuid")
 }
 

@@ -390,13 +390,15 @@ var pascalHome = func() map[string]string {
 // scopesRoutesChecks are the checks of scopes_routes.go.
 func scopesRoutesChecks() []check.Check {
 	return slices.Concat(
-		routeScopesChecks(),
+		scopeTableChecks(),
 		whitelistScopeSeparateFromWithdrawalsChecks(),
 	)
 }
 
-// routeScopesChecks are checks of scopes_routes.go (see scopesRoutesChecks).
-func routeScopesChecks() []check.Check {
+// scopeTableChecks are the route-scope table of scopes_routes.go (see
+// scopesRoutesChecks): one auth/route-scopes-* check per documented route,
+// and auth/unused-scopes-key.
+func scopeTableChecks() []check.Check {
 	var cs []check.Check
 	for _, tb := range routeTables {
 		tb := tb

@@ -64,7 +64,7 @@ func approvalChecks() []check.Check {
 					t.FatalAt(r, "BEN-010", "the beneficiary read carries the rejection reason; it is not returned on this surface")
 				}
 				l := get(t, "tenant", fresh.Beneficiaries(cust))
-				shape.Status(t, "BEN-010", l, http.StatusOK)
+				shape.StatusAnswer(t, l, shape.Want{Rule: "BEN-010", Status: http.StatusOK})
 				if bytes.Contains(l.Body, []byte(reason)) {
 					t.FatalAt(l, "BEN-010", "the beneficiary list carries the rejection reason; it is not returned on this surface")
 				}

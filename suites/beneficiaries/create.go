@@ -1,6 +1,7 @@
 package beneficiaries
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 
@@ -12,13 +13,16 @@ import (
 // createChecks are the checks of create.go.
 func createChecks() []check.Check {
 	return slices.Concat(
-		createPendingOnePerProviderChecks(),
+		creationChecks(),
 		unsupportedCurrencyAndSchemeChecks(),
 	)
 }
 
-// createPendingOnePerProviderChecks are checks of create.go (see createChecks).
-func createPendingOnePerProviderChecks() []check.Check {
+// creationChecks are the creation checks of create.go (see createChecks):
+// what a create answers and stores (pending, one result per provider), the
+// details a create requires (PROVIDER_B name attributes, bank details), and
+// the profile's seeded beneficiaries.
+func creationChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "beneficiaries/create-pending-one-per-provider",
@@ -53,7 +57,7 @@ func createPendingOnePerProviderChecks() []check.Check {
 						providers[p] = true
 					}
 				}
-				for id := range ids {
+				for _, id := range slices.Sorted(maps.Keys(ids)) {
 					b := read(t, "BEN-020", cust, id)
 					if b["id"] != id {
 						t.Fatalf("BEN-020", "GET beneficiaries/%s returned id %v", id, b["id"])
@@ -71,7 +75,7 @@ func createPendingOnePerProviderChecks() []check.Check {
 						listed[b["id"]] = true
 					}
 				}
-				for id := range ids {
+				for _, id := range slices.Sorted(maps.Keys(ids)) {
 					if !listed[id] {
 						t.Fatalf("BEN-020", "the beneficiary list does not hold the new beneficiary %s", id)
 					}
@@ -130,7 +134,9 @@ func createPendingOnePerProviderChecks() []check.Check {
 			Needs: []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp", "beneficiaries.eur", "beneficiaries.usd"},
 			Run: func(t *check.T) {
 				cust := t.Customer("active_personal")
-				for name, cur := range map[string]string{"gbp": "GBP", "eur": "EUR", "usd": "USD"} {
+				currencies := map[string]string{"gbp": "GBP", "eur": "EUR", "usd": "USD"}
+				for _, name := range slices.Sorted(maps.Keys(currencies)) {
+					cur := currencies[name]
 					b := read(t, "BEN-020", cust, t.Beneficiary(name))
 					if a := shape.String(t, "BEN-006", b, "approval_status"); a != "Approved" {
 						t.Fatalf("BEN-006", "beneficiaries.%s reads approval_status %q, want Approved (the profile names it approved)", name, a)

@@ -1,6 +1,8 @@
 package beneficiaries
 
 import (
+	"net/http"
+
 	"github.com/google/uuid"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -19,11 +21,11 @@ func reachChecks() []check.Check {
 			Run: func(t *check.T) {
 				other := fresh.Beneficiaries(t.Customer("active_business"))
 				// The beneficiary exists, for active_personal.
-				shape.Status(t, "BIND-020", get(t, "tenant", fresh.Beneficiaries(t.Customer("active_personal"))+"/"+t.Beneficiary("gbp")), 200)
+				shape.StatusAnswer(t, get(t, "tenant", fresh.Beneficiaries(t.Customer("active_personal"))+"/"+t.Beneficiary("gbp")), shape.Want{Rule: "BIND-020", Status: http.StatusOK})
 				mine := get(t, "tenant", other+"/"+t.Beneficiary("gbp"))
-				shape.NotFound(t, "BIND-020", mine)
+				shape.FlatAnswer(t, mine, shape.Want{Rule: "BIND-020", Status: http.StatusNotFound})
 				none := get(t, "tenant", other+"/"+uuid.NewString())
-				shape.NotFound(t, "BIND-020", none)
+				shape.FlatAnswer(t, none, shape.Want{Rule: "BIND-020", Status: http.StatusNotFound})
 				shape.SameResponse(t, "BIND-020", mine, none, "another customer's beneficiary and a nonexistent one")
 			},
 		},

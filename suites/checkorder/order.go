@@ -9,7 +9,9 @@ package checkorder
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -184,7 +186,8 @@ func orderChecks() []check.Check {
 				if other := t.Profile().CustomerMap()["other_tenant"]; other != "" {
 					targets["another tenant's customer"] = other
 				}
-				for what, id := range targets {
+				for _, what := range slices.Sorted(maps.Keys(targets)) {
+					id := targets[what]
 					r := t.Do(c, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + id, Body: malformedJSON, Header: jsonHeader(), IdempotencyKey: t.NewKey()})
 					if r.Status == http.StatusNotFound {
 						t.Fatalf("ORDER-016", "PATCH %s with a malformed JSON body: 404; body binding comes before the operation; body: %s", what, shape.Clip(r.Body))

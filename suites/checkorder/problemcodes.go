@@ -5,7 +5,9 @@ package checkorder
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -25,10 +27,12 @@ func problemcodesChecks() []check.Check {
 			Rules: []string{"ERR-017", "ERR-014"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				for what, v := range map[string][]string{
+				variants := map[string][]string{
 					"two X-Correlation-Id lines":       {"ts-corr-1", "ts-corr-2"},
 					"a 129-character X-Correlation-Id": {tooLongCorrelation},
-				} {
+				}
+				for _, what := range slices.Sorted(maps.Keys(variants)) {
+					v := variants[what]
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: http.Header{"X-Correlation-Id": v}})
 					shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-017", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("GET /me with %s", what)})
 				}
@@ -50,11 +54,13 @@ func problemcodesChecks() []check.Check {
 			Rules: []string{"ERR-019", "ERR-014"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				for what, v := range map[string][]string{
+				variants := map[string][]string{
 					"two Idempotency-Key lines":          {t.NewKey(), t.NewKey()},
 					"a 257-character Idempotency-Key":    {"ts-" + strings.Repeat("k", 254)},
 					"an Idempotency-Key holding a space": {"ts-key with-space"},
-				} {
+				}
+				for _, what := range slices.Sorted(maps.Keys(variants)) {
+					v := variants[what]
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{},
 						Header: http.Header{"Idempotency-Key": v}})
 					shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-019", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: fmt.Sprintf("PATCH /customers/{id} with %s", what)})

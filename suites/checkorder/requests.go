@@ -4,7 +4,9 @@ package checkorder
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,7 +74,8 @@ func bindingError(t *check.T, rule string, r *client.Response, what string) {
 	if !ok || len(errs) == 0 {
 		t.Fatalf(rule, "%s: problem member errors is %v, want a non-empty object of field to messages", what, m["errors"])
 	}
-	for field, v := range errs {
+	for _, field := range slices.Sorted(maps.Keys(errs)) {
+		v := errs[field]
 		msgs, ok := v.([]any)
 		if !ok || len(msgs) == 0 {
 			t.Fatalf("ERR-021", "%s: errors[%q] is %v, want a non-empty array of messages", what, field, v)

@@ -66,7 +66,7 @@ func whitelistChecks() []check.Check {
 					r := whitelist(t, "tenant", cust, b)
 					switch r.Status {
 					case http.StatusBadRequest:
-						shape.ProblemJSON(t, "WLA-002", r, http.StatusBadRequest, "")
+						shape.ProblemAnswer(t, r, shape.Want{Rule: "WLA-002", Status: http.StatusBadRequest})
 					case http.StatusUnprocessableEntity:
 						shape.EnvelopeAnswer(t, r, shape.Want{Rule: "WLA-002", Status: http.StatusUnprocessableEntity})
 					default:
@@ -101,12 +101,15 @@ func whitelistChecks() []check.Check {
 				decide(approved, "approve", "")
 				decide(rejected, "reject", "Ownership not proven")
 				decide(disabled, "disable", "")
-				for id, want := range map[string]struct {
-					rule, status string
-					reason       any
+				// A slice, not a map: the first failure (and its rule) is the
+				// same every run.
+				for _, want := range []struct {
+					id, rule, status string
+					reason           any
 				}{
-					approved: {"WLA-007", "Active", nil}, rejected: {"WLA-008", "Rejected", "Ownership not proven"}, disabled: {"WLA-009", "Disabled", nil},
+					{approved, "WLA-007", "Active", nil}, {rejected, "WLA-008", "Rejected", "Ownership not proven"}, {disabled, "WLA-009", "Disabled", nil},
 				} {
+					id := want.id
 					row := listedEntry(t, want.rule, cust, id)
 					if row == nil || row["status"] != want.status {
 						t.Fatalf(want.rule, "entry %s is listed as %v, want status %s", id, row, want.status)

@@ -1,6 +1,7 @@
 package crypto
 
 import (
+	"maps"
 	"math/big"
 	"net/http"
 	"slices"
@@ -290,7 +291,8 @@ func decisionChecks() []check.Check {
 					"ERR-130": "withdrawal_fee_unavailable", "ERR-131": "asset_network_policy_unavailable", "ERR-132": "crypto_withdrawals_disabled",
 					"ERR-133": "crypto_withdrawal_below_minimum", "ERR-134": "provider_submission_failed", "ERR-125": "ts_novel_decision_" + strings.ReplaceAll(uuid.NewString()[:8], "-", ""),
 				}
-				for rule, code := range codes {
+				for _, rule := range slices.Sorted(maps.Keys(codes)) {
+					code := codes[rule]
 					if err := t.Control().CryptoNextWithdrawal(t.Context(), cust, code, "Failed"); err != nil {
 						t.NoVerdict(err)
 					}
@@ -431,9 +433,9 @@ func preconditionAndPolicyGatesChecks() []check.Check {
 				}
 				defer state("")
 				state("blocked")
-				shape.Flat(t, "ERR-028", withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), http.StatusForbidden, "compliance_subject_blocked")
+				shape.FlatAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), shape.Want{Rule: "ERR-028", Status: http.StatusForbidden, Code: "compliance_subject_blocked"})
 				state("manual_review")
-				shape.Flat(t, "ERR-028", withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), http.StatusConflict, "compliance_subject_manual_review")
+				shape.FlatAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), shape.Want{Rule: "ERR-028", Status: http.StatusConflict, Code: "compliance_subject_manual_review"})
 				state("")
 				shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("BTC", "", "0.0001", entry)), shape.Want{Rule: "ERR-028", Status: http.StatusOK})
 			},

@@ -20,7 +20,7 @@ func post(t *check.T, c *client.Client, body map[string]any) *client.Response {
 func refusedValidation(t *check.T, rule string, r *client.Response, what string) {
 	switch r.Status {
 	case http.StatusBadRequest:
-		m := shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "")
+		m := shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest})
 		if _, ok := m["errors"].(map[string]any); !ok {
 			t.Fatalf(rule, "%s: 400 without an errors map: %s", what, r.Body)
 		}

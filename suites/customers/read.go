@@ -1,7 +1,9 @@
 package customers
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -29,7 +31,8 @@ func readChecks() []check.Check {
 					shape.Customer(t, c)
 				}
 				want := map[string]string{"active_personal": "Personal", "active_business": "Business"}
-				for name, ut := range want {
+				for _, name := range slices.Sorted(maps.Keys(want)) {
+					ut := want[name]
 					c := fresh.Read(t, "CUST-010", t.Customer(name))
 					if c["user_type"] != ut {
 						t.Errorf("CUST-004", "customers.%s has user_type %v, want %s", name, c["user_type"], ut)

@@ -67,9 +67,9 @@ func conversionRequestChecks() []check.Check {
 				id := setup(t, "CONV-014", t.Customer("exchange"), body("GBP", "EUR", 1000))["id"].(string)
 				other := t.Customer("active_business")
 				mine := read(t, other, id)
-				shape.NotFound(t, "CONV-013", mine)
+				shape.FlatAnswer(t, mine, shape.Want{Rule: "CONV-013", Status: http.StatusNotFound})
 				none := read(t, other, uuid.NewString())
-				shape.NotFound(t, "CONV-013", none)
+				shape.FlatAnswer(t, none, shape.Want{Rule: "CONV-013", Status: http.StatusNotFound})
 				shape.SameResponse(t, "BIND-020", mine, none, "another customer's conversion and a nonexistent one")
 			},
 		},
@@ -126,7 +126,7 @@ func conversionAmountChecks() []check.Check {
 						t.FatalAt(r, "CONV-003", "a conversion of amount_minor %#v was taken; it must be an integer", amt)
 					}
 					if r.Status == http.StatusBadRequest {
-						shape.ProblemJSON(t, "CONV-003", r, http.StatusBadRequest, "")
+						shape.ProblemAnswer(t, r, shape.Want{Rule: "CONV-003", Status: http.StatusBadRequest})
 					} else {
 						shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-055", Status: http.StatusUnprocessableEntity, Code: "invalid_amount"})
 					}
@@ -270,7 +270,7 @@ func conversionGateChecks() []check.Check {
 			Run: func(t *check.T) {
 				cust := activeCustomer(t)
 				control(t, "/money-policy/compliance/"+cust, map[string]any{"state": "blocked"})
-				shape.Flat(t, "ERR-028", convert(t, cust, body("GBP", "EUR", 1000)), http.StatusForbidden, "compliance_subject_blocked")
+				shape.FlatAnswer(t, convert(t, cust, body("GBP", "EUR", 1000)), shape.Want{Rule: "ERR-028", Status: http.StatusForbidden, Code: "compliance_subject_blocked"})
 			},
 		},
 	}

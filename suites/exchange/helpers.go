@@ -8,9 +8,11 @@ package exchange
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -126,7 +128,8 @@ func decimal(v any) (*big.Rat, bool) {
 // whose name contains "rate" or "price", a positive JSON number or decimal
 // string).
 func rateOf(data map[string]any) (*big.Rat, string) {
-	for k, v := range data {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		v := data[k]
 		lk := strings.ToLower(k)
 		if strings.Contains(lk, "rate") || strings.Contains(lk, "price") {
 			if r, ok := decimal(v); ok && r.Sign() > 0 {
@@ -140,7 +143,8 @@ func rateOf(data map[string]any) (*big.Rat, string) {
 // expiryOf finds the expiry in a price answer (reading CONV-015: the member
 // whose name contains "expir", a string).
 func expiryOf(data map[string]any) (string, bool) {
-	for k, v := range data {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		v := data[k]
 		if strings.Contains(strings.ToLower(k), "expir") {
 			s, ok := v.(string)
 			return s, ok && s != ""

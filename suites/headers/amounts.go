@@ -8,8 +8,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -58,7 +60,8 @@ func amountTypes(body []byte) (seen int, wrong []string) {
 	walk = func(path string, v any) {
 		switch x := v.(type) {
 		case map[string]any:
-			for k, val := range x {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				val := x[k]
 				p := path + "." + k
 				switch {
 				case strings.HasSuffix(k, "_minor"):

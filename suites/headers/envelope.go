@@ -7,9 +7,11 @@ package headers
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -34,7 +36,8 @@ var uuidKeys = map[string]bool{"id": true, "customer_id": true, "parent_customer
 func walkIDs(t *check.T, v any, path string, n *int) {
 	switch x := v.(type) {
 	case map[string]any:
-		for k, e := range x {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			e := x[k]
 			p := path + "." + k
 			switch {
 			case uuidKeys[k]:

@@ -5,9 +5,11 @@ package headers
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -139,7 +141,8 @@ var snakeKey = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 func badKeys(v any, path string, out *[]string) (names int) {
 	switch x := v.(type) {
 	case map[string]any:
-		for k, e := range x {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			e := x[k]
 			names++
 			p := path + "." + k
 			if !snakeKey.MatchString(k) {

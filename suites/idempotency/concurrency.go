@@ -184,7 +184,7 @@ func split(t *check.T, rule string, rs []*client.Response, code string) (ok, con
 			if m, err := r.JSON(); err == nil && m["code"] != code {
 				t.Fatalf(rule, "concurrent request %d: 409 with code %v, want %s", i+1, m["code"], code)
 			}
-			shape.ProblemJSON(t, "IDEM-022", r, http.StatusConflict, code)
+			shape.ProblemAnswer(t, r, shape.Want{Rule: "IDEM-022", Status: http.StatusConflict, Code: code})
 			conflicts = append(conflicts, r)
 		default:
 			t.Fatalf(rule, "concurrent request %d: status %d, want 2xx or 409 %s; body: %s", i+1, r.Status, code, shape.Clip(r.Body))

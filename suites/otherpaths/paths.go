@@ -57,7 +57,7 @@ func pathsChecks() []check.Check {
 				ok(t, "OTHER-003", getPath(t, t.Client("tenant"), api.Callback), "GET "+api.Callback+" with keys.tenant")
 				// read_only holds onboarding:read, not onboarding:write: one
 				// refusal proves the rule.
-				shape.ProblemJSON(t, "OTHER-003", getPath(t, t.Client("read_only"), api.Callback), http.StatusForbidden, "api_key_not_authorized")
+				shape.ProblemAnswer(t, getPath(t, t.Client("read_only"), api.Callback), shape.Want{Rule: "OTHER-003", Status: http.StatusForbidden, Code: "api_key_not_authorized"})
 			},
 		},
 		{
@@ -71,7 +71,7 @@ func pathsChecks() []check.Check {
 				t.SpendAuthFailures(len(paths))
 				for _, p := range paths {
 					r := getPath(t, t.Anonymous(), p)
-					shape.ProblemJSON(t, "OTHER-004", r, http.StatusUnauthorized, "api_key_authentication_failed")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "OTHER-004", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed"})
 				}
 			},
 		},

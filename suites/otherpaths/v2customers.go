@@ -2,7 +2,9 @@ package otherpaths
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -21,7 +23,7 @@ func v2List(t *check.T, key string, limit string) (items []any, count, lim int) 
 		q["limit"] = []string{limit}
 	}
 	r := t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: v2Customers, Query: q})
-	shape.Status(t, "V2-001", r, http.StatusOK)
+	shape.StatusAnswer(t, r, shape.Want{Rule: "V2-001", Status: http.StatusOK})
 	shape.ContentType(t, "V2-001", r, shape.JSON)
 	m := shape.Object(t, "V2-001", r)
 	items = shape.Array(t, "V2-008", m, "items")
@@ -142,7 +144,7 @@ func v2customersChecks() []check.Check {
 				if count > len(reach) {
 					t.Fatalf("BIND-005", "the subject key lists %d customers; it reaches only %d (its customer and direct children)", count, len(reach))
 				}
-				for id := range ids(items) {
+				for _, id := range slices.Sorted(maps.Keys(ids(items))) {
 					if !reach[id] {
 						t.Fatalf("BIND-005", "the subject key's v2 list holds %s, which is neither its customer nor a direct child", id)
 					}

@@ -91,7 +91,7 @@ func tighterBudget(t *check.T) int {
 			accepted(t, "V2-002", r, "POST "+w.path+" #"+strconv.Itoa(i))
 		}
 		t.Logf("POST %s: %d requests passed, #%d is 429", w.path, i-1, i)
-		shape.ProblemJSON(t, "RATE-003", r, http.StatusTooManyRequests, "rate_limited")
+		shape.ProblemAnswer(t, r, shape.Want{Rule: "RATE-003", Status: http.StatusTooManyRequests, Code: "rate_limited"})
 		vals := r.Header.Values("Retry-After")
 		if len(vals) != 1 {
 			t.Fatalf("RATE-001", "the access-requests 429 carries %d Retry-After headers %q, want one", len(vals), vals)
@@ -131,9 +131,9 @@ func v2writesChecks() []check.Check {
 				c := t.Client("tenant")
 				for _, w := range v2Writes {
 					r := post(t, c, w.path, w.body(), "")
-					shape.ProblemJSON(t, "IDEM-023", r, http.StatusBadRequest, "idempotency_key_invalid")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "IDEM-023", Status: http.StatusBadRequest, Code: "idempotency_key_invalid"})
 					r = post(t, c, w.path, w.body(), "ts-1234")
-					shape.ProblemJSON(t, "IDEM-023", r, http.StatusBadRequest, "idempotency_key_invalid")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "IDEM-023", Status: http.StatusBadRequest, Code: "idempotency_key_invalid"})
 				}
 			},
 		},
@@ -152,7 +152,7 @@ func v2writesChecks() []check.Check {
 						shape.SameResponse(t, "IDEM-023", first, post(t, c, w.path, body, key), "identical POST "+w.path+" retry #"+strconv.Itoa(i))
 					}
 					r := post(t, c, w.path, w.body(), key)
-					shape.ProblemJSON(t, "IDEM-023", r, http.StatusConflict, "idempotency_key_reused")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "IDEM-023", Status: http.StatusConflict, Code: "idempotency_key_reused"})
 				}
 			},
 		},

@@ -7,6 +7,8 @@
 package payoutbatches
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -34,7 +36,8 @@ func expectItems(t *check.T, rule string, batch map[string]any, want map[int]ite
 	if len(items) != len(want) {
 		t.Fatalf(rule, "batch has %d items, want %d", len(items), len(want))
 	}
-	for seq, w := range want {
+	for _, seq := range slices.Sorted(maps.Keys(want)) {
+		w := want[seq]
 		it, ok := items[seq]
 		if !ok {
 			t.Fatalf(rule, "no item with sequence %d", seq)

@@ -1,7 +1,9 @@
 package payoutbatches
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -86,7 +88,8 @@ func intakeChecks() []check.Check {
 					"EUR": {"BOOK_TRANSFER", "FPS", "CHAPS", "SCT INSTANT", "SEPA_INSTANT_X"},
 					"USD": {"BOOK_TRANSFER", "FPS", "SCT", "RTP"},
 				}
-				for cur, bad := range cases {
+				for _, cur := range slices.Sorted(maps.Keys(cases)) {
+					bad := cases[cur]
 					for _, rail := range bad {
 						r := fresh.PostBatch(t, map[string]any{"currency": cur, "rail": rail, "items": []any{fresh.BatchItem(ben, 100, "Rent")}})
 						if book := strings.EqualFold(strings.ReplaceAll(rail, "-", "_"), "BOOK_TRANSFER"); book && (r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "unsupported_rail") {
@@ -127,13 +130,13 @@ func intakeChecks() []check.Check {
 				body := map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Rent")}}
 				for _, id := range []string{"5d1f0c3e-2a47-4b8e-9c11-0e6f2b7a9d40", t.Customer("other_tenant")} {
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(id), JSON: body, IdempotencyKey: t.NewKey()})
-					m := shape.NotFound(t, "PB-090", r)
+					m := shape.FlatAnswer(t, r, shape.Want{Rule: "PB-090", Status: http.StatusNotFound})
 					if m["title"] != "Customer was not found." {
 						t.ErrorAt(r, "PB-090", "404 title %v, want 'Customer was not found.'", m["title"])
 					}
 				}
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(t.Customer("active_personal")), JSON: body})
-				shape.ProblemJSON(t, "PB-089", r, http.StatusBadRequest, "idempotency_key_invalid")
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "PB-089", Status: http.StatusBadRequest, Code: "idempotency_key_invalid"})
 			},
 		},
 		{

@@ -1,6 +1,9 @@
 package payoutbatches
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/fresh"
 	"github.com/touchstone-harness/touchstone/internal/rails"
@@ -31,7 +34,8 @@ func railsChecks() []check.Check {
 					for a, c := range rails.Aliases(cur) {
 						names[a] = c
 					}
-					for name, canon := range names {
+					for _, name := range slices.Sorted(maps.Keys(names)) {
+						canon := names[name]
 						for _, spelling := range rails.Spellings(name) {
 							b := fresh.Batch(t, "PB-060", map[string]any{"currency": cur, "rail": spelling, "items": []any{fresh.BatchItem(ben[cur], 100, "Invoice Alpha")}})
 							if got := shape.String(t, "PB-003", b, "rail"); got != canon {
@@ -56,9 +60,12 @@ func railsChecks() []check.Check {
 			Labels: []string{check.Mutating},
 			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.usd"),
 			Run: func(t *check.T) {
-				for cur, c := range map[string]struct{ ben, rule string }{
-					"GBP": {t.Beneficiary("gbp"), "PB-064"}, "EUR": {t.Beneficiary("eur"), "PB-067"}, "USD": {t.Beneficiary("usd"), "PB-071"},
+				// In the table's order (a slice, not a map: the first
+				// failure is the same every run).
+				for _, c := range []struct{ cur, ben, rule string }{
+					{"GBP", t.Beneficiary("gbp"), "PB-064"}, {"EUR", t.Beneficiary("eur"), "PB-067"}, {"USD", t.Beneficiary("usd"), "PB-071"},
 				} {
+					cur := c.cur
 					for _, body := range []map[string]any{
 						{"currency": cur, "items": []any{fresh.BatchItem(c.ben, 100, "Invoice Alpha")}},
 						{"currency": cur, "rail": nil, "items": []any{fresh.BatchItem(c.ben, 100, "Invoice Alpha")}},

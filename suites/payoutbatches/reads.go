@@ -121,7 +121,7 @@ func readsChecks() []check.Check {
 				unknown := "0b9e4c1a-7d2f-4e63-8a15-3c6d9f2e8b71"
 				for _, p := range []string{fresh.BatchesPath(unknown), fresh.BatchesPath(unknown) + "/" + unknown} {
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: p})
-					if m := shape.NotFound(t, "PB-101", r); m["title"] != "Customer was not found." {
+					if m := shape.FlatAnswer(t, r, shape.Want{Rule: "PB-101", Status: http.StatusNotFound}); m["title"] != "Customer was not found." {
 						t.ErrorAt(r, "PB-101", "404 title %v, want 'Customer was not found.'", m["title"])
 					}
 				}
@@ -130,7 +130,7 @@ func readsChecks() []check.Check {
 				other := t.Do(c, client.Request{Method: http.MethodGet, Path: fresh.BatchesPath(t.Customer("active_business")) + "/" + id})
 				none := t.Do(c, client.Request{Method: http.MethodGet, Path: fresh.BatchesPath(t.Customer("active_business")) + "/" + unknown})
 				for _, r := range []*client.Response{other, none} {
-					if m := shape.NotFound(t, "PB-102", r); m["title"] != "Payout batch was not found." {
+					if m := shape.FlatAnswer(t, r, shape.Want{Rule: "PB-102", Status: http.StatusNotFound}); m["title"] != "Payout batch was not found." {
 						t.ErrorAt(r, "PB-102", "404 title %v, want 'Payout batch was not found.'", m["title"])
 					}
 				}

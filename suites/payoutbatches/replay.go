@@ -40,7 +40,7 @@ func replayChecks() []check.Check {
 				}
 				// The same key with another body is a conflict, not a batch.
 				req.JSON = map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 4201, "Replay me")}}
-				shape.ProblemJSON(t, "PB-091", t.Do(c, req), http.StatusConflict, "idempotency_key_reused")
+				shape.ProblemAnswer(t, t.Do(c, req), shape.Want{Rule: "PB-091", Status: http.StatusConflict, Code: "idempotency_key_reused"})
 			},
 		},
 		{

@@ -2,8 +2,10 @@ package ratelimit
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -159,7 +161,7 @@ func limited(t *check.T, statusRule string, r *client.Response, what string) int
 // noRateLimitHeaders asserts no response carries an X-RateLimit-* header.
 func noRateLimitHeaders(t *check.T, rs []*client.Response) {
 	for i, r := range rs {
-		for name := range r.Header {
+		for _, name := range slices.Sorted(maps.Keys(r.Header)) {
 			if strings.HasPrefix(strings.ToLower(name), "x-ratelimit-") {
 				t.Fatalf("RATE-002", "response #%d (%d) carries %s: %q; no X-RateLimit-* headers exist", i+1, r.Status, name, r.Header.Values(name))
 			}

@@ -82,7 +82,7 @@ func interplayChecks() []check.Check {
 					if r.Status != e.status {
 						t.NoVerdict(fmt.Errorf("%s answered %d, want %d: the refusal this check relies on did not happen; body: %s", e.what, r.Status, e.status, shape.Clip(r.Body)))
 					}
-					shape.ProblemJSON(t, "RATE-009", r, e.status, e.code)
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "RATE-009", Status: e.status, Code: e.code})
 				}
 				rs := fire(t, repeat(c, me, routeBudget))
 				last := t.Do(c, me)

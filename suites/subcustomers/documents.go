@@ -55,7 +55,7 @@ func documentsChecks() []check.Check {
 					t.Fatalf("SUB-028", "documents[0] has no id: %v", first)
 				}
 				r := get(t, "tenant", path+"/"+id)
-				shape.Status(t, "SUB-009", r, http.StatusOK)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "SUB-009", Status: http.StatusOK})
 				ct := r.ContentType()
 				if ct == "" || ct == shape.JSON || ct == shape.Problem {
 					t.Fatalf("SUB-009", "the download's Content-Type is %q; want the provider's content type, not JSON", r.Header.Get("Content-Type"))

@@ -1,7 +1,9 @@
 package subcustomers
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -158,7 +160,7 @@ func endcustomersChecks() []check.Check {
 				if len(paged) < len(all) {
 					t.Fatalf("SUB-007", "with page=2&limit=1 the list has %d children, without %d; page and limit are ignored", len(paged), len(all))
 				}
-				for id := range all {
+				for _, id := range slices.Sorted(maps.Keys(all)) {
 					if !paged[id] {
 						t.Fatalf("SUB-007", "with page=2&limit=1 child %s is missing", id)
 					}

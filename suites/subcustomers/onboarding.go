@@ -50,7 +50,7 @@ func childSession(t *check.T, rule string, s map[string]any) {
 func refused(t *check.T, rule string, r *client.Response, what string) {
 	switch r.Status {
 	case http.StatusBadRequest:
-		shape.ProblemJSON(t, rule, r, http.StatusBadRequest, "")
+		shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest})
 	case http.StatusUnprocessableEntity:
 		d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusUnprocessableEntity})
 		if _, ok := d["code"].(string); !ok {

@@ -156,7 +156,7 @@ func transferCreateChecks() []check.Check {
 						t.ErrorAt(r, c.rule, "an invalid internal transfer answered %d, want a 4xx refusal", r.Status)
 						continue
 					}
-					shape.NotFound(t, c.rule, get(t, base(t)+"/by-client-reference/"+c.body["client_reference"].(string)))
+					shape.FlatAnswer(t, get(t, base(t)+"/by-client-reference/"+c.body["client_reference"].(string)), shape.Want{Rule: c.rule, Status: http.StatusNotFound})
 				}
 			},
 		},
@@ -174,7 +174,7 @@ func transferCreateChecks() []check.Check {
 					t.Fatalf("ITR-020", "an identical retry answered transfer %v, want the same %v", again["id"], first["id"])
 				}
 				b["amount_minor"] = 322
-				shape.FlatOrRefusal(t, "ITR-021", post(t, b), http.StatusConflict, "internal_transfer_client_reference_reused")
+				shape.FlatOrRefusalAnswer(t, post(t, b), shape.Want{Rule: "ITR-021", Status: http.StatusConflict, Code: "internal_transfer_client_reference_reused"})
 			},
 		},
 		{
@@ -188,7 +188,7 @@ func transferCreateChecks() []check.Check {
 				// Before the POST the reference is unknown (404). This says
 				// nothing of a request in flight (ITR-022): any server passes
 				// it, so only transfers/recovery-404-in-flight judges that.
-				shape.NotFound(t, "ITR-015", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)))
+				shape.FlatAnswer(t, get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)), shape.Want{Rule: "ITR-015", Status: http.StatusNotFound})
 				x := done(t, "ITR-012", post(t, b))
 				byRef := done(t, "ITR-015", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)))
 				if byRef["id"] != x["id"] {
@@ -198,7 +198,7 @@ func transferCreateChecks() []check.Check {
 				if byID["id"] != x["id"] {
 					t.Fatalf("ITR-014", "by id returned %v, want %v", byID["id"], x["id"])
 				}
-				shape.NotFound(t, "ITR-014", get(t, base(t)+"/"+uuid.NewString()))
+				shape.FlatAnswer(t, get(t, base(t)+"/"+uuid.NewString()), shape.Want{Rule: "ITR-014", Status: http.StatusNotFound})
 			},
 		},
 		{
@@ -255,7 +255,7 @@ func transferGateChecks() []check.Check {
 				if r.Status/100 == 2 {
 					t.ErrorAt(r, "ITR-016", "a transfer was made (%d) while the parent lacked the internal-transfer capability", r.Status)
 				}
-				shape.FlatOrRefusal(t, "ITR-011", r, http.StatusForbidden, "parent_child_internal_transfers_disabled")
+				shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "ITR-011", Status: http.StatusForbidden, Code: "parent_child_internal_transfers_disabled"})
 				done(t, "ITR-016", post(t, tbody("parent_to_end_customer", "GBP", 10)))
 			},
 		},
@@ -277,7 +277,7 @@ func transferGateChecks() []check.Check {
 				if r.Status/100 == 2 {
 					t.ErrorAt(r, "ITR-017", "a transfer was made (%d) while the child was Suspended; both parties must be active", r.Status)
 				}
-				shape.Flat(t, "ITR-026", r, http.StatusConflict, "internal_transfer_party_not_active")
+				shape.FlatAnswer(t, r, shape.Want{Rule: "ITR-026", Status: http.StatusConflict, Code: "internal_transfer_party_not_active"})
 			},
 		},
 		{
@@ -300,8 +300,8 @@ func transferGateChecks() []check.Check {
 				if p.Status/100 == 2 {
 					t.ErrorAt(p, "ITR-018", "a transfer was made (%d) without an enabled matching transfer policy", p.Status)
 				}
-				shape.Flat(t, "ITR-027", r, http.StatusConflict, "internal_transfer_accounts_ineligible")
-				shape.Flat(t, "ITR-028", p, http.StatusConflict, "internal_transfer_policy_unavailable")
+				shape.FlatAnswer(t, r, shape.Want{Rule: "ITR-027", Status: http.StatusConflict, Code: "internal_transfer_accounts_ineligible"})
+				shape.FlatAnswer(t, p, shape.Want{Rule: "ITR-028", Status: http.StatusConflict, Code: "internal_transfer_policy_unavailable"})
 				done(t, "ITR-018", post(t, tbody("parent_to_end_customer", "EUR", 10)))
 			},
 		},
@@ -320,14 +320,14 @@ func transferGateChecks() []check.Check {
 					return b
 				}
 				done(t, "ITR-006", post(t, with("parent_to_end_customer", "GBP", conv)))
-				shape.Flat(t, "ITR-029", post(t, with("parent_to_end_customer", "GBP", uuid.NewString())), http.StatusConflict, "internal_transfer_origin_exchange_invalid")
-				shape.Flat(t, "ITR-006", post(t, with("parent_to_end_customer", "EUR", conv)), http.StatusConflict, "internal_transfer_origin_exchange_invalid")
+				shape.FlatAnswer(t, post(t, with("parent_to_end_customer", "GBP", uuid.NewString())), shape.Want{Rule: "ITR-029", Status: http.StatusConflict, Code: "internal_transfer_origin_exchange_invalid"})
+				shape.FlatAnswer(t, post(t, with("parent_to_end_customer", "EUR", conv)), shape.Want{Rule: "ITR-006", Status: http.StatusConflict, Code: "internal_transfer_origin_exchange_invalid"})
 				b := with("end_customer_to_parent", "GBP", conv)
 				r := post(t, b)
 				if r.Status < 400 {
 					t.FatalAt(r, "ITR-031", "end_customer_to_parent with origin_exchange_order_id answered %d; it must be refused", r.Status)
 				}
-				shape.Flat(t, "ITR-032", r, http.StatusConflict, "internal_transfer_origin_exchange_invalid")
+				shape.FlatAnswer(t, r, shape.Want{Rule: "ITR-032", Status: http.StatusConflict, Code: "internal_transfer_origin_exchange_invalid"})
 			},
 		},
 	}
@@ -351,7 +351,7 @@ func transferLimitChecks() []check.Check {
 				defer ctl(t, "ITR-030", "limit", map[string]any{"customer_id": child, "max_minor": -1})
 				done(t, "ITR-019", post(t, tbody("parent_to_end_customer", "GBP", 500)))
 				b := tbody("end_customer_to_parent", "GBP", 500)
-				shape.Flat(t, "ITR-030", post(t, b), http.StatusUnprocessableEntity, "internal_transfer_limit_exceeded")
+				shape.FlatAnswer(t, post(t, b), shape.Want{Rule: "ITR-030", Status: http.StatusUnprocessableEntity, Code: "internal_transfer_limit_exceeded"})
 				r := post(t, b)
 				if r.Status == http.StatusConflict {
 					t.FatalAt(r, "ITR-023", "an identical retry the same UTC day is a 409; it may reuse the retained decision")
@@ -359,7 +359,7 @@ func transferLimitChecks() []check.Check {
 				if _, err := t.Control().Advance(t.Context(), 24*time.Hour); err != nil {
 					t.Fatalf("ITR-024", "control: advance the clock: %v", err)
 				}
-				shape.FlatOrRefusal(t, "ITR-024", post(t, b), http.StatusConflict, "internal_transfer_limit_decision_stale")
+				shape.FlatOrRefusalAnswer(t, post(t, b), shape.Want{Rule: "ITR-024", Status: http.StatusConflict, Code: "internal_transfer_limit_decision_stale"})
 			},
 		},
 		{
@@ -371,7 +371,7 @@ func transferLimitChecks() []check.Check {
 			Run: func(t *check.T) {
 				b := tbody("parent_to_end_customer", "GBP", 30)
 				ctl(t, "ITR-025", "legacy-decision", map[string]any{"parent_id": t.Customer("parent"), "client_reference": b["client_reference"]})
-				shape.FlatOrRefusal(t, "ITR-025", post(t, b), http.StatusConflict, "internal_transfer_client_reference_reused")
+				shape.FlatOrRefusalAnswer(t, post(t, b), shape.Want{Rule: "ITR-025", Status: http.StatusConflict, Code: "internal_transfer_client_reference_reused"})
 			},
 		},
 	}
@@ -435,7 +435,7 @@ func recovery404InFlightChecks() []check.Check {
 				if err := ctl.SetLatency(t.Context(), http.MethodPost, template, 0); err != nil {
 					t.Fatalf("ITR-022", "control: latency off: %v", err)
 				}
-				shape.NotFound(t, "ITR-022", during)
+				shape.FlatAnswer(t, during, shape.Want{Rule: "ITR-022", Status: http.StatusNotFound})
 				x := done(t, "ITR-012", first)
 				again := done(t, "ITR-020", post(t, b))
 				if again["id"] != x["id"] {

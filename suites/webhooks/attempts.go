@@ -23,7 +23,7 @@ func attempts(t *check.T, key, id, query string) *client.Response {
 
 // emptyPage asserts a 200 v2 list with count 0 and returns limit.
 func emptyPage(t *check.T, rule string, r *client.Response, what string) int {
-	shape.Status(t, rule, r, http.StatusOK)
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	m := shape.Object(t, rule, r)
 	if n := shape.Int(t, rule, m, "count"); n != 0 {
 		t.FatalAt(r, rule, "%s: count %d, want an empty page", what, n)
@@ -44,7 +44,7 @@ func attemptsChecks() []check.Check {
 				// An unknown id: an empty page, not 404 (WHM-060); a row
 				// in it does not stop the owner's own list being judged.
 				unknown := attempts(t, "subject", uuid.NewString(), "")
-				shape.Status(t, "WHM-060", unknown, http.StatusOK)
+				shape.StatusAnswer(t, unknown, shape.Want{Rule: "WHM-060", Status: http.StatusOK})
 				if n := shape.Int(t, "WHM-060", shape.Object(t, "WHM-060", unknown), "count"); n != 0 {
 					t.ErrorAt(unknown, "WHM-060", "an unknown subscription id: count %d, want an empty page", n)
 				}
@@ -52,7 +52,7 @@ func attemptsChecks() []check.Check {
 				defer undo()
 				emptyPage(t, "WHM-009", attempts(t, "subject", id, ""), "a subscription with no deliveries yet")
 				emptyPage(t, "WHM-060", attempts(t, "child", id, ""), "another subject's subscription")
-				shape.NotFound(t, "WHM-074", t.Do(t.Client("child"), client.Request{Method: http.MethodGet, Path: sub(id)}))
+				shape.FlatAnswer(t, t.Do(t.Client("child"), client.Request{Method: http.MethodGet, Path: sub(id)}), shape.Want{Rule: "WHM-074", Status: http.StatusNotFound})
 			},
 		},
 		{

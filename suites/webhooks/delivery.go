@@ -2,7 +2,9 @@ package webhooks
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -34,7 +36,7 @@ func envelopeOf(t *check.T, rule string, rec verify.Record) map[string]any {
 
 func attemptRows(t *check.T, rule, key, subID, query string) []map[string]any {
 	r := attempts(t, key, subID, query)
-	shape.Status(t, rule, r, http.StatusOK)
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	m := shape.Object(t, rule, r)
 	var out []map[string]any
 	for _, it := range shape.Array(t, rule, m, "items") {
@@ -106,7 +108,8 @@ func deliveryChecks() []check.Check {
 					"status":                 {"WHM-068", "Delivered"},
 					"nextRetryAt":            {"WHM-071", nil},
 				}
-				for k, w := range want {
+				for _, k := range slices.Sorted(maps.Keys(want)) {
+					w := want[k]
 					if row[k] != w.v {
 						t.Errorf(w.rule, "delivery attempt %s is %v, want %v", k, row[k], w.v)
 					}

@@ -3,9 +3,11 @@ package webhooks
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -71,7 +73,9 @@ func checkCompleted(t *check.T, d map[string]any, id, cust, from, to string, amo
 			t.Errorf("EVT-126", "conversion.completed data lacks %s: %v", k, d)
 		}
 	}
-	for k, want := range map[string]string{"conversion_request_id": id, "customer_id": cust, "from_currency": from, "to_currency": to} {
+	fields := map[string]string{"conversion_request_id": id, "customer_id": cust, "from_currency": from, "to_currency": to}
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		want := fields[k]
 		if d[k] != want {
 			t.Errorf("EVT-126", "conversion.completed data.%s is %v, want %s", k, d[k], want)
 		}

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"encoding/json"
+	"maps"
 	"math/big"
 	"net/http"
 	"slices"
@@ -55,14 +56,15 @@ func sameNumber(v any, want string) bool {
 // eventsCryptoChecks are the checks of events_crypto.go.
 func eventsCryptoChecks() []check.Check {
 	return slices.Concat(
-		eventCryptoDepositReceivedChecks(),
-		eventCryptoHeldDepositSilentChecks(),
+		cryptoMoneyEventChecks(),
+		heldCryptoDepositEventChecks(),
 	)
 }
 
-// eventCryptoDepositReceivedChecks are checks of events_crypto.go (see
+// cryptoMoneyEventChecks are the crypto deposit.received and
+// withdrawal.completed payload checks of events_crypto.go (see
 // eventsCryptoChecks).
-func eventCryptoDepositReceivedChecks() []check.Check {
+func cryptoMoneyEventChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "webhooks/event-crypto-deposit-received",
@@ -117,7 +119,9 @@ func eventCryptoDepositReceivedChecks() []check.Check {
 				if d["deposit_type"] != "crypto" {
 					t.Errorf("EVT-097", "data.deposit_type is %v, want crypto", d["deposit_type"])
 				}
-				for rule, keys := range map[string][]string{"EVT-098": {"sender"}, "EVT-099": {"virtual_account_id"}, "EVT-101": {"iban", "bic"}} {
+				nullOn := map[string][]string{"EVT-098": {"sender"}, "EVT-099": {"virtual_account_id"}, "EVT-101": {"iban", "bic"}}
+				for _, rule := range slices.Sorted(maps.Keys(nullOn)) {
+					keys := nullOn[rule]
 					for _, k := range keys {
 						if v, has := d[k]; has && v != nil {
 							t.Errorf(rule, "data.%s is %v on a crypto deposit, want null", k, v)
@@ -249,7 +253,9 @@ func eventCryptoDepositReceivedChecks() []check.Check {
 				if !sameNumber(d["amount_minor"], "1250000000000000000") {
 					t.Errorf("EVT-115", "data.amount_minor is %v, want 1250000000000000000 (atomic units)", d["amount_minor"])
 				}
-				for rule, k := range map[string]string{"EVT-116": "currency", "EVT-121": "beneficiary_name", "EVT-124": "blockchain_tx_hash"} {
+				nullOn := map[string]string{"EVT-116": "currency", "EVT-121": "beneficiary_name", "EVT-124": "blockchain_tx_hash"}
+				for _, rule := range slices.Sorted(maps.Keys(nullOn)) {
+					k := nullOn[rule]
 					if v, has := d[k]; has && v != nil {
 						t.Errorf(rule, "data.%s is %v on a crypto withdrawal, want null", k, v)
 					}
@@ -277,9 +283,9 @@ func eventCryptoDepositReceivedChecks() []check.Check {
 	}
 }
 
-// eventCryptoHeldDepositSilentChecks returns check
+// heldCryptoDepositEventChecks returns check
 // webhooks/event-crypto-held-deposit-silent (one of eventsCryptoChecks).
-func eventCryptoHeldDepositSilentChecks() []check.Check {
+func heldCryptoDepositEventChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "webhooks/event-crypto-held-deposit-silent",

@@ -2,7 +2,9 @@ package webhooks
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -65,7 +67,8 @@ func eventsWithdrawalsChecks() []check.Check {
 					"fee_minor": {"EVT-118", 40}, "beneficiary_name": {"EVT-121", nil}, "asset_code": {"EVT-122", nil},
 					"customer_id": {"EVT-113", cust}, "withdrawal_id": {"EVT-113", id}, "beneficiary_id": {"EVT-113", t.Beneficiary("gbp")},
 				}
-				for k, w := range want {
+				for _, k := range slices.Sorted(maps.Keys(want)) {
+					w := want[k]
 					if fmt.Sprint(d[k]) != fmt.Sprint(w.v) {
 						t.Errorf(w.rule, "withdrawal.completed data.%s is %v, want %v", k, d[k], w.v)
 					}

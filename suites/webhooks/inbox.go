@@ -220,7 +220,7 @@ func (in *inbox) subscribe(rule, key string, maxAttempts any, eventTypes ...stri
 		body["maxAttempts"] = maxAttempts
 	}
 	r := fresh.Register(in.t, key, body)
-	shape.Status(in.t, rule, r, http.StatusCreated)
+	shape.StatusAnswer(in.t, r, shape.Want{Rule: rule, Status: http.StatusCreated})
 	m := shape.Object(in.t, rule, r)
 	in.setSecret(shape.String(in.t, rule, m, "subscriptionId"), shape.String(in.t, rule, m, "secret"))
 	return m

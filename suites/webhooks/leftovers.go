@@ -22,7 +22,7 @@ const redirectPath = "/ts-redirected"
 // status must match; the code is read from data.code (envelope) or the
 // top-level code member (flat or problem+json), either accepted.
 func webhookRefusal(t *check.T, rule string, r *client.Response, status int, code string) {
-	shape.StatusOfCode(t, rule, r, status, code)
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: status, Code: code})
 	m := shape.Object(t, rule, r)
 	got, where := m["code"], "code"
 	if d, ok := m["data"].(map[string]any); ok && d["code"] != nil {

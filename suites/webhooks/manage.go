@@ -54,7 +54,7 @@ func manageChecks() []check.Check {
 				defer undo()
 				secret := shape.String(t, "WHM-003", m, "secret")
 				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: sub(id)})
-				shape.Status(t, "WHM-005", r, http.StatusOK)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-005", Status: http.StatusOK})
 				one := shape.Object(t, "WHM-005", r)
 				noSecret(t, "WHM-005", "WHM-014", r, one, "GET webhook-subscriptions/{id}")
 				if one["subscriptionId"] != id || one["url"] != m["url"] {
@@ -64,7 +64,7 @@ func manageChecks() []check.Check {
 					t.ErrorAt(r, "WHM-013", "GET secretSha256 %s is not the SHA-256 of the secret returned at registration", got)
 				}
 				lr := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: fresh.Subscriptions})
-				shape.Status(t, "WHM-004", lr, http.StatusOK)
+				shape.StatusAnswer(t, lr, shape.Want{Rule: "WHM-004", Status: http.StatusOK})
 				found := false
 				for _, it := range items(t, "WHM-004", lr) {
 					noSecret(t, "WHM-004", "WHM-014", lr, it, "a list item")
@@ -94,7 +94,7 @@ func manageChecks() []check.Check {
 					shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-041", Status: http.StatusBadRequest, What: fmt.Sprintf("PATCH without %s", missing)})
 				}
 				r := patch(t, "subject", id, map[string]any{"url": url, "eventTypes": []string{"kyc.approved", "kyb.approved"}, "enabled": true, "maxAttempts": 9})
-				shape.Status(t, "WHM-006", r, http.StatusOK)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-006", Status: http.StatusOK})
 				patchAnswerAgrees(t, "WHM-006", "WHM-006", r, []string{"kyc.approved", "kyb.approved"}, 9)
 				got := readSub(t, "WHM-006", id)
 				types := shape.Array(t, "WHM-006", got, "eventTypes")
@@ -105,7 +105,7 @@ func manageChecks() []check.Check {
 					t.Errorf("WHM-006", "after PATCH maxAttempts 9 the subscription reports %d", n)
 				}
 				r = patch(t, "subject", id, map[string]any{"url": url, "eventTypes": []string{"kyc.approved"}, "enabled": true, "maxAttempts": nil})
-				shape.Status(t, "WHM-042", r, http.StatusOK)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-042", Status: http.StatusOK})
 				patchAnswerAgrees(t, "WHM-006", "WHM-042", r, []string{"kyc.approved"}, 5)
 				if v, ok := readSub(t, "WHM-042", id)["maxAttempts"]; ok && v != nil && shape.Int(t, "WHM-042", readSub(t, "WHM-042", id), "maxAttempts") != 5 {
 					t.Errorf("WHM-042", "after PATCH maxAttempts null the subscription reports %v, want 5", v)
@@ -135,7 +135,7 @@ func manageChecks() []check.Check {
 					t.Errorf("WHM-047", "after DELETE the subscription is no longer listed")
 				}
 				r = patch(t, "subject", id, map[string]any{"url": m["url"], "eventTypes": []string{"customer.created"}, "enabled": true})
-				shape.Status(t, "WHM-046", r, http.StatusOK)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-046", Status: http.StatusOK})
 				if got := readSub(t, "WHM-046", id); got["enabled"] != true {
 					t.Errorf("WHM-046", "PATCH enabled true: the subscription reports enabled %v", got["enabled"])
 				}
@@ -150,7 +150,7 @@ func manageChecks() []check.Check {
 			Run: func(t *check.T) {
 				const key = "child"
 				lr := t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: fresh.Subscriptions})
-				shape.Status(t, "WHM-027", lr, http.StatusOK)
+				shape.StatusAnswer(t, lr, shape.Want{Rule: "WHM-027", Status: http.StatusOK})
 				enabled := 0
 				for _, it := range items(t, "WHM-027", lr) {
 					if it["enabled"] == true {
@@ -219,7 +219,7 @@ func readSub(t *check.T, rule, id string) map[string]any { return readSubKey(t, 
 
 func readSubKey(t *check.T, rule, key, id string) map[string]any {
 	r := t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: sub(id)})
-	shape.Status(t, rule, r, http.StatusOK)
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	return shape.Object(t, rule, r)
 }
 

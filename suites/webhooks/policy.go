@@ -58,7 +58,7 @@ func policyChecks() []check.Check {
 				defer setPolicy(t, map[string]any{"customer_scoped_only": false})
 				nonScope403(t, "WHM-039", fresh.Register(t, "tenant", map[string]any{"url": fresh.WebhookURL(t), "eventTypes": []string{"customer.created"}}))
 				r := fresh.Register(t, "subject", map[string]any{"url": fresh.WebhookURL(t), "eventTypes": []string{"customer.created"}})
-				shape.Status(t, "WHM-039", r, http.StatusCreated)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-039", Status: http.StatusCreated})
 				disable(t, "subject", shape.String(t, "WHM-039", shape.Object(t, "WHM-039", r), "subscriptionId"))
 			},
 		},

@@ -45,7 +45,7 @@ func (rs *refusals) none(t *check.T) {
 		return
 	}
 	r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: fresh.Subscriptions})
-	shape.Status(t, rs.rules[0], r, http.StatusOK)
+	shape.StatusAnswer(t, r, shape.Want{Rule: rs.rules[0], Status: http.StatusOK})
 	listed := map[any]bool{}
 	for _, it := range items(t, rs.rules[0], r) {
 		listed[it["url"]] = true
@@ -60,7 +60,7 @@ func (rs *refusals) none(t *check.T) {
 // listed returns the subscription with the url from the key's list, or nil.
 func listed(t *check.T, rule, key, url string) map[string]any {
 	r := t.Do(t.Client(key), client.Request{Method: http.MethodGet, Path: fresh.Subscriptions})
-	shape.Status(t, rule, r, http.StatusOK)
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK})
 	for _, it := range items(t, rule, r) {
 		if it["url"] == url {
 			return it
@@ -122,7 +122,7 @@ func registrationChecks() []check.Check {
 			Run: func(t *check.T) {
 				url := fresh.WebhookURL(t)
 				r := register(t, map[string]any{"url": url, "eventTypes": []string{"customer.created"}})
-				shape.Status(t, "WHM-003", r, http.StatusCreated)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-003", Status: http.StatusCreated})
 				shape.ContentType(t, "WHM-002", r, shape.JSON)
 				m := shape.Object(t, "WHM-002", r)
 				id := shape.String(t, "WHM-012", m, "subscriptionId")
@@ -193,7 +193,7 @@ func registrationChecks() []check.Check {
 				rs.refused400(t, "WHM-018", register(t, body(long+"b")), "", "a url of 2049 characters")
 				rs.none(t)
 				r := register(t, body(long))
-				shape.Status(t, "WHM-018", r, http.StatusCreated)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-018", Status: http.StatusCreated})
 				fresh.DisableSubscription(t, "subject", shape.String(t, "WHM-018", shape.Object(t, "WHM-018", r), "subscriptionId"))
 			},
 		},
@@ -243,7 +243,7 @@ func registrationChecks() []check.Check {
 				}
 				rs.none(t)
 				r := register(t, map[string]any{"url": fresh.WebhookURL(t), "eventTypes": []string{"KYC.Approved", "kyc.approved", "customer.created"}})
-				shape.Status(t, "WHM-031", r, http.StatusCreated)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-031", Status: http.StatusCreated})
 				m := shape.Object(t, "WHM-031", r)
 				defer fresh.DisableSubscription(t, "subject", shape.String(t, "WHM-031", m, "subscriptionId"))
 				var got []string
@@ -275,7 +275,7 @@ func registrationChecks() []check.Check {
 					want int
 				}{{nil, 5}, {1, 1}, {25, 25}} {
 					r := register(t, map[string]any{"url": fresh.WebhookURL(t), "eventTypes": []string{"customer.created"}, "maxAttempts": c.in})
-					shape.Status(t, "WHM-035", r, http.StatusCreated)
+					shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-035", Status: http.StatusCreated})
 					m := shape.Object(t, "WHM-035", r)
 					id := shape.String(t, "WHM-035", m, "subscriptionId")
 					fresh.DisableSubscription(t, "subject", id)
@@ -301,7 +301,7 @@ func registrationChecks() []check.Check {
 			Run: func(t *check.T) {
 				u := fresh.WebhookURL(t)
 				first := register(t, map[string]any{"url": u, "eventTypes": []string{"customer.created"}})
-				shape.Status(t, "WHM-026", first, http.StatusCreated)
+				shape.StatusAnswer(t, first, shape.Want{Rule: "WHM-026", Status: http.StatusCreated})
 				id := shape.String(t, "WHM-026", shape.Object(t, "WHM-026", first), "subscriptionId")
 				again := fresh.Register(t, "tenant", map[string]any{"url": u, "eventTypes": []string{"kyc.approved"}})
 				webhookRefusal(t, "WHM-026", again, http.StatusConflict, "webhook_subscription_url_already_registered")
@@ -328,7 +328,7 @@ func registrationChecks() []check.Check {
 // nonScope403 asserts one of the three non-scope 403s (WHM-040): status
 // 403, a non-empty detail, and a code other than api_key_not_authorized.
 func nonScope403(t *check.T, rule string, r *client.Response) {
-	shape.Status(t, rule, r, http.StatusForbidden)
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusForbidden})
 	m := shape.Object(t, rule, r)
 	detail, _ := m["detail"].(string)
 	if d, ok := shape.Get(m, "data.detail"); ok && detail == "" {

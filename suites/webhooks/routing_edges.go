@@ -98,7 +98,7 @@ func routingEdgesChecks() []check.Check {
 				}
 				setHost("93.184.215.14")
 				r := fresh.Register(t, "subject", map[string]any{"url": "https://" + host + "/hook", "eventTypes": []string{"customer.created"}})
-				shape.Status(t, "WHM-024", r, http.StatusCreated)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-024", Status: http.StatusCreated})
 				m := shape.Object(t, "WHM-024", r)
 				id := shape.String(t, "WHM-012", m, "subscriptionId")
 				defer disable(t, "subject", id)

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -33,7 +34,7 @@ func specChecks() []check.Check {
 			Needs: []string{"keys.subject", "keys.other_tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("subject"), client.Request{Method: http.MethodGet, Path: api.V2 + "/webhook-spec"})
-				shape.Status(t, "WHM-010", r, http.StatusOK)
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-010", Status: http.StatusOK})
 				body := string(r.Body)
 				for _, et := range documentedEventTypes {
 					if !strings.Contains(body, `"`+et+`"`) {
@@ -41,13 +42,14 @@ func specChecks() []check.Check {
 					}
 				}
 				other := t.Do(t.Client("other_tenant"), client.Request{Method: http.MethodGet, Path: api.V2 + "/webhook-spec"})
-				shape.Status(t, "EVT-138", other, http.StatusOK)
+				shape.StatusAnswer(t, other, shape.Want{Rule: "EVT-138", Status: http.StatusOK})
 				if string(other.Body) != body {
 					t.ErrorAt(other, "EVT-138", "webhook-spec differs between two tenants; the list is the same for every tenant")
 				}
 				var spec map[string]any
 				if err := r.Decode(&spec); err == nil {
-					for _, v := range spec {
+					for _, k := range slices.Sorted(maps.Keys(spec)) {
+						v := spec[k]
 						list, ok := v.([]any)
 						if !ok || len(list) == 0 {
 							continue

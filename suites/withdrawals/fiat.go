@@ -66,7 +66,7 @@ func fiatChecks() []check.Check {
 				r := withdraw(t, cust, body(ben, "GBP", json.Number("10.5")))
 				refused(t, "FWD-004", r, "a withdrawal of amount 10.5")
 				if r.Status == http.StatusBadRequest {
-					shape.ProblemJSON(t, "FWD-004", r, http.StatusBadRequest, "")
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "FWD-004", Status: http.StatusBadRequest})
 				} else {
 					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FWD-004", Status: http.StatusUnprocessableEntity, Code: "invalid_amount"})
 				}

@@ -36,7 +36,7 @@ func gatesChecks() []check.Check {
 					moneyPolicy(t, "compliance/"+cust, map[string]any{"state": tc.state})
 					r := withdraw(t, cust, body("00000000-0000-4000-8000-000000000001", "GBP", 100))
 					refused(t, "ERR-028", r, "a withdrawal in compliance state "+tc.state)
-					shape.FlatOrRefusal(t, tc.rule, r, tc.status, tc.code)
+					shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: tc.rule, Status: tc.status, Code: tc.code})
 				}
 			},
 		},
