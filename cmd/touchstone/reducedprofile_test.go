@@ -97,30 +97,45 @@ func checkMentions(t *testing.T) map[string]map[string]bool {
 				}
 				walk(n, follow)
 			}
+			// A check is a check.Check literal, or an element of a
+			// []check.Check literal with its type left out.
+			isCheck := func(e ast.Expr) bool {
+				sel, ok := e.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Check" {
+					return false
+				}
+				x, ok := sel.X.(*ast.Ident)
+				return ok && x.Name == "check"
+			}
+			record := func(cl *ast.CompositeLit) {
+				for _, e := range cl.Elts {
+					kv, ok := e.(*ast.KeyValueExpr)
+					if !ok {
+						continue
+					}
+					if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "ID" {
+						if lit, ok := kv.Value.(*ast.BasicLit); ok {
+							id, _ := strconv.Unquote(lit.Value)
+							m := map[string]bool{}
+							literals(cl, m, true)
+							out[id] = m
+						}
+					}
+				}
+			}
 			for _, f := range files {
 				ast.Inspect(f, func(n ast.Node) bool {
 					cl, ok := n.(*ast.CompositeLit)
 					if !ok {
 						return true
 					}
-					sel, ok := cl.Type.(*ast.SelectorExpr)
-					if !ok || sel.Sel.Name != "Check" {
-						return true
+					if isCheck(cl.Type) {
+						record(cl)
 					}
-					if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "check" {
-						return true
-					}
-					for _, e := range cl.Elts {
-						kv, ok := e.(*ast.KeyValueExpr)
-						if !ok {
-							continue
-						}
-						if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "ID" {
-							if lit, ok := kv.Value.(*ast.BasicLit); ok {
-								id, _ := strconv.Unquote(lit.Value)
-								m := map[string]bool{}
-								literals(cl, m, true)
-								out[id] = m
+					if at, ok := cl.Type.(*ast.ArrayType); ok && isCheck(at.Elt) {
+						for _, e := range cl.Elts {
+							if el, ok := e.(*ast.CompositeLit); ok && el.Type == nil {
+								record(el)
 							}
 						}
 					}
