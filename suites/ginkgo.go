@@ -67,7 +67,7 @@ func DefineWith(o Options) {
 		// check-id order (a spec placed at its check's body ran first a
 		// check whose result waits for every earlier one). The body's
 		// file and line are the check's (Check.Body): touchstone rules
-		// --rule and results.json name them.
+		// --rule names them.
 		It(SpecText(c), Label(SpecLabels(c)...), func(ctx SpecContext) {
 			tgt := o.Target()
 			var res *check.Result
