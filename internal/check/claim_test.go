@@ -297,39 +297,3 @@ func TestRefusalsFirstAreKeptForTheTenantsWholeMinutes(t *testing.T) {
 		t.Errorf("in the probe's minute the order is %v, want the RefusalsFirst checks first, most first", o)
 	}
 }
-
-// TestWholeTenantMinutesWaitForMixedChecks: on a real clock a probe of
-// the tenant's whole budget is not tried while a check that causes failed
-// authentications among requests spending budgets is pending or running.
-// Held through the probe's minutes, such checks caused their failures in
-// a minute of their own after them, at the end of every measured run.
-func TestWholeTenantMinutesWaitForMixedChecks(t *testing.T) {
-	tgt := wrongServer(t) // a real clock
-	whole := &Check{ID: "demo/whole", Title: "t", Rules: []string{"RATE-010"}, Labels: []string{Alone},
-		Budget: &Budget{WholeTenant: true, Tenant: traffic.TenantBudget + 1}, Run: func(*T) {}}
-	mixed := &Check{ID: "demo/mixed", Title: "t", Rules: []string{"X-002"}, FailedAuth: 2, Run: func(*T) {}}
-	first := &Check{ID: "demo/first", Title: "t", Rules: []string{"X-001"}, FailedAuth: 3, RefusalsFirst: true, Run: func(*T) {}}
-	s := NewSchedule(tgt, []*Check{whole, mixed, first}, 4)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tried := func() bool {
-		for _, i := range s.order(wholeMinutes{}) {
-			if s.pending[i] == whole {
-				return true
-			}
-		}
-		return false
-	}
-	if tried() {
-		t.Error("the whole-tenant probe is tried while a mixed check is pending")
-	}
-	s.pending = []*Check{whole, first}
-	s.mixedRunning = 1
-	if tried() {
-		t.Error("the whole-tenant probe is tried while a mixed check runs")
-	}
-	s.mixedRunning = 0
-	if !tried() {
-		t.Error("the whole-tenant probe is not tried once only RefusalsFirst checks are left")
-	}
-}

@@ -76,17 +76,14 @@ type Schedule struct {
 	// for a probe left the failed-auth windows of a run's first minutes
 	// unused).
 	waiting atomic.Int32
-	// mixedRunning counts the running checks that cause failed
-	// authentications among requests that spend budgets (isMixed).
-	mixedRunning int
-	claims       map[string]*traffic.Claim
-	alone        bool
-	groups       map[string]bool
-	done         map[string]chan *Result
-	results      map[string]*Result
-	next         int // index of the next result to hand out
-	once         sync.Once
-	ended        chan struct{}
+	claims  map[string]*traffic.Claim
+	alone   bool
+	groups  map[string]bool
+	done    map[string]chan *Result
+	results map[string]*Result
+	next    int // index of the next result to hand out
+	once    sync.Once
+	ended   chan struct{}
 }
 
 // NewSchedule prepares cs (in the order results are handed out) for a pool
@@ -294,17 +291,9 @@ func (s *Schedule) order(w wholeMinutes) []int {
 			partial = true
 		}
 	}
-	// Nor while a check that causes failed authentications among requests
-	// that spend budgets is pending or running: held through those
-	// minutes, such checks caused theirs after them, in a minute of their
-	// own at the end of the run.
-	mixed := s.mixedRunning > 0
-	for _, c := range s.pending {
-		mixed = mixed || s.isMixed(c)
-	}
 	for _, last := range []bool{false, true} {
 		for i, c := range s.pending {
-			if c.claimsOnRealClock(s.target) && c.Budget.WholeTenant && !partial && !mixed && c.Budget.IntoNextMinute == last {
+			if c.claimsOnRealClock(s.target) && c.Budget.WholeTenant && !partial && c.Budget.IntoNextMinute == last {
 				idx = append(idx, i)
 			}
 		}
@@ -330,12 +319,6 @@ func (s *Schedule) order(w wholeMinutes) []int {
 		causing, first = first, causing
 	}
 	return append(append(append(idx, causing...), first...), rest...)
-}
-
-// isMixed tells whether c, on a real clock, causes failed authentications
-// among requests that spend budgets (not RefusalsFirst), and holds no claim.
-func (s *Schedule) isMixed(c *Check) bool {
-	return !s.target.VirtualClock() && !c.claimsOnRealClock(s.target) && c.failedAuthCause() > 0 && !c.refusalsFirst()
 }
 
 // wholeMinutes is what a real-clock schedule keeps for the clock minutes
@@ -438,9 +421,6 @@ func (s *Schedule) pick(ctx context.Context) (*Check, *traffic.Ticket) {
 				}
 				s.pending = append(s.pending[:i:i], s.pending[i+1:]...)
 				s.running++
-				if s.isMixed(c) {
-					s.mixedRunning++
-				}
 				if !claims {
 					s.normal++
 				}
@@ -475,9 +455,6 @@ func (s *Schedule) finish(c *Check, res *Result, started bool) {
 	defer s.mu.Unlock()
 	if started {
 		s.running--
-		if s.isMixed(c) {
-			s.mixedRunning--
-		}
 		if !c.claimsOnRealClock(s.target) {
 			s.normal--
 		}
