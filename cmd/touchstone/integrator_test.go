@@ -20,12 +20,12 @@ var physicalMinimum = regexp.MustCompile(`physical minimum (\S+)`)
 // fail the next), within 1.15 × the physical minimum its opening line
 // printed + 30 s; the certificate is written and verifies.
 //
-// It waits on real clock minutes (about 13 a run: the failed-auth budget
-// of 20 a minute and the rate-limit probes' windows), about 55 minutes in
+// It waits on real clock minutes (about 11 a run: the failed-auth budget
+// of 20 a minute and the rate-limit probes' windows), about 45 minutes in
 // all: it runs with TOUCHSTONE_SLOW=1 (label slow), not in .ci/run.
 func TestIntegratorPathOnARemoteRealClockSandbox(t *testing.T) {
 	if os.Getenv("TOUCHSTONE_SLOW") != "1" {
-		t.Skip("waits on real clock minutes (about 55 minutes): runs with TOUCHSTONE_SLOW=1")
+		t.Skip("waits on real clock minutes (about 45 minutes): runs with TOUCHSTONE_SLOW=1")
 	}
 	p, _, _ := serveSandbox(t, "--clock", "real", "--latency", "30ms", "--jitter", "5ms", "--no-control")
 	path := writeProfile(t, p)
