@@ -1,7 +1,6 @@
 package property
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -151,9 +150,7 @@ func amountsChecks() []check.Check {
 							} `json:"payout_batch"`
 						} `json:"data"`
 					}
-					dec := json.NewDecoder(bytes.NewReader(r.Body))
-					dec.UseNumber()
-					if r.Status != http.StatusOK || dec.Decode(&env) != nil {
+					if !okInto(r, &env) {
 						log.fail(rt, "PB-004: the batch answered %d %s, want 200 with data.payout_batch", r.Status, shape.Clip(r.Body))
 					}
 					want, _ := amount.Sum(sent...)

@@ -1,7 +1,6 @@
 package property
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -148,9 +147,7 @@ func deliveriesChecks() []check.Check {
 							NextRetryAt   *string     `json:"nextRetryAt"`
 						} `json:"items"`
 					}
-					dec := json.NewDecoder(bytes.NewReader(r.Body))
-					dec.UseNumber()
-					if r.Status != http.StatusOK || dec.Decode(&page) != nil || len(page.Items) != n {
+					if !okInto(r, &page) || len(page.Items) != n {
 						log.fail(rt, "WHM-067: delivery attempts answered %d with %d rows, want %d rows: %s", r.Status, len(page.Items), n, shape.Clip(r.Body))
 					}
 					at = start

@@ -1,7 +1,6 @@
 package property
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -291,9 +290,7 @@ func (m *pbMachine) Check(rt *rapid.T) {
 			} `json:"payout_batch"`
 		} `json:"data"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(r.Body))
-	dec.UseNumber()
-	if r.Status != http.StatusOK || dec.Decode(&env) != nil {
+	if !okInto(r, &env) {
 		m.log.add("GET payout-batches/{id}", r)
 		m.log.fail(rt, "PB-044: reading the batch answered %d %s", r.Status, shape.Clip(r.Body))
 	}
