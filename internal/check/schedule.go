@@ -343,12 +343,12 @@ func (s *Schedule) wholeMinutes() wholeMinutes {
 	if s.target.VirtualClock() {
 		return w
 	}
-	plan := s.target.Plan()
-	if plan.WholeWindow() {
+	now, ahead := s.target.Plan().WholeMinute()
+	if now {
 		w.now = true
 		return w
 	}
-	if plan.WholeAhead() {
+	if ahead {
 		w.keep += authBudget
 	}
 	for _, c := range s.pending {

@@ -258,21 +258,15 @@ func (p *Plan) wholeNow() *Claim {
 	return nil
 }
 
-// WholeWindow tells whether the current window is a Whole claim's (only
-// requests refused at the key step go out in it besides the holder's);
-// WholeAhead whether a Whole claim is held for a window not begun yet.
-func (p *Plan) WholeWindow() bool {
+// WholeMinute tells whether the current window is a Whole claim's (now:
+// only requests refused at the key step go out in it besides the
+// holder's), or a Whole claim is held for a window not begun yet (ahead).
+func (p *Plan) WholeMinute() (now, ahead bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.roll()
-	return p.wholeNow() != nil
-}
-
-func (p *Plan) WholeAhead() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.roll()
-	return p.whole() != nil && p.wholeNow() == nil
+	now = p.wholeNow() != nil
+	return now, !now && p.whole() != nil
 }
 
 // reservedLeft is what held claims other than except may still send.
