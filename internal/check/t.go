@@ -1,10 +1,9 @@
 package check
 
 import (
-	"time"
-
 	"context"
 	"encoding/json"
+	"time"
 
 	"fmt"
 	"strings"
