@@ -40,7 +40,7 @@ func TestAloneOnlyWhereItsReasonHolds(t *testing.T) {
 func TestAPacedCheckKeepsWhatItReservedPending(t *testing.T) {
 	tgt := &Target{}
 	tk := tgt.Plan().Ticket("c")
-	ct := &T{ctx: context.Background(), target: tgt, check: &Check{ID: "auth/x"}, auth: tk}
+	ct := &T{ctx: context.Background(), target: tgt, check: &Check{ID: "auth/x", FailedAuth: 1}, auth: tk}
 	ct.SpendAuthFailures(1)
 	if got := ct.pendingAuth(); got != 1 {
 		t.Fatalf("pending after reserving 1: %d", got)

@@ -208,12 +208,14 @@ func TestWaitingChecksLeaveRoomForFailedAuth(t *testing.T) {
 // its own, near the end of every real-clock run).
 func TestARealClockHoldsOnlyWhatAConformantTargetCauses(t *testing.T) {
 	tgt := wrongServer(t) // no control API: a real clock
-	var atStart, afterAtMost int
+	var atStart, afterAtMost, afterSpend int
 	c := &Check{ID: "demo/holds", Title: "t", Rules: []string{"X-001"}, FailedAuth: 2, FailedAuthHold: 12,
 		Run: func(t *T) {
 			atStart = t.Target().Plan().Available()
 			t.SpendAuthFailuresAtMost(0, 13)
 			afterAtMost = t.Target().Plan().Available()
+			t.SpendAuthFailures(12)
+			afterSpend = t.Target().Plan().Available()
 		}}
 	s := NewSchedule(tgt, []*Check{c}, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -225,6 +227,11 @@ func TestARealClockHoldsOnlyWhatAConformantTargetCauses(t *testing.T) {
 	}
 	if afterAtMost != atStart {
 		t.Errorf("SpendAuthFailuresAtMost(0, 13) reserved %d on a real clock, want none", atStart-afterAtMost)
+	}
+	// auth/unbound-key-by-id-404 reserved 4 for refusals a conformant
+	// target never gives, and waited minutes for a window with 4 free.
+	if afterSpend != atStart {
+		t.Errorf("SpendAuthFailures(12) by a check causing 2 (held) reserved %d more on a real clock, want none", atStart-afterSpend)
 	}
 }
 

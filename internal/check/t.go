@@ -224,7 +224,19 @@ func (t *T) NeedVirtualClock() {
 // waits only when a window passed in between, or for an undeclared need.
 // A budget probe is first in line for its window (Ticket.ReserveFirst):
 // it holds a claim while it waits, and whole-tenant minutes wait for it.
+//
+// On a real clock it reserves no more than the check still causes
+// against a conformant target (its declaration, measured by
+// TestFailedAuthDeclarationsCoverWhatChecksCause): a window held for
+// failures that never come is lost to the run, and a check asking for
+// more than the window had left waited for the next (auth/unbound-key-*
+// and auth/read-only-key-reads-allowed, which cause none, waited minutes
+// for room for the refusals a wrong target might give). What a target
+// refuses beyond it meets its 429, which the transport waits out.
 func (t *T) SpendAuthFailures(n int) {
+	if !t.target.VirtualClock() {
+		n = min(n, max(0, t.check.failedAuthCause()-t.auth.Seen()))
+	}
 	t.mu.Lock()
 	t.pacesAuth = true
 	t.pacedWant, t.pacedFrom = n, t.auth.Seen()

@@ -13,6 +13,7 @@ package traffic
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -118,36 +119,50 @@ func (t *Ticket) Late() int { t.mu.Lock(); defer t.mu.Unlock(); return t.late }
 func (t *Ticket) spends() { t.mu.Lock(); defer t.mu.Unlock(); t.spent = true }
 
 // Reserve makes sure the holder has n failed attempts reserved in the
-// current window (what it already holds there counts), waiting for the
-// next window when they do not fit.
+// current window (what it already holds counts), waiting for the next
+// window when they do not fit. A holder that waits takes its place in
+// line: from the next window on, reservations made after it (a check
+// the scheduler starts, another holder) leave it room first. Without the
+// line, checks the scheduler started at each new window took the room
+// before a waiting holder woke, and ten checks of a real-clock run
+// waited 642 s, from its first second to its last minutes.
 func (t *Ticket) Reserve(ctx context.Context, n int) error {
 	return t.reserveWaiting(ctx, n, false)
 }
 
-// ReserveFirst is Reserve for a holder that is first in line: while it
-// waits, reservations made after it leave it room, as for a resend (a
-// budget probe that has spent one window and needs one failure in the
-// next would otherwise wait window after window behind fresh
-// reservations, holding its claim and every minute that waits for it).
+// ReserveFirst is Reserve for a holder that is first in line from now
+// on, ahead of every holder waiting in the usual way: a budget probe that
+// has spent one window and needs one failure in the next would otherwise
+// wait behind the line, holding its claim and every minute that waits
+// for it.
 func (t *Ticket) ReserveFirst(ctx context.Context, n int) error {
 	return t.reserveWaiting(ctx, n, true)
 }
 
 func (t *Ticket) reserveWaiting(ctx context.Context, n int, first bool) error {
+	p := t.p
+	var w *authWaiter
 	if first {
-		p := t.p
 		p.mu.Lock()
-		p.resending += n
+		w = p.enqueue(n, true)
 		p.mu.Unlock()
-		defer func() { p.mu.Lock(); p.resending -= n; p.mu.Unlock() }()
 	}
+	defer func() {
+		if w != nil {
+			p.mu.Lock()
+			p.dequeue(w)
+			p.mu.Unlock()
+		}
+	}()
 	for {
-		ok, err := t.reserve(n, first)
+		ok, err := t.reserve(n, w)
 		if ok || err != nil {
 			return err
 		}
-		p := t.p
 		p.mu.Lock()
+		if w == nil {
+			w = p.enqueue(n, false)
+		}
 		what := fmt.Sprintf("a fresh failed-auth window for %s (%d more; %d of %d spent)", t.who, n, p.used+p.held, FailedAuthBudget)
 		// What it holds here is no use to it while it waits for the
 		// next window: the run may spend it meanwhile.
@@ -160,17 +175,65 @@ func (t *Ticket) reserveWaiting(ctx context.Context, n int, first bool) error {
 	}
 }
 
+// authWaiter is a reservation waiting in line for a window with room.
+type authWaiter struct {
+	n     int
+	first bool
+	from  int // the first window it counts in (the next one, unless first)
+}
+
+// enqueue puts a reservation of n in line: after the others, or, first,
+// after the other first ones. Callers hold p.mu.
+func (p *Plan) enqueue(n int, first bool) *authWaiter {
+	w := &authWaiter{n: n, first: first, from: p.epoch + 1}
+	if first {
+		w.from = p.epoch
+		i := 0
+		for i < len(p.line) && p.line[i].first {
+			i++
+		}
+		p.line = slices.Insert(p.line, i, w)
+		return w
+	}
+	p.line = append(p.line, w)
+	return w
+}
+
+// dequeue takes w out of line. Callers hold p.mu.
+func (p *Plan) dequeue(w *authWaiter) {
+	if i := slices.Index(p.line, w); i >= 0 {
+		p.line = slices.Delete(p.line, i, i+1)
+	}
+}
+
+// ahead is the room this window owes to those before w in line (every
+// one in line when w is nil), resends first. A holder that began waiting
+// in this window is owed nothing in it: it did not fit, and the room left
+// is the run's. Callers hold p.mu.
+func (p *Plan) ahead(w *authWaiter) int {
+	n := p.resending
+	for _, o := range p.line {
+		if o == w {
+			break
+		}
+		if o.from <= p.epoch {
+			n += o.n
+		}
+	}
+	return n
+}
+
 // TryReserve is Reserve that never waits: it reports whether n fit in the
 // current window (and are now held).
 func (t *Ticket) TryReserve(n int) bool {
-	ok, _ := t.reserve(n, false)
+	ok, _ := t.reserve(n, nil)
 	return ok
 }
 
-// reserve holds n in the current window if they fit. A holder first in
-// line (its n counted in resending while it waits) does not count
-// itself.
-func (t *Ticket) reserve(n int, first bool) (bool, error) {
+// reserve holds n in the current window if they fit after the room owed
+// to those ahead of w in line (w nil: not in line, behind all of them).
+// A holder that gets its room leaves the line.
+func (t *Ticket) reserve(n int, w *authWaiter) (bool, error) {
 	if n > FailedAuthBudget {
 		return false, fmt.Errorf("cannot reserve %d failed authentications in one window (the budget is %d per %s)", n, FailedAuthBudget, Window)
 	}
@@ -185,18 +248,16 @@ func (t *Ticket) reserve(n int, first bool) (bool, error) {
 		t.epoch, t.left = p.epoch, 0
 	}
 	need := n - t.left
-	if need <= 0 {
-		return true, nil
+	if need > 0 {
+		if p.used+p.held+p.ahead(w)+need > FailedAuthBudget || p.ending() {
+			return false, nil
+		}
+		p.held += need
+		t.left += need
 	}
-	others := p.resending
-	if first {
-		others -= n
+	if w != nil {
+		p.dequeue(w)
 	}
-	if p.used+p.held+others+need > FailedAuthBudget || p.ending() {
-		return false, nil
-	}
-	p.held += need
-	t.left += need
 	return true, nil
 }
 
@@ -215,6 +276,9 @@ func (t *Ticket) Observe(status int, code string) bool {
 	p.roll()
 	p.used++
 	p.total++
+	if len(p.seen) > 0 {
+		p.seen[len(p.seen)-1]++
+	}
 	t.seen++
 	if t.spent {
 		t.late++
@@ -272,7 +336,7 @@ func (p *Plan) Available() int {
 	if p.ending() {
 		return 0
 	}
-	return max(0, FailedAuthBudget-p.used-p.held-p.resending)
+	return max(0, FailedAuthBudget-p.used-p.held-p.ahead(nil))
 }
 
 // Pending is what a Ticket's holder is still to cause: the transport makes

@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -73,6 +74,9 @@ func TestReservesWithinAWindowAndWaitsForTheNext(t *testing.T) {
 	}
 	if p.Total() != 20 {
 		t.Errorf("Total %d, want 20", p.Total())
+	}
+	if got := p.Stats().PerWindow; !slices.Equal(got, []int{20, 0}) {
+		t.Errorf("failures per window %v, want [20 0]", got)
 	}
 }
 
@@ -189,6 +193,53 @@ func TestAHolderWaitingForTheNextWindowHoldsNothing(t *testing.T) {
 	}
 	other.Close()
 	mine.Close()
+}
+
+// TestAHolderWaitingIsServedBeforeLaterStarts: a holder that waits for
+// the next window keeps its place in line there. Checks the scheduler
+// starts in the new window before the holder wakes (2 s into it) find
+// room for all but the holder's need, and the holder gets it. Without
+// the line, ten checks of a real-clock run waited 642 s, from its first
+// second to its last minutes, each window taken by checks started at its
+// beginning.
+func TestAHolderWaitingIsServedBeforeLaterStarts(t *testing.T) {
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
+	p := r.p
+	sleeping, proceed := r.pauseFirstSleep(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin))
+	full := p.Ticket("full")
+	if !full.TryReserve(16) {
+		t.Fatal("no room")
+	}
+	waiting := p.Ticket("waiting")
+	done := make(chan error)
+	go func() { done <- waiting.Reserve(context.Background(), 5) }()
+	<-sleeping
+	// In the window it began waiting in, the holder is owed nothing: the
+	// room it did not fit in is the run's.
+	if a := p.Available(); a != 4 {
+		t.Errorf("%d available in the window the holder did not fit in, want the 4 left", a)
+	}
+	r.set(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(time.Millisecond))
+	later := p.Ticket("later")
+	if later.TryReserve(16) {
+		t.Error("a check started in the new window took the room of a holder waiting since the last")
+	}
+	if !later.TryReserve(15) {
+		t.Error("the room not owed to the holder was not left to others")
+	}
+	close(proceed)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if w := p.Windows(); w != 1 {
+		t.Errorf("the holder waited %d windows, want 1", w)
+	}
+	if a := p.Available(); a != 0 {
+		t.Errorf("%d left in the window, want 0 (15 the later check's, 5 the holder's)", a)
+	}
+	full.Close()
+	later.Close()
+	waiting.Close()
 }
 
 // pauseFirstSleep makes the plan's first sleep wait: sleeping is sent when

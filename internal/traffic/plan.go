@@ -25,6 +25,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,9 +90,14 @@ type Plan struct {
 	used int // seen in the window
 	held int // reserved, not yet seen, by open tickets
 	// resending counts resends of refused failed authentications waiting
-	// for room; reservations leave it to them first.
+	// for room; reservations leave it to them first, then to the holders
+	// waiting in line (Ticket.Reserve).
 	resending int
+	line      []*authWaiter
 	total     int // seen in the run
+	// seen counts the failures observed in each window so far, the
+	// current one last (the run's closing line shows how full each was).
+	seen []int
 
 	// route and tenant budgets
 	routes     map[Bucket]int // requests sent in the window per bucket
@@ -152,6 +158,7 @@ func (p *Plan) roll() {
 
 func (p *Plan) newWindow() {
 	p.epoch++
+	p.seen = append(p.seen, 0)
 	p.used, p.held = 0, 0
 	p.routes, p.full, p.tenant = nil, nil, 0
 	if p.changed != nil {
@@ -312,13 +319,17 @@ type Stats struct {
 	Waited       time.Duration // wall time the run waited for fresh windows and resent
 	Busiest      Bucket        // the route bucket with most requests in the run
 	BusiestCount int
+	// PerWindow is the failed authentications seen in each window since
+	// the first the plan knew, the current one last: on a real clock a
+	// window with fewer than the budget is time the run could have saved.
+	PerWindow []int
 }
 
 // Stats reports what the plan saw so far.
 func (p *Plan) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := Stats{Sent: p.sent, FailedAuth: p.total, Windows: p.windows, Waited429: p.held429, Waited: p.waited}
+	s := Stats{Sent: p.sent, FailedAuth: p.total, Windows: p.windows, Waited429: p.held429, Waited: p.waited, PerWindow: slices.Clone(p.seen)}
 	for b, n := range p.busiest {
 		if n > s.BusiestCount || (n == s.BusiestCount && b.String() < s.Busiest.String()) {
 			s.Busiest, s.BusiestCount = b, n
@@ -331,6 +342,9 @@ func (s Stats) String() string {
 	out := fmt.Sprintf("%d requests, %d failed authentications, %d window waits (%s)", s.Sent, s.FailedAuth, s.Windows, s.Waited.Round(time.Second))
 	if s.Waited429 > 0 {
 		out += fmt.Sprintf(", %d 429s waited out", s.Waited429)
+	}
+	if len(s.PerWindow) > 1 {
+		out += fmt.Sprintf("; failed authentications per clock minute %v (at most %d)", s.PerWindow, FailedAuthBudget)
 	}
 	return out
 }
