@@ -112,16 +112,13 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		failedAuth := bytes.Contains(bytes.ToLower(body), []byte("failed authentication"))
 		retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-		if err := p.waitOut(req.Context(), b, failedAuth, time.Duration(retryAfter)*time.Second); err != nil {
-			return resp, nil // the caller's context ended: it judges the 429
-		}
 		if failedAuth {
-			// The resend fails authentication again: it takes its place
-			// in the new window first, so that resends after one refused
-			// window cannot overfill the next.
-			if err := p.takeFailedAuth(req.Context()); err != nil {
-				return resp, nil
-			}
+			err = p.resendFailedAuth(req.Context(), time.Duration(retryAfter)*time.Second)
+		} else {
+			err = p.waitOut(req.Context(), b, time.Duration(retryAfter)*time.Second)
+		}
+		if err != nil {
+			return resp, nil // the caller's context ended: it judges the 429
 		}
 		next := req.Clone(req.Context())
 		if req.GetBody != nil {
@@ -223,31 +220,81 @@ func (p *Plan) waitRelease(ctx context.Context, ch chan struct{}) error {
 	}
 }
 
-// waitOut handles a 429 the plan did not expect: the budget it names is
-// spent in this window (by traffic the plan did not see: another run, a
-// target counting differently), so mark it so and wait for the next
-// window, or for Retry-After when that is later.
-func (p *Plan) waitOut(ctx context.Context, b Bucket, failedAuth bool, retryAfter time.Duration) error {
+// waitOut handles a 429 for a route's or the tenant's budget that the
+// plan did not expect: the budget it names is spent in this window (by
+// traffic the plan did not see: another run, a target counting
+// differently), so mark it so and wait for the next window, or for
+// Retry-After when that is later.
+func (p *Plan) waitOut(ctx context.Context, b Bucket, retryAfter time.Duration) error {
 	p.mu.Lock()
 	p.roll()
 	p.held429++
-	if failedAuth {
-		p.used = FailedAuthBudget
-	} else {
-		if p.full == nil {
-			p.full = map[Bucket]bool{}
-		}
-		p.full[b] = true
+	if p.full == nil {
+		p.full = map[Bucket]bool{}
 	}
+	p.full[b] = true
 	what := fmt.Sprintf("the target answered 429 to %s %s: waiting for a fresh window", b.Method, b.Template)
-	if p.Advance == nil && retryAfter > 0 {
-		if until := p.Now().Add(retryAfter + p.Margin); until.After(p.Now().Add(p.start.Add(Window + p.Margin).Sub(p.targetNow()))) {
-			p.waitWhat, p.waitUntil = what, until
-			p.windows++
-			return p.sleepLocked(ctx, until.Sub(p.Now()))
-		}
+	if p.retryAfterLater(retryAfter) {
+		return p.sleepRetryAfter(ctx, what, retryAfter)
 	}
 	return p.waitNext(ctx, what)
+}
+
+// resendFailedAuth handles a 429 for the failed-authentication budget:
+// the window is spent (by traffic the plan did not see: the run before
+// this one in the same minute, another caller from this address), and the
+// request, sent again, fails authentication again. It waits for a fresh
+// window in line from the moment of the 429, ahead of the checks started
+// meanwhile, with its room reserved on its sender's ticket: the ticket
+// lends it back should the request then wait for another budget, and
+// counts the failure when it comes. (Resends that joined the line only
+// when they woke, 2 s into the next window, found it taken by the checks
+// started at its first second and waited one more; counted as spent when
+// they woke, those held behind a probe's claim left 8 of a measured
+// window's 20 unused.) A request outside any check (the start-up probe, a
+// replay) takes its place in the window itself (takeFailedAuth).
+func (p *Plan) resendFailedAuth(ctx context.Context, retryAfter time.Duration) error {
+	tc, ok := ctx.Value(ticketKey{}).(ticketCtx)
+	p.mu.Lock()
+	p.roll()
+	p.held429++
+	p.used = FailedAuthBudget
+	if ok && tc.t != nil {
+		// What the sender holds in this window is void: it is spent.
+		tc.t.mu.Lock()
+		tc.t.giveBack()
+		tc.t.mu.Unlock()
+	}
+	if p.retryAfterLater(retryAfter) {
+		if err := p.sleepRetryAfter(ctx, "the target answered 429 to a failed authentication: waiting for its Retry-After", retryAfter); err != nil {
+			return err
+		}
+	} else {
+		p.mu.Unlock()
+	}
+	if !ok || tc.t == nil {
+		return p.takeFailedAuth(ctx)
+	}
+	n := 1
+	if tc.want != nil {
+		n = max(n, min(tc.want(), FailedAuthBudget))
+	}
+	return tc.t.ReserveFirst(ctx, n)
+}
+
+// retryAfterLater tells whether a 429's Retry-After reaches past the
+// current window's end (a real clock only). Callers hold mu.
+func (p *Plan) retryAfterLater(retryAfter time.Duration) bool {
+	return p.Advance == nil && retryAfter > 0 && retryAfter > p.start.Add(Window).Sub(p.targetNow())
+}
+
+// sleepRetryAfter sleeps out a Retry-After (and the margin). p.mu is held
+// on entry and released on return.
+func (p *Plan) sleepRetryAfter(ctx context.Context, what string, retryAfter time.Duration) error {
+	until := p.Now().Add(retryAfter + p.Margin)
+	p.waitWhat, p.waitUntil = what, until
+	p.windows++
+	return p.sleepLocked(ctx, until.Sub(p.Now()))
 }
 
 // observeDate lets the plan learn the target's clock from one answer.
@@ -261,11 +308,10 @@ func (p *Plan) observeDate(date string, sent, received time.Time) {
 }
 
 // takeFailedAuth counts one failed authentication about to be caused
-// outside any ticket (a resend), waiting for a window with room. The
-// check's ticket counts its answer again: the plan errs on the safe side.
-// A resend is first in line: while it waits, new reservations leave it
-// room (resending), so that checks starting meanwhile cannot keep it out
-// of window after window.
+// outside any ticket (a resend of the start-up probe, a replay), waiting
+// for a window with room. A resend is first in line: while it waits, new
+// reservations leave it room (resending), so that checks starting
+// meanwhile cannot keep it out of window after window.
 func (p *Plan) takeFailedAuth(ctx context.Context) error {
 	p.mu.Lock()
 	p.resending++

@@ -207,6 +207,70 @@ func TestResendsAfterAFailedAuth429TakeTheirPlace(t *testing.T) {
 	}
 }
 
+// TestAResentFailedAuthIsFirstInLineOnItsTicket: a failed
+// authentication the target refused as over budget (the run before this
+// one spent the window) waits for the next window in line from the 429
+// on, and its room is reserved on its sender's ticket, not counted as
+// spent. Resends joined the line only when they woke, 2 s into the next
+// window, after the checks started at its first second had taken it; and
+// counted as spent when they woke, those then held behind a probe's claim
+// left 8 of a measured window's 20 unused.
+func TestAResentFailedAuthIsFirstInLineOnItsTicket(t *testing.T) {
+	r := newRig(time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC))
+	p := r.p
+	next := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		h := http.Header{"Date": {r.at().UTC().Format(http.TimeFormat)}}
+		if r.at().Minute() == 0 {
+			return &http.Response{StatusCode: 429, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"rate_limited","detail":"Too many failed authentication attempts."}`)), Request: req}, nil
+		}
+		return &http.Response{StatusCode: 401, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"api_key_authentication_failed"}`)), Request: req}, nil
+	})
+	sleeping, proceed := r.pauseFirstSleep(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin))
+	c := &http.Client{Transport: &Transport{Plan: p, Next: next}}
+	sender := p.Ticket("sender")
+	if !sender.TryReserve(1) {
+		t.Fatal("no room")
+	}
+	done := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(WithTicket(context.Background(), sender, func() int { return 1 }), http.MethodGet, "http://target/api/v1/partner/me", nil)
+		req.Header.Set("X-Api-Key", "svc_test_0123456789abcdef.wrong")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Error(err)
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	select {
+	case <-sleeping:
+	case s := <-done:
+		t.Fatalf("the resend went out in the spent window (answered %d) instead of waiting for the next", s)
+	}
+	r.set(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(time.Millisecond))
+	started := p.Ticket("started at the window's first second")
+	if started.TryReserve(FailedAuthBudget) {
+		t.Error("a check started in the next window took the room of the resend waiting since the 429")
+	}
+	if !started.TryReserve(FailedAuthBudget - 1) {
+		t.Error("the rest of the next window was not left to others")
+	}
+	close(proceed)
+	if s := <-done; s != 401 {
+		t.Fatalf("the resend answered %d, want 401", s)
+	}
+	p.mu.Lock()
+	used, held := p.used, p.held
+	p.mu.Unlock()
+	if used != 0 || held != FailedAuthBudget {
+		t.Errorf("after the resend went out: %d counted spent, %d held; want 0 spent (its answer counts it) and 20 held (19 the other check's, 1 the resend's ticket)", used, held)
+	}
+	started.Close()
+	sender.Close()
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
