@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/profile"
@@ -13,14 +14,25 @@ import (
 )
 
 // wrongServer answers every request 200 {} — a target that honours nothing.
+//
+// Its plan's clock (a real one: no control API) starts 10 s into a clock
+// minute and runs with the wall clock, and its answers carry no Date: a
+// test of a few seconds never meets a window's last seconds, where the
+// plan grants nothing (TestWaitingChecksLeaveRoomForFailedAuth found "no
+// room" when CI ran it at :58).
 func wrongServer(t *testing.T) *Target {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Date"] = nil
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{}`))
 	}))
 	t.Cleanup(srv.Close)
 	p := &profile.Profile{BaseURL: srv.URL, Keys: profile.Keys{Tenant: "svc_sandbox_0123456789abcdef.s3cretvalue"}}
-	return &Target{Profile: p, HTTP: srv.Client(), Redactor: redact.New(p.Secrets()...)}
+	tgt := &Target{Profile: p, HTTP: srv.Client(), Redactor: redact.New(p.Secrets()...)}
+	begun := time.Now()
+	base := begun.Truncate(time.Minute).Add(10 * time.Second)
+	tgt.Plan().Now = func() time.Time { return base.Add(time.Since(begun)) }
+	return tgt
 }
 
 func TestRunRecordsFailureUnderRule(t *testing.T) {
