@@ -93,8 +93,10 @@ type Plan struct {
 	// for room; reservations leave it to them first, then to the holders
 	// waiting in line (Ticket.Reserve).
 	resending int
-	line      []*authWaiter
-	total     int // seen in the run
+	// line holds the reservations waiting for a window with room, in
+	// the order they are owed it (failedauth.go).
+	line  []*authWaiter
+	total int // seen in the run
 	// seen counts the failures observed in each window so far, the
 	// current one last (the run's closing line shows how full each was).
 	seen []int
