@@ -3,19 +3,17 @@ package check
 import (
 	"context"
 	"encoding/json"
-	"time"
-
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/touchstone-harness/touchstone/internal/traffic"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/control"
 	"github.com/touchstone-harness/touchstone/internal/profile"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // T is what a running check uses: fixtures, clients, assertions. Failures
