@@ -18,6 +18,7 @@ import (
 //   - generic.go: genericChecks
 //   - headerforms.go: headerformsChecks
 //   - ipallowlist.go: ipallowlistChecks
+//   - keyless.go: keylessChecks
 //   - keystates.go: keystatesChecks
 //   - me.go: meChecks
 //   - rotation.go: rotationChecks
@@ -37,6 +38,7 @@ func Checks() []check.Check {
 		genericChecks(),
 		headerformsChecks(),
 		ipallowlistChecks(),
+		keylessChecks(),
 		keystatesChecks(),
 		meChecks(),
 		rotationChecks(),

@@ -19,7 +19,7 @@ func headerformsChecks() []check.Check {
 		{
 			ID:    "auth/both-header-forms",
 			Title: "the same key authenticates as X-Api-Key and as Authorization: Bearer",
-			Rules: []string{"AUTH-003", "AUTH-001", "VER-001"},
+			Rules: []string{"AUTH-003", "VER-001"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				key := t.Profile().Key("tenant")

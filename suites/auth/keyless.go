@@ -1,0 +1,122 @@
+package auth
+
+// Document 1, Endpoints / Common rules ("Every route under P requires
+// API-key authentication") and document 2, Authentication 1 ("Every route
+// under /api/v1/partner, /api/v2/public requires an API key"): each
+// documented route template of the two prefixes, sent without any key, is
+// refused at the key step: 401 problem+json api_key_authentication_failed
+// with a specific detail (no key is a request-shape mistake, Authentication
+// 9) and WWW-Authenticate: Bearer.
+//
+// One check per endpoint table of scopes_routes.go (the same rows, the
+// paths outside the two prefixes left to otherpaths/need-a-key), one
+// request per method and route template. Every request is a failed
+// authentication against the source's budget (20 per 60 s, document 2,
+// Limits): a table's check declares them all (Check.FailedAuth), reserves
+// them before its first request and sends nothing else, so a real-clock run
+// paces the tables over windows. A route refused without a key changes
+// nothing; the writes carry the table's unbindable body and an
+// Idempotency-Key all the same, so that nothing but the missing key can
+// refuse them.
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/touchstone-harness/touchstone/internal/api"
+	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/shape"
+)
+
+// keylessRows are a table's rows under P or V2, one per method and route
+// template.
+func keylessRows(tb routeTable, f fixtures) []routeRow {
+	var out []routeRow
+	seen := map[string]bool{}
+	for _, r := range tb.rows(f) {
+		if prefixRule(r.path) == "" || seen[r.String()] {
+			continue
+		}
+		seen[r.String()] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// prefixRule is the rule saying a route under path's prefix requires a
+// key: AUTH-001 (document 1) under P, AUTH-002 (document 2) under V2; ""
+// for a path under neither.
+func prefixRule(path string) string {
+	switch {
+	case strings.HasPrefix(path, api.P+"/"):
+		return "AUTH-001"
+	case strings.HasPrefix(path, api.V2+"/"):
+		return "AUTH-002"
+	}
+	return ""
+}
+
+// judgeKeyless judges one keyless answer: refused with 401 (under the
+// prefix's rule), problem+json api_key_authentication_failed (AUTH-017),
+// WWW-Authenticate: Bearer (AUTH-015, AUTH-016) and a specific detail
+// (AUTH-002). A route that is not refused is judged under its prefix's
+// rule only: the shape of an answer that should not exist says nothing
+// more.
+func judgeKeyless(t *check.T, row routeRow, r *client.Response) {
+	what := fmt.Sprintf("%s without a key", row)
+	if !shape.StatusAnswer(t, r, shape.Want{Rule: prefixRule(row.path), Status: http.StatusUnauthorized, What: what, Why: "every route under the prefix requires an API key", Continue: true}) {
+		return
+	}
+	m, err := r.JSON()
+	switch {
+	case r.ContentType() != shape.Problem:
+		t.ErrorAt(r, "AUTH-017", "%s: 401 Content-Type %q, want %s", what, r.Header.Get("Content-Type"), shape.Problem)
+	case err != nil:
+		t.ErrorAt(r, "AUTH-017", "%s: 401 body is not a JSON object: %v", what, err)
+	case m["code"] != "api_key_authentication_failed":
+		t.ErrorAt(r, "AUTH-017", "%s: 401 code is %v, want api_key_authentication_failed", what, m["code"])
+	}
+	wwwAuthenticate(t, r, what)
+	if detail, _ := m["detail"].(string); strings.TrimSpace(detail) == "" || detail == genericDetail {
+		t.ErrorAt(r, "AUTH-002", "%s: 401 detail is %q; a request without a key gets a specific detail", what, detail)
+	}
+}
+
+// keylessChecks are the checks of keyless.go.
+func keylessChecks() []check.Check {
+	var cs []check.Check
+	for _, tb := range routeTables {
+		tb := tb
+		rows := keylessRows(tb, fixtures{})
+		if len(rows) == 0 {
+			continue
+		}
+		var rules []string
+		if slices.ContainsFunc(rows, func(r routeRow) bool { return prefixRule(r.path) == "AUTH-001" }) {
+			rules = append(rules, "AUTH-001")
+		}
+		rules = append(rules, "AUTH-002", "AUTH-015", "AUTH-016", "AUTH-017")
+		cs = append(cs, check.Check{
+			ID:            "auth/keyless-refused-" + tb.slug,
+			Title:         "each route of the " + tb.title + " table refuses a request without a key: 401 problem+json api_key_authentication_failed, a specific detail, WWW-Authenticate: Bearer",
+			Rules:         rules,
+			FailedAuth:    len(rows),
+			RefusalsFirst: true,
+			Run: func(t *check.T) {
+				rows := keylessRows(tb, scopeFixtures(t))
+				t.SpendAuthFailures(len(rows))
+				for _, row := range rows {
+					req := client.Request{Method: row.method, Path: row.path, Query: row.query, JSON: row.body, KeyRefusal: true}
+					if row.method != http.MethodGet {
+						req.IdempotencyKey = t.NewKey()
+					}
+					judgeKeyless(t, row, t.Do(t.Anonymous(), req))
+				}
+			},
+		})
+	}
+	return cs
+}
