@@ -61,6 +61,11 @@ func allowed(t *check.T, rule string, cl *client.Client, c call, want int) {
 	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: want, What: fmt.Sprintf("%s with keys.%s", c, cl.KeyName), Why: "the key holds the route's scope", Continue: true})
 }
 
+// unlistedMethods are the methods an unlisted /customers/... sub-path is
+// judged with: GET (default onboarding:read) and every other documented
+// method (default onboarding:write).
+var unlistedMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
 // scopesChecks are the checks of scopes.go.
 func scopesChecks() []check.Check {
 	return []check.Check{
@@ -175,23 +180,52 @@ func scopesChecks() []check.Check {
 		},
 		{
 			ID:    "auth/unlisted-customer-subpath-default-scopes",
-			Title: "an unlisted sub-path under /customers/... needs onboarding:read for GET and onboarding:write otherwise",
+			Title: "an unlisted sub-path under /customers/... needs onboarding:read for GET and onboarding:write for every other method: the key lacking exactly that scope is refused, the key lacking only the other passes to 404",
 			Rules: []string{"SCOPE-081", "SCOPE-083"},
-			Needs: []string{"keys.read_only", "keys.tenant", "customers.active_personal"},
+			Needs: []string{"keys." + lacking("onboarding:read", false), "keys." + lacking("onboarding:write", false), "customers.active_personal"},
+			// Every refusal goes out before the first request that passes
+			// the key step (and spends a budget).
+			FailedAuth:    len(unlistedMethods),
+			RefusalsFirst: true,
 			Run: func(t *check.T) {
 				ap := t.Customer("active_personal")
 				path := api.P + "/customers/" + ap + "/ts-unlisted-" + randomHex(8)
-				ro, tn := t.Client("read_only"), t.Client("tenant")
-				t.SpendAuthFailures(2)
-				// GET: onboarding:read suffices; the path then matches nothing.
-				g := t.Do(ro, client.Request{Method: http.MethodGet, Path: path})
-				shape.FlatAnswer(t, g, shape.Want{Rule: "SCOPE-081", Status: http.StatusNotFound, ShapeRule: "SCOPE-083", What: "GET unlisted /customers/{id}/ts-unlisted-… with keys.read_only", Why: "onboarding:read passes, nothing matches"})
-				// POST: onboarding:write is required, which read_only lacks.
-				p := t.Do(ro, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey()})
-				expect403(t, "SCOPE-081", p, "POST unlisted /customers/{id}/ts-unlisted-… with keys.read_only")
-				// With onboarding:write the same POST reaches "no route": 404.
-				w := t.Do(tn, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey()})
-				shape.FlatAnswer(t, w, shape.Want{Rule: "SCOPE-083", Status: http.StatusNotFound, What: "POST unlisted /customers/{id}/ts-unlisted-… with keys.tenant"})
+				noRead, noWrite := lacking("onboarding:read", false), lacking("onboarding:write", false)
+				// The default scope of each method, and the key lacking the
+				// other one: a route defaulting to some third scope, or to
+				// the other one, is told apart from the documented default.
+				need := func(method string) (scope, without, with string) {
+					if method == http.MethodGet {
+						return "onboarding:read", noRead, noWrite
+					}
+					return "onboarding:write", noWrite, noRead
+				}
+				send := func(key, method string, refused bool) *client.Response {
+					r := client.Request{Method: method, Path: path, KeyRefusal: refused}
+					if method != http.MethodGet {
+						r.IdempotencyKey = t.NewKey()
+					}
+					return t.Do(t.Client(key), r)
+				}
+				t.SpendAuthFailures(len(unlistedMethods))
+				refusals := map[string]*client.Response{}
+				for _, m := range unlistedMethods {
+					_, without, _ := need(m)
+					refusals[m] = send(without, m, true)
+				}
+				for _, m := range unlistedMethods {
+					scope, without, with := need(m)
+					expect403(t, "SCOPE-081", refusals[m], fmt.Sprintf("%s unlisted /customers/{id}/ts-unlisted-… with keys.%s (lacks only %s, the default scope of %s)", m, without, scope, m))
+					// The key holding the default scope passes the key
+					// step; the path then matches nothing.
+					what := fmt.Sprintf("%s unlisted /customers/{id}/ts-unlisted-… with keys.%s (holds %s, lacks only the other default)", m, with, scope)
+					r := send(with, m, false)
+					if keyStepRefusal(r) {
+						t.ErrorAt(r, "SCOPE-081", "%s: status %d, refused at the key step; %s is the default scope of %s; body: %s", what, r.Status, scope, m, shape.Clip(r.Body))
+						continue
+					}
+					shape.FlatAnswer(t, r, shape.Want{Rule: "SCOPE-083", Status: http.StatusNotFound, What: what, Why: "the key step passes, nothing matches"})
+				}
 			},
 		},
 		{
