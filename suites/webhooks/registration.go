@@ -258,6 +258,50 @@ func registrationChecks() []check.Check {
 			},
 		},
 		{
+			ID:     "webhooks/register-event-types-matched-and-collapsed",
+			Title:  "eventTypes are matched case-insensitively and collapsed: an endpoint registered for Customer.Created receives customer.created, one registered for customer.created three times (in two spellings) receives one delivery per event",
+			Rules:  []string{"WHM-031"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				mixed := in.subscribe("WHM-031", "subject", nil, "Customer.Created")
+				dup := in.subscribe("WHM-031", "subject", nil, "customer.created", "CUSTOMER.CREATED", "customer.created")
+				mixedID, dupID := mixed["subscriptionId"].(string), dup["subscriptionId"].(string)
+				defer disable(t, "subject", mixedID)
+				defer disable(t, "subject", dupID)
+				resource := in.emit("customer.created", t.Customer("parent"))
+				recs := in.records()
+				count := func(subID string) (n int) {
+					for _, r := range forSub(recs, subID) {
+						verified(t, r, "customer.created delivery")
+						if r.EventType == "customer.created" {
+							n++
+						}
+					}
+					return n
+				}
+				if n := count(mixedID); n != 1 {
+					t.Errorf("WHM-031", "the endpoint registered for Customer.Created received %d deliveries of one customer.created, want 1 (event types are matched case-insensitively)", n)
+				}
+				if n := count(dupID); n != 1 {
+					t.Errorf("WHM-031", "the endpoint registered for customer.created, CUSTOMER.CREATED, customer.created received %d deliveries of one customer.created, want 1 (duplicates are collapsed)", n)
+				}
+				// The attempt rows say the same: one delivery of the event
+				// paired with the endpoint.
+				deliveries := map[any]bool{}
+				for _, row := range attemptRows(t, "WHM-031", "subject", dupID, "eventType=customer.created") {
+					if row["resourceId"] == resource {
+						deliveries[row["deliveryId"]] = true
+					}
+				}
+				if len(deliveries) != 1 {
+					t.Errorf("WHM-031", "the endpoint registered for customer.created three times has %d deliveries of one customer.created in its attempt rows, want 1 (duplicates are collapsed)", len(deliveries))
+				}
+			},
+		},
+		{
 			ID:     "webhooks/register-max-attempts",
 			Title:  "maxAttempts null or omitted is 5; 1 and 25 are accepted; 0, 26 and 2.5 are refused (400)",
 			Rules:  []string{"WHM-034", "WHM-035"},
