@@ -30,6 +30,14 @@ type Rule struct {
 	Rule           string   `json:"rule"`
 	Interpretation string   `json:"interpretation"`
 	Checks         []string `json:"checks"`
+	// Class, on a spec rule (kind must), says what the sentence states: a
+	// decision the server takes (what changes, what is allowed or
+	// refused, which error wins, a computed value, an order, who may
+	// reach what, what is stored or listed) or an answer it renders (a
+	// field, a type, a header, a format). A decision rule is proven only
+	// by a sandbox fault in that decision; an answer rule also by a
+	// variant that changes the answer on the wire.
+	Class string `json:"class,omitempty"`
 	// Unobservable, when set, is why no check can observe the rule over
 	// the API (a dashboard-only operation, an internal precondition); such
 	// a rule names no checks and counts apart from the unchecked ones.
@@ -40,6 +48,12 @@ type Rule struct {
 	// entry names no checks.
 	AliasOf string `json:"alias_of,omitempty"`
 }
+
+// The classes of a spec rule.
+const (
+	Decision = "decision"
+	Answer   = "answer"
+)
 
 // Spec tells whether the rule is the spec's own requirement (kind must),
 // as opposed to the harness's interpretation or a documented quirk.

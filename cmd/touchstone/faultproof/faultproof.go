@@ -35,6 +35,8 @@ type Outcome struct {
 	// under, each declared by the check that reported it: the rules this
 	// fault proves able to fail under their own id.
 	FailedUnder []string `json:"failed_under,omitempty"`
+	// Pairs are "check RULE" for each declared rule a check failed under.
+	Pairs []string `json:"pairs,omitempty"`
 	// Undeclared are failures under a rule their check does not declare,
 	// "check RULE" (a defect of the check: it must report under a rule
 	// it names).
@@ -197,6 +199,9 @@ func Prove(ctx context.Context, f sandbox.Fault) Outcome {
 func (o *Outcome) record(c *check.Check, res *check.Result) {
 	d, u := FailedUnder(res)
 	o.FailedUnder = append(o.FailedUnder, d...)
+	for _, r := range d {
+		o.Pairs = append(o.Pairs, c.ID+" "+r)
+	}
 	o.Undeclared = append(o.Undeclared, u...)
 	for _, fl := range res.Failures {
 		if fl.Rule == o.Rule {
