@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/touchstone-harness/touchstone/internal/amount"
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -55,6 +56,11 @@ func depositAddressChecks() []check.Check {
 				}
 				if tag, has := d["tag"]; !has || tag != nil {
 					t.FatalAt(r, "CRYP-017", "data.tag is %v (present %v), want null", tag, has)
+				}
+				// data.address is present, a deposit address (CRYP-017); that
+				// it is the wallet's own is the reading CRYP-018.
+				if a, _ := d["address"].(string); a == "" {
+					t.FatalAt(r, "CRYP-017", "data.address is %v, want the deposit address (a non-empty string)", d["address"])
 				}
 				if d["address"] != w["address"] {
 					t.FatalAt(r, "CRYP-018", "data.address %v differs from data.wallet.address %v", d["address"], w["address"])
@@ -276,6 +282,39 @@ func walletBalanceChecks() []check.Check {
 				rows := wallets(t, "CRYP-019", cust)
 				if len(rows) != 1 || rows[0].ID != w["id"] || rows[0].Raw["status"] != "Active" {
 					t.Fatalf("CRYP-019", "the wallet list holds %d rows, want only the issued address %v, Active", len(rows), w["id"])
+				}
+			},
+		},
+		{
+			ID:         "crypto/balance-equals-deposits",
+			Title:      "The wallet balance read reports what confirmed deposits credited: zero before, then balance and available_balance (string and atomic) equal to the sum of the deposits, reserved zero",
+			Rules:      []string{"CRYP-025", "CUST-022"},
+			Labels:     []string{check.Mutating, check.NeedsControl},
+			ControlWhy: "for money arriving: a confirmed deposit to the issued address (the custodian's side)",
+			Needs:      []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				cust := fresh.Activated(t, "CRYP-025")
+				issued(t, "CRYP-027", cust, "USDC")
+				sum := new(big.Int)
+				read := func(when string) {
+					b := balances(t, shape.EnvelopeAnswer(t, balance(t, cust, "USDC"), shape.Want{Rule: "CRYP-025", Status: http.StatusOK}), "USDC")
+					for _, k := range []string{"balance", "available_balance"} {
+						if b[k].Cmp(sum) != 0 {
+							t.Fatalf("CRYP-025", "%s: USDC %s is %s atomic (%s), want %s: the confirmed deposits credited", when, k, b[k], amount.Major(b[k], 6), sum)
+						}
+					}
+					if b["reserved_balance"].Sign() != 0 {
+						t.Fatalf("CRYP-025", "%s: USDC reserved_balance is %s atomic, want 0 (nothing withdrawn)", when, b["reserved_balance"])
+					}
+				}
+				read("before any deposit")
+				for _, atomic := range []string{"1000000", "2500001"} {
+					if _, _, err := t.Control().CryptoDeposit(t.Context(), cust, "USDC", atomic); err != nil {
+						t.NoVerdict(err)
+					}
+					n, _ := new(big.Int).SetString(atomic, 10)
+					sum.Add(sum, n)
+					read("after a confirmed deposit of " + atomic + " atomic")
 				}
 			},
 		},

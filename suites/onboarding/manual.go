@@ -99,6 +99,75 @@ func submission(t *check.T, kind, email, skip string) (body map[string]any, fiel
 	return body, fields
 }
 
+// requiredPaths reads the required_fields of kind's level (kyc: the
+// individual level, kyb: the business level), judging only that they are
+// JSON paths (ONB-023).
+func requiredPaths(t *check.T, kind string) []string {
+	q := url.Values{}
+	if kind == "kyb" {
+		q.Set("type", "kyb")
+	}
+	d := shape.EnvelopeAnswer(t, requirementsResp(t, q), shape.Want{Rule: "ONB-031", Status: http.StatusOK})
+	var out []string
+	for _, f := range shape.Array(t, "ONB-023", d, "required_fields") {
+		p, _ := f.(string)
+		if !snakePathRe.MatchString(p) {
+			t.Fatalf("ONB-023", "required_fields entry %v is not a snake_case JSON path of the submit body", f)
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		t.Fatalf("ONB-023", "the %s level's required_fields is empty", kind)
+	}
+	return out
+}
+
+// standIns are the top-level members document 1 lets stand in for a
+// required path (email for person.email / company.email, jurisdiction for
+// person.country / company.country).
+var standIns = map[string]string{"person.email": "email", "company.email": "email", "person.country": "jurisdiction", "company.country": "jurisdiction"}
+
+// bodyOf is a manual-submission body holding every path of fields but
+// skip (and, when skip has a stand-in, without that too).
+func bodyOf(fields []string, email, skip string) map[string]any {
+	body := map[string]any{"email": email, "jurisdiction": "GB", "documents": documents()}
+	for _, p := range fields {
+		if p != skip {
+			set(body, p, leafValue(p, email))
+		}
+	}
+	if top, ok := standIns[skip]; ok {
+		delete(body, top)
+	}
+	return body
+}
+
+// camelPath is the camelCase name missing_required_fields gives a
+// required path: the documented form where document 1 gives one
+// (person.dob is person.dateOfBirth), else each member camelCased
+// (reading ONB-043); documented tells which.
+func camelPath(p string) (name string, documented bool) {
+	if c, ok := camel[p]; ok {
+		return c, true
+	}
+	parts := strings.Split(p, ".")
+	for i, part := range parts {
+		words := strings.Split(part, "_")
+		for j := 1; j < len(words); j++ {
+			if words[j] != "" {
+				words[j] = strings.ToUpper(words[j][:1]) + words[j][1:]
+			}
+		}
+		parts[i] = strings.Join(words, "")
+	}
+	return strings.Join(parts, "."), false
+}
+
+// names tells whether text names the field path name as a whole token.
+func names(text, name string) bool {
+	return regexp.MustCompile(`(^|[^A-Za-z0-9_.])` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_])`).MatchString(text)
+}
+
 func submit(t *check.T, kind string, body map[string]any) *client.Response {
 	return submitWith(t, "tenant", kind, body)
 }
@@ -208,6 +277,45 @@ func manualChecks() []check.Check {
 				}
 				if tried == 0 {
 					t.Skipf("the requirements name none of %v; the camelCase form of other fields is not documented", camel)
+				}
+			},
+		},
+		{
+			ID:     "onboarding/manual-required-paths",
+			Title:  "required_fields are the paths of the submit body: a manual submission holding every one is taken; one omitting any single one (its top-level stand-in too) is 422 missing_required_fields naming that path in camelCase and no path it holds",
+			Rules:  []string{"ONB-023", "ONB-031", "ONB-038", "ONB-039", "ONB-043", "ONB-035", "ONB-027"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				for _, kind := range []string{"kyc", "kyb"} {
+					fields := requiredPaths(t, kind)
+					full := submit(t, kind, bodyOf(fields, fresh.Email(), ""))
+					fresh.Success(t, "ONB-023", full) // every required path sent: nothing is missing
+					submitted(t, full)
+					for _, p := range fields {
+						want, documented := camelPath(p)
+						r := submit(t, kind, bodyOf(fields, fresh.Email(), p))
+						if r.Status/100 == 2 {
+							t.FatalAt(r, "ONB-038", "a %s submission without %s (a required path) was taken (%d)", kind, p, r.Status)
+						}
+						d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ONB-038", Status: http.StatusUnprocessableEntity, Code: "missing_required_fields", What: "a " + kind + " submission without " + p})
+						raw, _ := json.Marshal(d)
+						text := string(raw)
+						switch {
+						case names(text, want):
+						case names(text, p):
+							t.FatalAt(r, "ONB-039", "without %s the refusal names it in snake_case, want the camelCase %s: %s", p, want, raw)
+						case documented:
+							t.FatalAt(r, "ONB-038", "without %s the refusal does not name it (%s): %s", p, want, raw)
+						default:
+							t.FatalAt(r, "ONB-043", "without %s the refusal does not name it as %s (each member camelCased): %s", p, want, raw)
+						}
+						for _, other := range fields {
+							if o, _ := camelPath(other); other != p && names(text, o) {
+								t.FatalAt(r, "ONB-038", "without %s the refusal also names %s, which the body holds: %s", p, o, raw)
+							}
+						}
+					}
 				}
 			},
 		},

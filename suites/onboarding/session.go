@@ -1,6 +1,7 @@
 package onboarding
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
@@ -57,6 +58,20 @@ func message(t *check.T, rule string, r *client.Response, kind string) {
 
 func nonEmpty(v any) bool { s, ok := v.(string); return ok && s != "" }
 
+// draftBusiness creates a customer and has it recorded as a Business
+// through the control API (the record's type is set in the dashboard or by
+// an account manager; POST P/customers takes none), still Draft.
+func draftBusiness(t *check.T) string {
+	id, _ := fresh.Customer(t)
+	if err := t.Control().Call(t.Context(), http.MethodPost, "/onboarding/user-type/"+id, map[string]any{"user_type": "Business"}, nil); err != nil {
+		t.NoVerdict(err)
+	}
+	if ut := fresh.Read(t, "ONB-028", id)["user_type"]; ut != "Business" {
+		t.NoVerdict(fmt.Errorf("the control API recorded customer %s as a Business, yet it reads user_type %v", id, ut))
+	}
+	return id
+}
+
 // sessionChecks are the checks of session.go.
 func sessionChecks() []check.Check {
 	return []check.Check{
@@ -79,6 +94,42 @@ func sessionChecks() []check.Check {
 				}
 				if status != "pending" {
 					t.Fatalf("ONB-014", "first initiate of a Draft customer: status %s, want pending", status)
+				}
+			},
+		},
+		{
+			ID:         "onboarding/initiate-first-call-business",
+			Title:      "For a Draft business, kyc/initiate is 422 invalid_onboarding_type and leaves it Draft; the first kyb/initiate returns a real token and link in a pending verification session with the KYB message; kyb/token then returns fresh tokens",
+			Rules:      []string{"ONB-028", "ONB-015", "ONB-012", "ONB-014", "ONB-041", "ONB-042", "ONB-029", "CUST-022"},
+			Labels:     []string{check.Mutating, check.NeedsControl},
+			ControlWhy: "a fresh Draft business: a customer record's type is set in the dashboard or by an account manager, and POST /customers creates a person",
+			Needs:      []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				id := draftBusiness(t)
+				shape.EnvelopeAnswer(t, fresh.Initiate(t, id, "kyc"), shape.Want{Rule: "ONB-042", Status: http.StatusUnprocessableEntity, Code: "invalid_onboarding_type"})
+				if got := fresh.Status(t, "ONB-042", id); got != "Draft" {
+					t.Fatalf("ONB-042", "a refused kyc initiate moved the business to %s, want Draft", got)
+				}
+				r := fresh.Initiate(t, id, "kyb")
+				s := fresh.Success(t, "ONB-028", r)
+				aSession(t, "ONB-028", s)
+				message(t, "ONB-041", r, "kyb")
+				token, link, status := session(t, "ONB-012", s)
+				if !nonEmpty(token) || !nonEmpty(link) {
+					t.Fatalf("ONB-015", "first kyb initiate: token %v, verification_link %v; want both real", token, link)
+				}
+				if status != "pending" {
+					t.Fatalf("ONB-014", "first kyb initiate of a Draft business: status %s, want pending", status)
+				}
+				seen := map[any]bool{token: true}
+				for i := 0; i < 2; i++ {
+					ts := fresh.Success(t, "ONB-029", fresh.Token(t, id, "kyb"))
+					aSession(t, "ONB-029", ts)
+					tok, _, _ := session(t, "ONB-012", ts)
+					if !nonEmpty(tok) || seen[tok] {
+						t.Fatalf("ONB-029", "kyb/token returned token %v, want a fresh one (not one handed out before)", tok)
+					}
+					seen[tok] = true
 				}
 			},
 		},

@@ -4,9 +4,13 @@
 package transfers
 
 import (
+	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 
@@ -74,6 +78,55 @@ func rows(t *check.T, rule string, r *client.Response) []any {
 	return out
 }
 
+// refusedBody judges the form of a refused internal transfer under rule:
+// how "bind" is the binding 400 (problem+json, no code) whose errors map
+// names amount_minor; "either" that 400 (any member named) or a 422
+// envelope with a data.code; "currency" also a flat 409
+// internal_transfer_accounts_ineligible (reading ITR-034).
+func refusedBody(t *check.T, rule, how string, r *client.Response, what string) {
+	switch {
+	case r.Status == http.StatusBadRequest:
+		m := shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest, What: "a transfer with " + what})
+		errs, _ := m["errors"].(map[string]any)
+		if len(errs) == 0 {
+			t.FatalAt(r, rule, "a transfer with %s: the binding 400 carries no errors map", what)
+		}
+		if how == "bind" && !namesAmount(errs) {
+			t.FatalAt(r, rule, "a transfer with %s: the binding 400's errors map names %v, not amount_minor", what, slices.Sorted(maps.Keys(errs)))
+		}
+	case how == "bind":
+		shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest, What: "a transfer with " + what, Why: "a fractional or non-numeric amount cannot be bound to a whole number"})
+	case r.Status == http.StatusUnprocessableEntity:
+		d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusUnprocessableEntity, What: "a transfer with " + what})
+		if code, _ := d["code"].(string); code == "" {
+			t.FatalAt(r, rule, "a transfer with %s: the 422 carries no data.code", what)
+		}
+	case how == "currency" && r.Status == http.StatusConflict:
+		shape.FlatAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusConflict, Code: "internal_transfer_accounts_ineligible", What: "a transfer with " + what})
+	default:
+		t.FatalAt(r, rule, "a transfer with %s answered %d, want the binding 400 or a 422 envelope; body: %s", what, r.Status, shape.Clip(r.Body))
+	}
+}
+
+// namesAmount tells whether an errors map names amount_minor (any
+// spelling: amount_minor, $.amount_minor, AmountMinor).
+func namesAmount(errs map[string]any) bool {
+	for k := range errs {
+		flat := strings.Map(func(r rune) rune {
+			if r == '_' || r == '$' || r == '.' {
+				return -1
+			}
+			return unicode.ToLower(r)
+		}, k)
+		if strings.Contains(flat, "amountminor") {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
+
 func ids(xs []any) []string {
 	var out []string
 	for _, x := range xs {
@@ -102,18 +155,27 @@ func transferCreateChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "transfers/create-both-directions",
-			Title:  "A parent-to-child and a child-to-parent transfer complete with id, journal_entry_id, client_reference and the exact amount_minor_string; a quoted amount is accepted",
+			Title:  "A parent-to-child and a child-to-parent transfer, in GBP and EUR, with no beneficiary, complete with id, journal_entry_id, client_reference and the exact amount_minor_string; a quoted integer amount is accepted",
 			Rules:  []string{"ITR-001", "ITR-002", "ITR-003", "ITR-004", "ITR-005", "ITR-007", "ITR-008", "ITR-010", "ITR-012", "ITR-019"},
 			Labels: []string{check.Mutating},
 			Needs:  needs,
 			Run: func(t *check.T) {
+				// Each case is judged under the sentence it sends: a body
+				// without beneficiary (ITR-019), a quoted integer amount
+				// (ITR-003), the reverse direction (ITR-001), EUR (ITR-002).
 				for _, c := range []struct {
-					dir, cur string
-					amount   any
-					want     string
-				}{{"parent_to_end_customer", "GBP", "1500", "1500"}, {"end_customer_to_parent", "GBP", 7, "7"}, {"parent_to_end_customer", "EUR", 2501, "2501"}} {
+					rule, dir, cur string
+					amount         any
+					want           string
+				}{
+					{"ITR-019", "parent_to_end_customer", "GBP", 1200, "1200"},
+					{"ITR-003", "parent_to_end_customer", "GBP", "1500", "1500"},
+					{"ITR-001", "end_customer_to_parent", "GBP", 7, "7"},
+					{"ITR-002", "parent_to_end_customer", "EUR", 2501, "2501"},
+				} {
 					b := tbody(c.dir, c.cur, c.amount)
 					r := post(t, b)
+					fresh.Success(t, c.rule, r) // the case is taken
 					x := done(t, "ITR-012", r)
 					shape.String(t, "ITR-007", x, "id")
 					shape.String(t, "ITR-007", x, "journal_entry_id")
@@ -124,39 +186,52 @@ func transferCreateChecks() []check.Check {
 					if cur, has := x["currency"]; has && cur != c.cur {
 						t.ErrorAt(r, "ITR-002", "a %s transfer answers currency %v, want %s (GBP or EUR as sent)", c.cur, cur, c.cur)
 					}
+					if dir, has := x["direction"]; has && dir != c.dir {
+						t.ErrorAt(r, "ITR-001", "a %s transfer answers direction %v, want the one sent", c.dir, dir)
+					}
 					if ref := shape.String(t, "ITR-004", x, "client_reference"); ref != b["client_reference"] {
 						t.FatalAt(r, "ITR-005", "client_reference %q, want the one sent %v", ref, b["client_reference"])
 					}
 					if s := shape.String(t, "ITR-008", x, "amount_minor_string"); s != c.want {
 						t.FatalAt(r, "ITR-008", "amount_minor_string %q, want %q", s, c.want)
 					}
-					_ = []string{"ITR-001", "ITR-002", "ITR-003", "ITR-019"} // named: both directions, both currencies, a quoted amount, no beneficiary in the body
 				}
 			},
 		},
 		{
 			ID:     "transfers/invalid-bodies-refused",
-			Title:  "An internal transfer with amount 0, a fractional amount, a USD currency or an unknown direction is refused and creates nothing",
-			Rules:  []string{"ITR-003", "ITR-034", "ITR-001"},
+			Title:  "An internal transfer whose amount_minor is 0, negative (a number or a quoted string), fractional (a number or a quoted string) or a quoted non-number, whose currency is USD or whose direction is unknown is refused and creates nothing; a fractional or non-numeric amount is the binding 400 naming amount_minor",
+			Rules:  []string{"ITR-003", "ITR-037", "ITR-034", "ITR-002", "ITR-001"},
 			Labels: []string{check.Mutating},
 			Needs:  needs,
 			Run: func(t *check.T) {
 				// In a fixed order, each judged: a map's order would make the
-				// first refusal to fail vary from run to run.
+				// first refusal to fail vary from run to run. sentence is the
+				// rule a transfer made from the body breaks; form the rule
+				// of the refusal's status and body (bind: the 400 naming
+				// amount_minor; either: that 400 or a 422 envelope; currency:
+				// also 409 internal_transfer_accounts_ineligible).
 				for _, c := range []struct {
-					rule string
-					body map[string]any
+					sentence, form, how string
+					body                map[string]any
 				}{
-					{"ITR-003", tbody("parent_to_end_customer", "GBP", 0)},
-					{"ITR-034", tbody("parent_to_end_customer", "USD", 100)},
-					{"ITR-001", tbody("sideways", "GBP", 100)},
+					{"ITR-003", "ITR-037", "either", tbody("parent_to_end_customer", "GBP", 0)},
+					{"ITR-003", "ITR-037", "either", tbody("parent_to_end_customer", "GBP", -5)},
+					{"ITR-003", "ITR-037", "either", tbody("parent_to_end_customer", "GBP", "-5")},
+					{"ITR-003", "ITR-037", "bind", tbody("parent_to_end_customer", "GBP", json.Number("15.5"))},
+					{"ITR-003", "ITR-037", "bind", tbody("parent_to_end_customer", "GBP", "15.5")},
+					{"ITR-003", "ITR-037", "bind", tbody("parent_to_end_customer", "GBP", "fifteen")},
+					{"ITR-002", "ITR-034", "currency", tbody("parent_to_end_customer", "USD", 100)},
+					{"ITR-001", "ITR-037", "either", tbody("sideways", "GBP", 100)},
 				} {
 					r := post(t, c.body)
-					if r.Status < 400 || r.Status >= 500 {
-						t.ErrorAt(r, c.rule, "an invalid internal transfer answered %d, want a 4xx refusal", r.Status)
+					what := "amount_minor " + jsonText(c.body["amount_minor"]) + ", currency " + c.body["currency"].(string) + ", direction " + c.body["direction"].(string)
+					if r.Status/100 == 2 {
+						t.ErrorAt(r, c.sentence, "an internal transfer with %s was made (%d); it must be refused", what, r.Status)
 						continue
 					}
-					shape.FlatAnswer(t, get(t, base(t)+"/by-client-reference/"+c.body["client_reference"].(string)), shape.Want{Rule: c.rule, Status: http.StatusNotFound})
+					refusedBody(t, c.form, c.how, r, what)
+					shape.FlatAnswer(t, get(t, base(t)+"/by-client-reference/"+c.body["client_reference"].(string)), shape.Want{Rule: c.sentence, Status: http.StatusNotFound, What: "the by-client-reference read of the refused transfer with " + what})
 				}
 			},
 		},
@@ -190,14 +265,20 @@ func transferCreateChecks() []check.Check {
 				// it, so only transfers/recovery-404-in-flight judges that.
 				shape.FlatAnswer(t, get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)), shape.Want{Rule: "ITR-015", Status: http.StatusNotFound})
 				x := done(t, "ITR-012", post(t, b))
-				byRef := done(t, "ITR-015", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string)))
-				if byRef["id"] != x["id"] {
-					t.Fatalf("ITR-015", "by-client-reference returned %v, want %v", byRef["id"], x["id"])
+				// The reads return the transfer made: its id, and the values
+				// the POST answered (the client reference sent, the amount).
+				same := func(rule, how string, got map[string]any) {
+					for _, k := range []string{"id", "client_reference", "amount_minor_string", "journal_entry_id"} {
+						if got[k] != x[k] {
+							t.Fatalf(rule, "%s returned %s %v, want the transfer's %v", how, k, got[k], x[k])
+						}
+					}
+					if got["client_reference"] != b["client_reference"] || got["amount_minor_string"] != "55" {
+						t.Fatalf(rule, "%s returned client_reference %v amount_minor_string %v, want %v and 55 as sent", how, got["client_reference"], got["amount_minor_string"], b["client_reference"])
+					}
 				}
-				byID := done(t, "ITR-014", get(t, base(t)+"/"+x["id"].(string)))
-				if byID["id"] != x["id"] {
-					t.Fatalf("ITR-014", "by id returned %v, want %v", byID["id"], x["id"])
-				}
+				same("ITR-015", "by-client-reference", done(t, "ITR-015", get(t, base(t)+"/by-client-reference/"+b["client_reference"].(string))))
+				same("ITR-014", "the by-id read", done(t, "ITR-014", get(t, base(t)+"/"+x["id"].(string))))
 				shape.FlatAnswer(t, get(t, base(t)+"/"+uuid.NewString()), shape.Want{Rule: "ITR-014", Status: http.StatusNotFound})
 			},
 		},
