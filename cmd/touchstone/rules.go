@@ -111,6 +111,8 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 	k := cat.ByKind(proof)
 	fmt.Fprintf(stdout, "\nby kind: spec rules (must) %d, checked %d, proven %d; interpretations %d, checked %d; quirks %d, checked %d; unobservable %d; restatements counted as the rule they restate %d\n",
 		k.Spec, k.SpecChecked, k.SpecProven, k.Interpretations, k.InterpChecked, k.Quirks, k.QuirksChecked, k.Unobservable, k.Aliases)
+	fmt.Fprintf(stdout, "proven by class: decisions %d/%d (by a sandbox fault in the decision), answers %d/%d (by a fault or a variant that changes the answer)\n",
+		k.DecisionsProven, k.DecisionsChecked, k.AnswersProven, k.AnswersChecked)
 	fmt.Fprintf(stdout, "rules covered: %d/%d\n", covered, total)
 	fmt.Fprintf(stdout, "rules proven: %d/%d\n", k.SpecProven, k.SpecChecked)
 	return exitOK

@@ -272,6 +272,12 @@ type KindCoverage struct {
 	Spec            int `json:"spec"`            // kind must
 	SpecChecked     int `json:"spec_checked"`    // ... named by a check
 	SpecProven      int `json:"spec_proven"`     // ... shown failing under their own id
+	// The checked spec rules by class: decisions (proven only by a sandbox
+	// fault in the decision) and answers (also by a variant).
+	DecisionsChecked int `json:"decisions_checked"`
+	DecisionsProven  int `json:"decisions_proven"`
+	AnswersChecked   int `json:"answers_checked"`
+	AnswersProven    int `json:"answers_proven"`
 	Interpretations int `json:"interpretations"` // kind interpretation
 	InterpChecked   int `json:"interpretations_checked"`
 	Quirks          int `json:"quirks"` // kind quirk
@@ -297,8 +303,20 @@ func (c *Catalogue) ByKind(proof *Proof) KindCoverage {
 			k.Spec++
 			if checked {
 				k.SpecChecked++
-				if proof.IsProven(r.ID) {
+				proven := proof.IsProven(r.ID)
+				if proven {
 					k.SpecProven++
+				}
+				if r.Class == Decision {
+					k.DecisionsChecked++
+					if proven {
+						k.DecisionsProven++
+					}
+				} else {
+					k.AnswersChecked++
+					if proven {
+						k.AnswersProven++
+					}
 				}
 			}
 		case Interpretation:
