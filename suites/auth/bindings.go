@@ -42,17 +42,13 @@ func delegated(t *check.T, rule string, data map[string]any) []string {
 	return out
 }
 
-// sameAsNonexistent sends the same request for a not-reachable id and for a
-// random nonexistent uuid (same method, same route shape) and asserts
-// 404 flat with code null, byte-identical.
-func sameAsNonexistent(t *check.T, c *client.Client, method, notMine, suffix, what string) {
-	sameAsNonexistentUnder(t, "BIND-001", c, method, notMine, suffix, what)
-}
-
-// sameAsNonexistentUnder is sameAsNonexistent with the rule a status other
-// than 404 or 403 breaks (a 403 always breaks BIND-001): an unbound key
-// reaching a customer breaks BIND-013, a key reaching another tenant's
-// SVC-001.
+// sameAsNonexistentUnder sends the same request for a not-reachable id and
+// for a random nonexistent uuid (same method, same route shape) and asserts
+// 404 flat with code null, byte-identical. reachRule is the rule a status
+// other than 404 or 403 breaks (a 403 always breaks BIND-001): a
+// subject-bound key reaching a customer not its own breaks BIND-006, an
+// unbound key reaching a customer BIND-013, a key reaching another
+// tenant's SVC-001.
 func sameAsNonexistentUnder(t *check.T, reachRule string, c *client.Client, method, notMine, suffix, what string) {
 	req := func(id string) client.Request {
 		r := client.Request{Method: method, Path: api.P + "/customers/" + id + suffix}
@@ -215,10 +211,13 @@ func bindingsChecks() []check.Check {
 			Run: func(t *check.T) {
 				sk := t.Client("subject")
 				t.SpendAuthFailuresAtMost(0, 4) // should any of them be refused at the key step
-				sameAsNonexistent(t, sk, http.MethodGet, t.Customer("active_personal"), "", "GET /customers/{active_personal} with keys.subject")
-				sameAsNonexistent(t, sk, http.MethodGet, t.Customer("other_tenant"), "", "GET /customers/{other_tenant} with keys.subject")
-				sameAsNonexistent(t, sk, http.MethodGet, t.Customer("active_personal"), "/onboarding/status", "GET /customers/{active_personal}/onboarding/status with keys.subject")
-				sameAsNonexistent(t, sk, http.MethodPatch, t.Customer("active_personal"), "", "PATCH /customers/{active_personal} {} with keys.subject")
+				// Reaching any of them breaks BIND-006 (a subject key
+				// reaches its subject and direct children, anything else is
+				// 404); a 403 breaks BIND-001.
+				sameAsNonexistentUnder(t, "BIND-006", sk, http.MethodGet, t.Customer("active_personal"), "", "GET /customers/{active_personal} with keys.subject")
+				sameAsNonexistentUnder(t, "BIND-006", sk, http.MethodGet, t.Customer("other_tenant"), "", "GET /customers/{other_tenant} with keys.subject")
+				sameAsNonexistentUnder(t, "BIND-006", sk, http.MethodGet, t.Customer("active_personal"), "/onboarding/status", "GET /customers/{active_personal}/onboarding/status with keys.subject")
+				sameAsNonexistentUnder(t, "BIND-006", sk, http.MethodPatch, t.Customer("active_personal"), "", "PATCH /customers/{active_personal} {} with keys.subject")
 			},
 		},
 		{
@@ -337,6 +336,7 @@ func bindingsChecks() []check.Check {
 				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "BIND-014", Status: http.StatusOK, What: "GET /customers with keys.unbound", Why: "with an empty list"})
 				if list := shape.Array(t, "BIND-014", data, "customers"); len(list) != 0 {
 					t.Errorf("BIND-014", "GET /customers with keys.unbound lists %d customers, want none", len(list))
+					t.Errorf("BIND-019", "GET /customers with keys.unbound lists %d customers; every list of an unbound key is empty", len(list))
 				}
 				if tot, ok := shape.Get(data, "pagination.total"); ok && toString(tot) != "0" {
 					t.Errorf("BIND-014", "GET /customers with keys.unbound reports pagination.total %v, want 0", tot)

@@ -57,10 +57,12 @@ func childkeyChecks() []check.Check {
 				}
 				// The parent is not reachable: 404 byte-identical to nonexistent.
 				t.SpendAuthFailuresAtMost(0, 3) // should any be refused at the key step
-				sameAsNonexistent(t, ck, http.MethodGet, parent, "", "GET /customers/{parent} with keys.child")
-				sameAsNonexistent(t, ck, http.MethodGet, parent, "/onboarding/status", "GET /customers/{parent}/onboarding/status with keys.child")
+				// A subject-bound key reaching them breaks BIND-006; a 403
+				// breaks BIND-001.
+				sameAsNonexistentUnder(t, "BIND-006", ck, http.MethodGet, parent, "", "GET /customers/{parent} with keys.child")
+				sameAsNonexistentUnder(t, "BIND-006", ck, http.MethodGet, parent, "/onboarding/status", "GET /customers/{parent}/onboarding/status with keys.child")
 				if ap := t.Profile().CustomerMap()["active_personal"]; ap != "" {
-					sameAsNonexistent(t, ck, http.MethodGet, ap, "", "GET /customers/{active_personal} with keys.child")
+					sameAsNonexistentUnder(t, "BIND-006", ck, http.MethodGet, ap, "", "GET /customers/{active_personal} with keys.child")
 				}
 			},
 		},

@@ -117,6 +117,9 @@ func expect401(t *check.T, rule string, r *client.Response, specific bool, what 
 		if t.Declares("ERR-139") && rule != "ERR-139" {
 			t.Errorf("ERR-139", "%s: detail is %q: the granular reason is returned", what, detail)
 		}
+		if t.Declares("AUTH-019") && rule != "AUTH-019" {
+			t.Errorf("AUTH-019", "%s: detail is %q; an unknown key gets exactly %q", what, detail, genericDetail)
+		}
 	}
 }
 
@@ -138,9 +141,23 @@ func wwwAuthenticate(t *check.T, r *client.Response, what string) {
 	t.Errorf("AUTH-016", "%s: 401 carries WWW-Authenticate %q, want a value beginning with the scheme Bearer (parameters may follow)", what, vals)
 }
 
-// expect403 asserts 403 problem+json api_key_not_authorized.
+// expect403 asserts 403 problem+json api_key_not_authorized: the status
+// under rule (and SCOPE-076, the general scope rule, when the check
+// declares it), the media type under ERR-003 and the code under ERR-023
+// when the check declares them (the error catalogue's sentences giving a
+// key-step 403 its body), else under rule.
 func expect403(t *check.T, rule string, r *client.Response, what string) {
-	shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusForbidden, Code: "api_key_not_authorized", What: what})
+	if rule != "SCOPE-076" && t.Declares("SCOPE-076") {
+		shape.StatusAnswer(t, r, shape.Want{Rule: "SCOPE-076", Status: http.StatusForbidden, What: what, Why: "a missing scope gives 403 api_key_not_authorized at the key step", Continue: true})
+	}
+	w := shape.Want{Rule: rule, Status: http.StatusForbidden, Code: "api_key_not_authorized", What: what}
+	if t.Declares("ERR-023") {
+		w.ShapeRule = "ERR-023"
+	}
+	if t.Declares("ERR-003") {
+		w.MediaRule = "ERR-003"
+	}
+	shape.ProblemAnswer(t, r, w)
 }
 
 // publicPrefix is the part of a profile key before the dot.

@@ -113,7 +113,9 @@ func scopesChecks() []check.Check {
 				t.SpendAuthFailures(4)
 				allowed(t, "SCOPE-074", pk, call{method: "GET", path: api.P + "/customers"}, 200)
 				allowed(t, "SCOPE-074", pk, call{method: "GET", path: api.P + "/customers/" + parent}, 200)
-				allowed(t, "SCOPE-074", pk, call{method: "GET", path: api.P + "/customers/" + parent + "/end-customers"}, 200)
+				// EndCustomersRead: a hyphenated resource, each word
+				// capitalised (SCOPE-075's reading of the spelling).
+				allowed(t, "SCOPE-075", pk, call{method: "GET", path: api.P + "/customers/" + parent + "/end-customers"}, 200)
 				// OnboardingWrite: the request passes the key step and reaches
 				// the operation, which answers 404 for a nonexistent customer.
 				allowed(t, "SCOPE-074", pk, call{method: "PATCH", path: api.P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true}, 404)

@@ -322,9 +322,13 @@ func judgeRefusal(t *check.T, row routeRow, ref refusal, rule string) {
 		t.ErrorAt(r, "SCOPE-076", "%s with keys.%s (lacks only %s): status %d; a missing scope gives 403 api_key_not_authorized at the key step", row, ref.key, row.scope, r.Status)
 		return
 	}
-	m, err := r.JSON()
-	if r.ContentType() != shape.Problem || err != nil || m["code"] != "api_key_not_authorized" {
-		t.ErrorAt(r, rule, "%s with keys.%s (lacks only %s): 403 is not problem+json api_key_not_authorized (Content-Type %q); body: %s", row, ref.key, row.scope, r.Header.Get("Content-Type"), shape.Clip(r.Body))
+	// The body of a key-step 403 is the error catalogue's: problem+json
+	// (ERR-003) with the code api_key_not_authorized (ERR-023).
+	if r.ContentType() != shape.Problem {
+		t.ErrorAt(r, "ERR-003", "%s with keys.%s (lacks only %s): the 403 is not problem+json (Content-Type %q)", row, ref.key, row.scope, r.Header.Get("Content-Type"))
+	}
+	if m, err := r.JSON(); err != nil || m["code"] != "api_key_not_authorized" {
+		t.ErrorAt(r, "ERR-023", "%s with keys.%s (lacks only %s): the 403 does not carry the code api_key_not_authorized; body: %s", row, ref.key, row.scope, shape.Clip(r.Body))
 	}
 }
 
