@@ -269,21 +269,21 @@ func (c *Catalogue) Coverage() (areas []AreaCoverage, covered, total int) {
 // proven able to fail under their own id, the harness's interpretations
 // and the documented quirks checked, and the rules no check can observe.
 type KindCoverage struct {
-	Spec            int `json:"spec"`            // kind must
-	SpecChecked     int `json:"spec_checked"`    // ... named by a check
-	SpecProven      int `json:"spec_proven"`     // ... shown failing under their own id
+	Spec        int `json:"spec"`         // kind must
+	SpecChecked int `json:"spec_checked"` // ... named by a check
+	SpecProven  int `json:"spec_proven"`  // ... shown failing under their own id
 	// The checked spec rules by class: decisions (proven only by a sandbox
 	// fault in the decision) and answers (also by a variant).
 	DecisionsChecked int `json:"decisions_checked"`
 	DecisionsProven  int `json:"decisions_proven"`
 	AnswersChecked   int `json:"answers_checked"`
 	AnswersProven    int `json:"answers_proven"`
-	Interpretations int `json:"interpretations"` // kind interpretation
-	InterpChecked   int `json:"interpretations_checked"`
-	Quirks          int `json:"quirks"` // kind quirk
-	QuirksChecked   int `json:"quirks_checked"`
-	Unobservable    int `json:"unobservable"` // any kind, no check can observe it
-	Aliases         int `json:"aliases"`      // restatements, counted as the rule they restate
+	Interpretations  int `json:"interpretations"` // kind interpretation
+	InterpChecked    int `json:"interpretations_checked"`
+	Quirks           int `json:"quirks"` // kind quirk
+	QuirksChecked    int `json:"quirks_checked"`
+	Unobservable     int `json:"unobservable"` // any kind, no check can observe it
+	Aliases          int `json:"aliases"`      // restatements, counted as the rule they restate
 }
 
 // ByKind counts the catalogue by kind; proof may be nil (nothing proven).
