@@ -29,7 +29,7 @@ func whitelistChecks() []check.Check {
 				addr := sampleAddress("ETHEREUM")
 				body := map[string]any{"asset": "USDT", "network": "ETHEREUM", "address": addr, "label": "Treasury"}
 				r := whitelist(t, "tenant", cust, body)
-				e := entryOf(fresh.Success(t, "WLA-012", r))
+				e := entryOf(fresh.Success(t, "WLA-001", r)) // asset, network, address and label: taken
 				id := shape.String(t, "WLA-014", e, "id")
 				if st := shape.String(t, "WLA-006", e, "status"); st != "PendingVerification" {
 					t.ErrorAt(r, "WLA-012", "POST withdrawal-addresses answers status %q, want PendingVerification", st)
@@ -42,11 +42,15 @@ func whitelistChecks() []check.Check {
 				if row == nil || row["status"] != "PendingVerification" {
 					t.Fatalf("WLA-011", "the new entry %s is listed as %v, want a PendingVerification row", id, row)
 				}
-				body["asset"] = "usdt"
+				// The same asset/network/address again (WLA-004), then with the
+				// asset in another case (reading WLA-005: any asset case).
 				dup := whitelist(t, "tenant", cust, body)
 				shape.EnvelopeAnswer(t, dup, shape.Want{Rule: "WLA-004", Status: http.StatusConflict, Code: "crypto_withdrawal_address_already_exists"})
+				body["asset"] = "usdt"
+				dup = whitelist(t, "tenant", cust, body)
+				shape.EnvelopeAnswer(t, dup, shape.Want{Rule: "WLA-005", Status: http.StatusConflict, Code: "crypto_withdrawal_address_already_exists"})
 				if n := entryCount(t, "WLA-004", cust); n != 1 {
-					t.Fatalf("WLA-004", "the customer lists %d entries after the duplicate, want 1", n)
+					t.Fatalf("WLA-004", "the customer lists %d entries after the duplicates, want 1", n)
 				}
 			},
 		},

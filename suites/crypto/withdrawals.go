@@ -97,7 +97,7 @@ func submitChecks() []check.Check {
 		},
 		{
 			ID:     "cryptowithdrawals/refusals",
-			Title:  "Crypto withdrawal refusals with no row: whitelisted_address_required (also for a raw destination by default), whitelisted_address_not_found, whitelisted_address_asset_mismatch, invalid_amount, unsupported_asset (422); USDT on TRON without policy 409 crypto_withdrawal_failed",
+			Title:  "Crypto withdrawal refusals with no row: whitelisted_address_required (also for a raw destination by default), whitelisted_address_not_found, whitelisted_address_asset_mismatch, invalid_amount, unsupported_asset (422); USDT on TRON and TRX without policy 409 crypto_withdrawal_failed",
 			Rules:  []string{"CWD-001", "CWD-023", "CWD-024", "CWD-025", "ERR-108", "ERR-109", "ERR-110", "ERR-111", "ERR-112", "ERR-118", "CWD-020"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
@@ -120,11 +120,14 @@ func submitChecks() []check.Check {
 					shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("BTC", "", amt, entry)), shape.Want{Rule: "ERR-109", Status: http.StatusUnprocessableEntity, Code: "invalid_amount"})
 				}
 				shape.EnvelopeAnswer(t, withdraw(t, cust, wbody("DOGE", "", "1", entry)), shape.Want{Rule: "ERR-108", Status: http.StatusUnprocessableEntity, Code: "unsupported_asset"})
-				tron := wbody("USDT", "TRON", "1", entry)
-				r = withdraw(t, cust, tron)
-				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-025", Status: http.StatusConflict, Code: "crypto_withdrawal_failed"})
-				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-118", Status: http.StatusConflict, Code: "crypto_withdrawal_failed"})
-				refusedNoRow(t, "CWD-025", r, cust, mark, tron)
+				// The two the sentence names without a tenant policy: USDT on
+				// TRON and TRX.
+				for _, b := range []map[string]any{wbody("USDT", "TRON", "1", entry), wbody("TRX", "", "1", entry)} {
+					r = withdraw(t, cust, b)
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-025", Status: http.StatusConflict, Code: "crypto_withdrawal_failed", What: "a " + b["asset"].(string) + " withdrawal without the tenant's policy"})
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-118", Status: http.StatusConflict, Code: "crypto_withdrawal_failed"})
+					refusedNoRow(t, "CWD-025", r, cust, mark, b)
+				}
 			},
 		},
 		{
@@ -212,6 +215,9 @@ func submitChecks() []check.Check {
 				}
 				entry := activeEntry(t, bare, "ETH", "ETHEREUM")
 				r = withdraw(t, bare, wbody("ETH", "", "0.5", entry))
+				if r.Status/100 == 2 {
+					t.ErrorAt(r, "CWD-026", "a funded Active customer with an Active whitelist entry but no issued ETH deposit address withdrew (%d): without an issued address there is no custody wallet", r.Status)
+				}
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-022", Status: http.StatusConflict, Code: "crypto_withdrawal_prerequisites_missing"})
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-116", Status: http.StatusConflict, Code: "crypto_withdrawal_prerequisites_missing"})
 			},
@@ -319,7 +325,7 @@ func decisionChecks() []check.Check {
 		{
 			ID:     "cryptowithdrawals/settle-and-fail",
 			Title:  "A submitted withdrawal moves ProviderPending then Settled (the hold leaves the balance); a failed one is Failed and its amount is available again",
-			Rules:  []string{"CWD-011", "CWD-010", "CWD-012", "CUST-022"},
+			Rules:  []string{"CWD-011", "CWD-012", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -376,6 +382,9 @@ func balanceAndPauseChecks() []check.Check {
 				defer policy(t, cust, "usdt_tron")()
 				entry := activeEntry(t, cust, "USDT", "TRON")
 				r := withdraw(t, cust, wbody("USDT", "TRON", "1", entry))
+				// USDT-on-TRON enabled for the tenant (CRYP-015), TRON a USDT
+				// withdrawal network (CRYP-010): the withdrawal is taken.
+				shape.StatusAnswer(t, r, shape.Want{Rule: "CRYP-015", Status: http.StatusOK, Continue: true, Why: "USDT-on-TRON is enabled for this customer's tenant"})
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-010", Status: http.StatusOK})
 				d := shape.EnvelopeAnswer(t, balance(t, cust, "USDT"), shape.Want{Rule: "CRYP-006", Status: http.StatusOK})
 				if d["network"] != nil && d["network"] != "ETHEREUM" {

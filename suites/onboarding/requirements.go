@@ -68,6 +68,14 @@ func requirementsChecks() []check.Check {
 			Rules: []string{"ONB-031", "ONB-032", "ONB-022", "ONB-023", "ONB-024", "ONB-025", "ONB-026"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
+				// Neither level nor type: the individual level (reading
+				// ONB-032), the one type=kyc selects (ONB-031: any type but
+				// kyb).
+				kyc := shape.EnvelopeAnswer(t, requirementsResp(t, url.Values{"type": {"kyc"}}), shape.Want{Rule: "ONB-031", Status: http.StatusOK})
+				none := shape.EnvelopeAnswer(t, requirementsResp(t, nil), shape.Want{Rule: "ONB-032", Status: http.StatusOK, What: "GET onboarding/requirements with neither level nor type"})
+				if none["level"] != kyc["level"] {
+					t.Fatalf("ONB-032", "with neither level nor type the requirements are level %v, want the individual level %v (as type=kyc)", none["level"], kyc["level"])
+				}
 				ind := requirements(t, nil, false)
 				docs := shape.Array(t, "ONB-024", ind, "required_documents")
 				var all []string
@@ -123,7 +131,7 @@ func requirementsChecks() []check.Check {
 		{
 			ID:    "onboarding/requirements-unknown-level",
 			Title: "GET onboarding/requirements with an unknown level is 422 unknown_level",
-			Rules: []string{"ONB-033", "ERR-047", "ERR-007", "ONB-032"},
+			Rules: []string{"ONB-033", "ERR-047", "ERR-007"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				shape.EnvelopeAnswer(t, requirementsResp(t, url.Values{"level": {"no-such-level"}}), shape.Want{Rule: "ONB-033", Status: http.StatusUnprocessableEntity, Code: "unknown_level"})

@@ -32,6 +32,12 @@ func tbody(direction, currency string, amount any) map[string]any {
 	return map[string]any{"direction": direction, "currency": currency, "amount_minor": amount, "client_reference": uuid.NewString()}
 }
 
+// withRef sets b's client_reference.
+func withRef(b map[string]any, ref string) map[string]any {
+	b["client_reference"] = ref
+	return b
+}
+
 // post sends the body with its client_reference as the Idempotency-Key
 // (ITR-004; reading ITR-005).
 func post(t *check.T, b map[string]any) *client.Response {
@@ -200,8 +206,8 @@ func transferCreateChecks() []check.Check {
 		},
 		{
 			ID:     "transfers/invalid-bodies-refused",
-			Title:  "An internal transfer whose amount_minor is 0, negative (a number or a quoted string), fractional (a number or a quoted string) or a quoted non-number, whose currency is USD or whose direction is unknown is refused and creates nothing; a fractional or non-numeric amount is the binding 400 naming amount_minor",
-			Rules:  []string{"ITR-003", "ITR-037", "ITR-034", "ITR-002", "ITR-001"},
+			Title:  "An internal transfer whose amount_minor is 0, negative (a number or a quoted string), fractional (a number or a quoted string) or a quoted non-number, whose currency is USD, whose direction is unknown or whose client_reference is not a UUID is refused and creates nothing; a fractional or non-numeric amount is the binding 400 naming amount_minor",
+			Rules:  []string{"ITR-003", "ITR-037", "ITR-034", "ITR-002", "ITR-001", "ITR-004"},
 			Labels: []string{check.Mutating},
 			Needs:  needs,
 			Run: func(t *check.T) {
@@ -223,9 +229,10 @@ func transferCreateChecks() []check.Check {
 					{"ITR-003", "ITR-037", "bind", tbody("parent_to_end_customer", "GBP", "fifteen")},
 					{"ITR-002", "ITR-034", "currency", tbody("parent_to_end_customer", "USD", 100)},
 					{"ITR-001", "ITR-037", "either", tbody("sideways", "GBP", 100)},
+					{"ITR-004", "ITR-037", "either", withRef(tbody("parent_to_end_customer", "GBP", 100), "ts-not-a-uuid-"+uuid.NewString()[:8])},
 				} {
 					r := post(t, c.body)
-					what := "amount_minor " + jsonText(c.body["amount_minor"]) + ", currency " + c.body["currency"].(string) + ", direction " + c.body["direction"].(string)
+					what := "amount_minor " + jsonText(c.body["amount_minor"]) + ", currency " + c.body["currency"].(string) + ", direction " + c.body["direction"].(string) + ", client_reference " + c.body["client_reference"].(string)
 					if r.Status/100 == 2 {
 						t.ErrorAt(r, c.sentence, "an internal transfer with %s was made (%d); it must be refused", what, r.Status)
 						continue
@@ -284,7 +291,7 @@ func transferCreateChecks() []check.Check {
 		},
 		{
 			ID:     "transfers/take-list",
-			Title:  "The child's internal-transfers list shows both directions, takes take (clamped 1-200) and has no pagination",
+			Title:  "The child's internal-transfers list shows both directions, takes take (default 50, clamped 1-200) and has no pagination",
 			Rules:  []string{"ITR-009", "ITR-013", "ITR-036", "ITR-012"},
 			Labels: []string{check.Mutating},
 			Needs:  needs,
@@ -303,6 +310,20 @@ func transferCreateChecks() []check.Check {
 				}
 				if ia < 0 || ib < 0 {
 					t.Fatalf("ITR-013", "the list (take=200) holds the parent-to-child transfer at %d and the child-to-parent one at %d; want both directions listed", ia, ib)
+				}
+				// take omitted is 50: with more than 50 transfers listed, the
+				// default answers exactly 50 (transfers of 1 minor unit,
+				// alternating directions, make up the number).
+				all := len(rows(t, "ITR-009", get(t, base(t)+"?take=200")))
+				for i := 0; all+i < 51; i++ {
+					dir := "parent_to_end_customer"
+					if i%2 == 1 {
+						dir = "end_customer_to_parent"
+					}
+					done(t, "ITR-012", post(t, tbody(dir, "GBP", 1)))
+				}
+				if n := len(rows(t, "ITR-009", get(t, base(t)))); n != 50 {
+					t.Fatalf("ITR-009", "without take the list answered %d rows of more than 50 transfers, want 50 (the default)", n)
 				}
 				if n := len(rows(t, "ITR-009", get(t, base(t)+"?take=1"))); n != 1 {
 					t.Fatalf("ITR-009", "take=1 answered %d rows, want 1", n)
@@ -362,10 +383,12 @@ func transferGateChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "transfers/accounts-and-policy",
-			Title:  "An ineligible account is 409 internal_transfer_accounts_ineligible; no enabled matching policy is 409 internal_transfer_policy_unavailable (flat)",
-			Rules:  []string{"ITR-018", "ITR-027", "ITR-028"},
-			Labels: []string{check.Mutating, check.NeedsControl},
+			ID:    "transfers/accounts-and-policy",
+			Title: "An ineligible account is 409 internal_transfer_accounts_ineligible; no enabled matching policy is 409 internal_transfer_policy_unavailable (flat)",
+			Rules: []string{"ITR-018", "ITR-027", "ITR-028"},
+			// Alone: it makes the shared child's EUR account ineligible for a
+			// moment, which a EUR transfer of another check would meet.
+			Labels: []string{check.Mutating, check.NeedsControl, check.Alone},
 			Needs:  needs,
 			Run: func(t *check.T) {
 				child := t.Customer("child")
@@ -388,7 +411,7 @@ func transferGateChecks() []check.Check {
 		},
 		{
 			ID:     "transfers/origin-exchange-order",
-			Title:  "origin_exchange_order_id: a settled parent conversion into the currency is taken parent-to-child; an unknown one, a currency mismatch or the reverse direction is 409 internal_transfer_origin_exchange_invalid",
+			Title:  "origin_exchange_order_id: a settled parent conversion into the currency is taken parent-to-child; another customer's, an unsettled one, an unknown one, a currency mismatch or the reverse direction is 409 internal_transfer_origin_exchange_invalid",
 			Rules:  []string{"ITR-006", "ITR-029", "ITR-031", "ITR-032"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  needs,
@@ -401,6 +424,15 @@ func transferGateChecks() []check.Check {
 					return b
 				}
 				done(t, "ITR-006", post(t, with("parent_to_end_customer", "GBP", conv)))
+				// The parent's own, settled, into the currency: each condition
+				// broken alone (another customer's, the parent's unsettled).
+				others := uuid.NewString()
+				ctl(t, "ITR-006", "origin", map[string]any{"id": others, "customer_id": t.Customer("child"), "target_currency": "GBP", "settled": true})
+				unsettled := uuid.NewString()
+				ctl(t, "ITR-006", "origin", map[string]any{"id": unsettled, "customer_id": t.Customer("parent"), "target_currency": "GBP", "settled": false})
+				for _, o := range []struct{ id, what string }{{others, "a settled GBP conversion of the child, not the parent"}, {unsettled, "the parent's GBP conversion not yet settled"}} {
+					shape.FlatAnswer(t, post(t, with("parent_to_end_customer", "GBP", o.id)), shape.Want{Rule: "ITR-006", Status: http.StatusConflict, Code: "internal_transfer_origin_exchange_invalid", What: "a transfer whose origin_exchange_order_id is " + o.what})
+				}
 				shape.FlatAnswer(t, post(t, with("parent_to_end_customer", "GBP", uuid.NewString())), shape.Want{Rule: "ITR-029", Status: http.StatusConflict, Code: "internal_transfer_origin_exchange_invalid"})
 				shape.FlatAnswer(t, post(t, with("parent_to_end_customer", "EUR", conv)), shape.Want{Rule: "ITR-006", Status: http.StatusConflict, Code: "internal_transfer_origin_exchange_invalid"})
 				b := with("end_customer_to_parent", "GBP", conv)
