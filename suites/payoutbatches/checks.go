@@ -13,6 +13,7 @@ import (
 // reads and the operator lifecycle through the control API. Each file declares
 // its own in an unexported function:
 //
+//   - execution.go: executionChecks
 //   - generated.go: generatedChecks
 //   - intake.go: intakeChecks
 //   - items.go: itemsChecks
@@ -26,6 +27,7 @@ import (
 // carries the location of its Run function.
 func Checks() []check.Check {
 	return slices.Concat(
+		executionChecks(),
 		generatedChecks(),
 		intakeChecks(),
 		itemsChecks(),

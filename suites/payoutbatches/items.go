@@ -18,7 +18,7 @@ func itemsChecks() []check.Check {
 		{
 			ID:     "payoutbatches/item-validation",
 			Title:  "Items with a zero, negative or fractional amount, an omitted or all-zero beneficiary, or a missing, unapproved, provisioning or other-currency beneficiary are Skipped with failure_code validation; the rest stay Pending",
-			Rules:  []string{"PB-049", "PB-050", "PB-051", "PB-052", "PB-053", "PB-054", "PB-055", "PB-056", "PB-057", "PB-031", "PB-025", "PB-024", "PB-029", "PB-040", "PB-012"},
+			Rules:  []string{"PB-049", "PB-050", "PB-051", "PB-052", "PB-053", "PB-054", "PB-055", "PB-056", "PB-057", "PB-031", "PB-024", "PB-029", "PB-040", "PB-012", "PB-048", "PB-008"},
 			Labels: []string{check.Mutating},
 			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.gbp_pending", "beneficiaries.gbp_provisioning"),
 			Run: func(t *check.T) {
@@ -75,14 +75,17 @@ func itemsChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "payoutbatches/all-skipped-rejected",
-			Title:  "A batch whose every item is skipped is Rejected, answered 200 with success true, approved_at and completed_at null",
-			Rules:  []string{"PB-013", "PB-022", "PB-021"},
-			Labels: []string{check.Mutating},
-			Needs:  needs,
+			ID:           "payoutbatches/all-skipped-rejected",
+			Title:        "A batch whose every item is skipped is Rejected, answered 200 with success true, approved_at and completed_at null",
+			Rules:        []string{"PB-013", "PB-022", "PB-021", "SVC-011"},
+			Labels:       []string{check.Mutating},
+			ControlWhy:   "an operator's attempt to submit a Rejected batch has no API route (operators act through the control API)",
+			ControlRules: []string{"PB-021"},
+			Needs:        needs,
 			Run: func(t *check.T) {
 				gbp := t.Beneficiary("gbp")
 				r := fresh.PostBatch(t, map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(gbp, 0, "Zero"), fresh.BatchItem(gbp, 100, "")}})
+				shape.StatusAnswer(t, r, shape.Want{Rule: "SVC-011", Status: http.StatusOK, What: "a batch whose every item is refused", Why: "such a batch fails inside an HTTP 200", Continue: true})
 				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-013", Status: http.StatusOK})
 				b, _ := data["payout_batch"].(map[string]any)
 				status(t, "PB-013", b, "Rejected")
@@ -90,7 +93,9 @@ func itemsChecks() []check.Check {
 					t.ErrorAt(r, "PB-022", "Rejected batch has approved_at %v completed_at %v, want null", b["approved_at"], b["completed_at"])
 				}
 				// Rejected is terminal: an operator cannot submit it.
-				if ctl := t.Target().Control; ctl != nil {
+				if t.Target().Control == nil {
+					t.WithoutControl()
+				} else {
 					id := shape.String(t, "PB-021", b, "id")
 					if err := fresh.BatchAction(t, id, "submit", "ops-alice"); err == nil {
 						t.Fatalf("PB-021", "a Rejected batch was submitted by an operator; Rejected is terminal")
@@ -104,7 +109,7 @@ func itemsChecks() []check.Check {
 		{
 			ID:     "payoutbatches/overlong-reference-invalid-amount",
 			Title:  "On BACS, FPS, SCT and ACH an item whose reference is over 256 characters and whose amount is invalid is recorded with amount 1, reference null, and a reason naming only the reference; at 256 characters the amount stays as sent",
-			Rules:  []string{"PB-087", "PB-059"},
+			Rules:  []string{"PB-087", "PB-059", "PB-025", "PB-029"},
 			Labels: []string{check.Mutating},
 			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.usd"),
 			Run: func(t *check.T) {

@@ -198,10 +198,11 @@ func referencesChecks() []check.Check {
 // runReferences creates, reads and judges every batch under (PB-048:
 // items failing validation are Skipped while the others proceed; PB-008:
 // the items; PB-076 and PB-088: the common cases, an omitted reference and
-// a reference kept on a Skipped item).
+// a reference kept on a Skipped item; PB-031: a Skipped item's
+// failure_code validation).
 func referenceRules(rules []string) []string {
 	out := append([]string(nil), rules...)
-	for _, r := range []string{"PB-048", "PB-008", "PB-076", "PB-088"} {
+	for _, r := range []string{"PB-048", "PB-008", "PB-076", "PB-088", "PB-031"} {
 		if !slices.Contains(out, r) {
 			out = append(out, r)
 		}

@@ -224,7 +224,11 @@ var apiVariants = []Variant{
 	apiVariant("PB-026", "batch-item-executing-resolves", "a stuck Executing item reads Failed", http.MethodGet, pathBatch, itemsWhere("Executing", "status", "Failed")),
 	apiVariant("PB-027", "batch-item-completed-no-payment", "Completed items have no fiat_payment_id", "", pathBatches, itemsWhere("Completed", "fiat_payment_id", nil)),
 	apiVariant("PB-029", "batch-item-pending-code", "Pending items carry failure_code validation", "", pathBatches, itemsWhere("Pending", "failure_code", "validation")),
-	apiVariant("PB-032", "batch-code-subject-unavailable", "subject_unavailable answered as execution_failed", "", pathBatches, failureCode("subject_unavailable")),
+	// No PB-032 variant: an item fails subject_unavailable only once its
+	// customer no longer exists for the tenant, and then every public read
+	// of the batch is the customer 404 (PB-101); the check reads the
+	// operator's answer (control API), which no answer variant changes.
+	// The fault pb-execution-erased-customer-read-inactive proves it.
 	apiVariant("PB-033", "batch-code-subject-inactive", "subject_inactive answered as execution_failed", "", pathBatches, failureCode("subject_inactive")),
 	apiVariant("PB-034", "batch-code-beneficiary-not-payable", "beneficiary_not_payable answered as execution_failed", "", pathBatches, failureCode("beneficiary_not_payable")),
 	apiVariant("PB-035", "batch-code-configuration", "configuration answered as execution_failed", "", pathBatches, failureCode("configuration")),
