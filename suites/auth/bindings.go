@@ -262,7 +262,7 @@ func bindingsChecks() []check.Check {
 		{
 			ID:    "auth/tenant-key-reaches-any-customer",
 			Title: "a tenant key reads every customer of its tenant and none of another tenant's",
-			Rules: []string{"BIND-010", "SVC-001", "BIND-017", "BIND-001"},
+			Rules: []string{"BIND-010", "SVC-001", "BIND-017", "BIND-001", "ERR-004"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				tk := t.Client("tenant")
@@ -309,7 +309,7 @@ func bindingsChecks() []check.Check {
 		{
 			ID:    "auth/unbound-key-by-id-404",
 			Title: "an unbound key authenticates but every by-id read is 404 byte-identical to a nonexistent id",
-			Rules: []string{"BIND-013", "BIND-019", "BIND-017", "BIND-001"},
+			Rules: []string{"BIND-013", "BIND-019", "BIND-017", "BIND-001", "ERR-004"},
 			Needs: []string{"keys.unbound", "customers.active_personal"},
 			Run: func(t *check.T) {
 				ub := t.Client("unbound")

@@ -112,7 +112,7 @@ func rotationChecks() []check.Check {
 		{
 			ID:    "auth/rotation-overlap-both-keys-work",
 			Title: "within the overlap window both keys of a rotation authenticate; the new key has a new public prefix and a new secret",
-			Rules: []string{"AUTH-032", "ME-004", "AUTH-020", "ME-002", "AUTH-017"},
+			Rules: []string{"AUTH-032", "ME-004", "AUTH-020", "ME-002", "AUTH-015", "AUTH-016", "AUTH-017"},
 			Needs: []string{"keys.rotated_old", "keys.rotated_new"},
 			Run: func(t *check.T) {
 				old, succ, oldKey, newKey := rotatedPair(t)

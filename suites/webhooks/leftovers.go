@@ -50,7 +50,7 @@ func leftoversChecks() []check.Check {
 		{
 			ID:     "webhooks/rotation-race-loser-not-stored",
 			Title:  "Two racing rotations: one wins, the loser gets 409 webhook_secret_rotation_conflict; only the winner's secret is stored (secretSha256) and signs deliveries",
-			Rules:  []string{"WHM-051", "ERR-122", "ERR-124", "WHM-076", "WHM-003"},
+			Rules:  []string{"WHM-051", "ERR-122", "ERR-124", "WHM-076", "WHM-003", "WHM-049", "WHM-052"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {

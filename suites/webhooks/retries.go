@@ -24,7 +24,7 @@ func retriesChecks() []check.Check {
 			ID:    "webhooks/retry-schedule-503",
 			Title: "An endpoint answering 503 gets maxAttempts (5) attempts at +30 s, 1 m, 2 m, 4 m, then DeadLettered; same X-Webhook-Id, new attempt id and signature each time",
 			Rules: []string{"EVT-029", "EVT-032", "EVT-033", "EVT-034", "EVT-010", "EVT-013", "EVT-014", "EVT-038",
-				"WHM-053", "WHM-054", "WHM-057", "WHM-058", "WHM-059", "WHM-061", "WHM-065", "WHM-067", "WHM-068", "WHM-070", "WHM-071", "WHM-073", "WHM-003"},
+				"WHM-053", "WHM-054", "WHM-057", "WHM-058", "WHM-059", "WHM-061", "WHM-065", "WHM-067", "WHM-068", "WHM-070", "WHM-071", "WHM-073", "WHM-003", "WHM-009"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -133,7 +133,7 @@ func retriesChecks() []check.Check {
 		{
 			ID:     "webhooks/gone-dead-letters",
 			Title:  "An endpoint answering 410 gets one attempt, dead-lettered at once, never retried",
-			Rules:  []string{"EVT-035", "WHM-068", "WHM-069", "WHM-071", "WHM-003"},
+			Rules:  []string{"EVT-035", "WHM-068", "WHM-069", "WHM-071", "WHM-003", "WHM-009"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -164,7 +164,7 @@ func retriesChecks() []check.Check {
 		{
 			ID:     "webhooks/rotation-switches-queued-retries",
 			Title:  "After rotation a queued retry of an older event is signed with the new secret only",
-			Rules:  []string{"WHM-050", "EVT-023", "WHM-003"},
+			Rules:  []string{"WHM-050", "EVT-023", "WHM-003", "WHM-008", "WHM-049", "EVT-032"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {

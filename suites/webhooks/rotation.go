@@ -16,7 +16,7 @@ func rotationChecks() []check.Check {
 		{
 			ID:     "webhooks/rotation-new-secret",
 			Title:  "Rotation returns a new well-formed secret once, increments secretVersion, and GET shows its SHA-256",
-			Rules:  []string{"WHM-008", "WHM-049", "WHM-052", "WHM-036", "WHM-003", "WHM-012"},
+			Rules:  []string{"WHM-008", "WHM-049", "WHM-052", "WHM-036", "WHM-003", "WHM-012", "WHM-014"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {

@@ -63,7 +63,7 @@ func routingChecks() []check.Check {
 		{
 			ID:     "webhooks/disabled-gets-no-new-events",
 			Title:  "A disabled endpoint gets no new events, and events while disabled are not delivered after re-enabling",
-			Rules:  []string{"WHM-044", "WHM-045", "WHM-003"},
+			Rules:  []string{"WHM-044", "WHM-045", "WHM-003", "WHM-046"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {

@@ -84,7 +84,7 @@ func routingEdgesChecks() []check.Check {
 		{
 			ID:     "webhooks/destination-rechecked-at-delivery",
 			Title:  "A destination whose name now resolves to a private address gets no delivery (silent failure)",
-			Rules:  []string{"WHM-025", "WHM-024"},
+			Rules:  []string{"WHM-025", "WHM-024", "WHM-003", "WHM-012"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent"},
 			Run: func(t *check.T) {
@@ -118,7 +118,7 @@ func routingEdgesChecks() []check.Check {
 		{
 			ID:     "webhooks/connection-failure-retried",
 			Title:  "A connection failure is retried; its attempt row has no response status or excerpt and the failure reason names no status",
-			Rules:  []string{"EVT-031", "WHM-069", "WHM-070", "WHM-003"},
+			Rules:  []string{"EVT-031", "WHM-069", "WHM-070", "WHM-003", "WHM-009"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
