@@ -152,6 +152,7 @@ func transfersChecks() []check.Check {
 		transferLimitChecks(),
 		amountExactAbove253Checks(),
 		recovery404InFlightChecks(),
+		balancesMoveChecks(),
 	)
 }
 
@@ -553,6 +554,57 @@ func recovery404InFlightChecks() []check.Check {
 				again := done(t, "ITR-020", post(t, b))
 				if again["id"] != x["id"] {
 					t.Fatalf("ITR-020", "retrying the original POST answered %v, want the transfer %v", again["id"], x["id"])
+				}
+			},
+		},
+	}
+}
+
+// available reads a customer's Available balance in currency from GET
+// .../banking/balance (0 when the currency has no row).
+func available(t *check.T, rule, customerID, currency string) int {
+	d := shape.EnvelopeAnswer(t, get(t, api.Customer(customerID)+"/banking/balance"), shape.Want{Rule: rule, Status: http.StatusOK})
+	for _, x := range shape.Array(t, rule, d, "balances") {
+		if m, _ := x.(map[string]any); m != nil && m["currency"] == currency {
+			return shape.Int(t, rule, m, "balance_minor")
+		}
+	}
+	return 0
+}
+
+// balancesMoveChecks returns check transfers/balances-move (one of
+// transfersChecks).
+func balancesMoveChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:    "transfers/balances-move",
+			Title: "A completed transfer has moved the amount: parent_to_end_customer takes it from the parent's Available GBP and adds it to the child's; end_customer_to_parent the reverse",
+			Rules: []string{"ITR-010", "ITR-001", "ITR-012"},
+			// Alone: it compares the shared parent's and child's balances
+			// before and after, which any other check's transfer or
+			// withdrawal would move.
+			Labels: []string{check.Mutating, check.Alone},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				parent, child := t.Customer("parent"), t.Customer("child")
+				p0, c0 := available(t, "ITR-010", parent, "GBP"), available(t, "ITR-010", child, "GBP")
+				for _, c := range []struct {
+					dir     string
+					toChild int // what the transfer moves to the child
+				}{{"parent_to_end_customer", 700}, {"end_customer_to_parent", -300}} {
+					amount := max(c.toChild, -c.toChild)
+					r := post(t, tbody(c.dir, "GBP", amount))
+					done(t, "ITR-012", r)
+					p1, c1 := available(t, "ITR-010", parent, "GBP"), available(t, "ITR-010", child, "GBP")
+					dp, dc := p1-p0, c1-c0
+					switch {
+					case dp == -c.toChild && dc == c.toChild:
+					case dp == c.toChild && dc == -c.toChild:
+						t.FatalAt(r, "ITR-001", "a %s transfer of %d moved the parent's Available GBP by %+d and the child's by %+d: the money went the other way", c.dir, amount, dp, dc)
+					default:
+						t.FatalAt(r, "ITR-010", "a completed %s transfer of %d moved the parent's Available GBP by %+d and the child's by %+d, want %+d and %+d: both balance changes commit before completed", c.dir, amount, dp, dc, -c.toChild, c.toChild)
+					}
+					p0, c0 = p1, c1
 				}
 			},
 		},
