@@ -70,15 +70,9 @@ func judgeKeyless(t *check.T, row routeRow, r *client.Response) {
 	if !shape.StatusAnswer(t, r, shape.Want{Rule: prefixRule(row.path), Status: http.StatusUnauthorized, What: what, Why: "every route under the prefix requires an API key", Continue: true}) {
 		return
 	}
-	m, err := r.JSON()
-	switch {
-	case r.ContentType() != shape.Problem:
-		t.ErrorAt(r, "AUTH-017", "%s: 401 Content-Type %q, want %s", what, r.Header.Get("Content-Type"), shape.Problem)
-	case err != nil:
-		t.ErrorAt(r, "AUTH-017", "%s: 401 body is not a JSON object: %v", what, err)
-	case m["code"] != "api_key_authentication_failed":
-		t.ErrorAt(r, "AUTH-017", "%s: 401 code is %v, want api_key_authentication_failed", what, m["code"])
-	}
+	// Refused: the body is the documented problem+json (type, title,
+	// status, detail, the code).
+	m := shape.ProblemAnswer(t, r, shape.Want{Rule: prefixRule(row.path), Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", ShapeRule: "AUTH-017", What: what})
 	wwwAuthenticate(t, r, what)
 	if detail, _ := m["detail"].(string); strings.TrimSpace(detail) == "" || detail == genericDetail {
 		t.ErrorAt(r, "AUTH-002", "%s: 401 detail is %q; a request without a key gets a specific detail", what, detail)
