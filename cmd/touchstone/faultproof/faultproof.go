@@ -58,6 +58,7 @@ var WideRules = map[string]string{
 	"ERR-014":  "every problem+json answer's media type: any check reading a refusal sees it",
 	"CORR-003": "the X-Correlation-Id length check: the check-order checks send the same header",
 	"ERR-019":  "idempotency_key_invalid answers every mutating call without a key: the check-order checks assert its status",
+	"IDEM-002": "the check-order checks reach step 5 (idempotency_key_invalid) with a 7-character Idempotency-Key",
 	"ERR-022":  "api_key_authentication_failed is every 401's code: every refused-key check asserts its status",
 	"ENV-003":  "every v1 envelope repeats its HTTP status in status_code: any check reading an envelope sees it differ",
 	"PAGE-018": "the customer list's pagination: any check reading the customer list sees it missing",

@@ -183,7 +183,9 @@ func clipped(xs []string, n int) []string {
 }
 
 // Others are the rules the outcome's checks failed under besides the one
-// its source was written to break (and that rule's aliases).
+// its source was written to break (and that rule's aliases), less the
+// schema rule: the runner judges every answer against the target's served
+// OpenAPI document, so a changed answer breaks it with the rule itself.
 func (o Outcome) Others() []string {
 	cat, err := catalogue.Load()
 	own := o.Rule
@@ -200,7 +202,7 @@ func (o Outcome) Others() []string {
 				c = x.ID
 			}
 		}
-		if c != own {
+		if c != own && r != check.SchemaRule {
 			out = append(out, r)
 		}
 	}
