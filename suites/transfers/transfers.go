@@ -346,19 +346,23 @@ func transferGateChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "transfers/capability",
-			Title:  "Without the parent's internal-transfer capability a transfer is 403 parent_child_internal_transfers_disabled",
+			Title:  "Without the parent's, or the tenant's, internal-transfer capability a transfer is 403 parent_child_internal_transfers_disabled",
 			Rules:  []string{"ITR-011", "ITR-016"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  needs,
 			Run: func(t *check.T) {
 				parent := t.Customer("parent")
-				ctl(t, "ITR-016", "capability", map[string]any{"level": "customer", "id": parent, "enabled": false})
-				r := post(t, tbody("parent_to_end_customer", "GBP", 10))
-				ctl(t, "ITR-016", "capability", map[string]any{"level": "customer", "id": parent, "enabled": true})
-				if r.Status/100 == 2 {
-					t.ErrorAt(r, "ITR-016", "a transfer was made (%d) while the parent lacked the internal-transfer capability", r.Status)
+				// Both need it: the parent's off, then the tenant's off (the
+				// control API names the tenant by one of its customers).
+				for _, level := range []string{"customer", "tenant"} {
+					ctl(t, "ITR-016", "capability", map[string]any{"level": level, "id": parent, "enabled": false})
+					r := post(t, tbody("parent_to_end_customer", "GBP", 10))
+					ctl(t, "ITR-016", "capability", map[string]any{"level": level, "id": parent, "enabled": true})
+					if r.Status/100 == 2 {
+						t.ErrorAt(r, "ITR-016", "a transfer was made (%d) while the %s lacked the internal-transfer capability", r.Status, map[string]string{"customer": "parent", "tenant": "tenant"}[level])
+					}
+					shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "ITR-011", Status: http.StatusForbidden, Code: "parent_child_internal_transfers_disabled"})
 				}
-				shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "ITR-011", Status: http.StatusForbidden, Code: "parent_child_internal_transfers_disabled"})
 				done(t, "ITR-016", post(t, tbody("parent_to_end_customer", "GBP", 10)))
 			},
 		},
@@ -392,8 +396,17 @@ func transferGateChecks() []check.Check {
 			Labels: []string{check.Mutating, check.NeedsControl, check.Alone},
 			Needs:  needs,
 			Run: func(t *check.T) {
-				child := t.Customer("child")
+				child, parent := t.Customer("child"), t.Customer("parent")
 				restore := map[string]any{"customer_id": child, "currency": "EUR", "eligible": true, "policy": true}
+				// Each party: the parent's EUR account ineligible alone, then
+				// the child's.
+				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": parent, "currency": "EUR", "eligible": false, "policy": true})
+				pr := post(t, tbody("parent_to_end_customer", "EUR", 10))
+				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": parent, "currency": "EUR", "eligible": true, "policy": true})
+				if pr.Status/100 == 2 {
+					t.ErrorAt(pr, "ITR-018", "a transfer was made (%d) while the parent's EUR account was ineligible", pr.Status)
+				}
+				shape.FlatAnswer(t, pr, shape.Want{Rule: "ITR-027", Status: http.StatusConflict, Code: "internal_transfer_accounts_ineligible"})
 				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": child, "currency": "EUR", "eligible": false, "policy": true})
 				r := post(t, tbody("parent_to_end_customer", "EUR", 10))
 				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": child, "currency": "EUR", "eligible": true, "policy": false})
