@@ -31,12 +31,19 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-// keylessRows are a table's rows under P or V2, one per method and route
-// template.
+// keylessOnly are the documented routes a table of scopes_routes.go does
+// not hold, for they require no scope, by the table they go with: GET
+// P/me needs any valid key (document 1, Identity and customers).
+var keylessOnly = map[string][]routeRow{
+	"identity-customers": {{method: http.MethodGet, path: api.P + "/me"}},
+}
+
+// keylessRows are a table's rows under P or V2 (and its keylessOnly
+// routes), one per method and route template.
 func keylessRows(tb routeTable, f fixtures) []routeRow {
 	var out []routeRow
 	seen := map[string]bool{}
-	for _, r := range tb.rows(f) {
+	for _, r := range append(slices.Clone(keylessOnly[tb.slug]), tb.rows(f)...) {
 		if prefixRule(r.path) == "" || seen[r.String()] {
 			continue
 		}
