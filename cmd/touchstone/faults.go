@@ -48,12 +48,15 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%-42s %-10s %-7s %s\n", "fault", "rule", "verdict", "by")
 	caught := 0
 	proofs := faultproof.NewProofs()
-	var stray []string
+	var stray, wide []string
 	// Faults run in parallel, one sandbox each; outcomes keep fault order.
 	for i, o := range faultproof.ProveEach(context.Background(), faults, runtime.GOMAXPROCS(0)) {
 		proofs.AddOutcome(o)
 		for _, s := range o.Stray {
 			stray = append(stray, o.Fault+" also breaks "+s)
+		}
+		if others := o.Others(); o.Caught && len(others) > 0 {
+			wide = append(wide, fmt.Sprintf("%s also made its checks fail under %s", o.Fault, strings.Join(others, ", ")))
 		}
 		f := faults[i]
 		verdict, by := "MISSED", o.Note
@@ -72,7 +75,10 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 	if *only == "" {
 		// The whole proof: the wrong server and its variants too, and
 		// what it shows of every checked rule.
-		ok = proveRules(stdout, proofs, &stray) && ok
+		ok = proveRules(stdout, proofs, &stray, &wide) && ok
+	}
+	for _, s := range wide {
+		fmt.Fprintf(stdout, "not precise (proves its rule only when its checks fail under nothing else): %s\n", s)
 	}
 	for _, s := range stray {
 		fmt.Fprintf(stdout, "imprecise: %s\n", s)
@@ -87,7 +93,7 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 // variant, prints the variants' table, the failures under a rule their
 // check does not declare, and ends with `rules proven: P/C`: the checked
 // spec rules (kind must) some fault or variant made a check fail under.
-func proveRules(w io.Writer, proofs *faultproof.Proofs, stray *[]string) bool {
+func proveRules(w io.Writer, proofs *faultproof.Proofs, stray, wide *[]string) bool {
 	ctx := context.Background()
 	ok := true
 	if results, err := faultproof.AgainstWrongServer(ctx); err == nil {
@@ -104,6 +110,9 @@ func proveRules(w io.Writer, proofs *faultproof.Proofs, stray *[]string) bool {
 		proofs.AddOutcome(o)
 		for _, s := range o.Stray {
 			*stray = append(*stray, v.Name+" also breaks "+s)
+		}
+		if others := o.Others(); o.Caught && len(others) > 0 {
+			*wide = append(*wide, fmt.Sprintf("%s also made its checks fail under %s", v.Name, strings.Join(others, ", ")))
 		}
 		verdict, by := "MISSED", o.Note
 		if o.Caught {
