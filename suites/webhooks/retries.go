@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -124,6 +127,24 @@ func retriesChecks() []check.Check {
 				}
 				if rows := attemptRows(t, "WHM-057", "subject", subID, "eventType=CUSTOMER.CREATED"); len(rows) != 0 {
 					t.Errorf("WHM-057", "eventType filter is exact, but CUSTOMER.CREATED lists %d rows", len(rows))
+				}
+				// Each of the other filters the sentence names: the event's
+				// (and its delivery's) own id lists its five attempts, an id
+				// of nothing lists none; eventType spelled exactly lists them.
+				for _, f := range []struct{ name, own string }{
+					{"outboundWebhookEventId", recs[0].EventID},
+					{"deliveryId", fmt.Sprint(rows[4]["deliveryId"])},
+					{"eventType", "customer.created"},
+				} {
+					if got := attemptRows(t, "WHM-057", "subject", subID, f.name+"="+url.QueryEscape(f.own)); len(got) != 5 {
+						t.Errorf("WHM-057", "%s=%s lists %d rows, want the event's 5 attempts", f.name, f.own, len(got))
+					}
+					if f.name == "eventType" {
+						continue
+					}
+					if got := attemptRows(t, "WHM-057", "subject", subID, f.name+"="+uuid.NewString()); len(got) != 0 {
+						t.Errorf("WHM-057", "%s=<an id of nothing> lists %d rows, want none (the filter is applied)", f.name, len(got))
+					}
 				}
 				if rows := attemptRows(t, "WHM-053", "subject", subID, "limit=2"); len(rows) != 2 {
 					t.Errorf("WHM-053", "limit=2 lists %d rows", len(rows))
