@@ -25,10 +25,18 @@ func depositsChecks() []check.Check {
 				issued(t, "CRYP-027", cust, "ETH")
 				// 9007199254740993 wei: one above 2^53, exact only without float.
 				const amount = "9007199254740993"
-				id, hash, err := t.Control().CryptoDeposit(t.Context(), cust, "ETH", amount)
-				if err != nil {
+				// The custodian's side: the deposit id, the chain hash and its
+				// own transaction id (provider_reference, when its control
+				// API reports it).
+				var sent struct {
+					ID                string `json:"id"`
+					TxHash            string `json:"tx_hash"`
+					ProviderReference string `json:"provider_reference"`
+				}
+				if err := t.Control().Call(t.Context(), http.MethodPost, "/crypto/deposits/"+cust, map[string]any{"asset": "ETH", "amount_atomic": amount}, &sent); err != nil {
 					t.NoVerdict(err)
 				}
+				id, hash := sent.ID, sent.TxHash
 				want, _ := new(big.Int).SetString(amount, 10)
 				if got := available(t, "CRYP-001", cust, "ETH"); got.Cmp(want) != 0 {
 					t.Fatalf("CRYP-001", "after a confirmed deposit of %s wei the available ETH balance is %s", amount, got)
@@ -51,7 +59,9 @@ func depositsChecks() []check.Check {
 					if row["reference"] != hash {
 						t.Fatalf("DEP-004", "crypto deposit reference is %v, want the transaction hash %s", row["reference"], hash)
 					}
-					shape.String(t, "DEP-005", row, "provider_reference")
+					if ref := shape.String(t, "DEP-005", row, "provider_reference"); sent.ProviderReference != "" && ref != sent.ProviderReference {
+						t.Fatalf("DEP-005", "crypto deposit provider_reference is %q, want the custodian's transaction id %q", ref, sent.ProviderReference)
+					}
 					if got := atomic(t, "DEP-006", row, "amount"); got.Cmp(want) != 0 {
 						t.Fatalf("DEP-006", "crypto deposit amount is %s, want %s (atomic units, exact)", got, amount)
 					}
