@@ -44,7 +44,7 @@ func intakeChecks() []check.Check {
 		},
 		{
 			ID:     "payoutbatches/create-refusals",
-			Title:  "POST payout-batches refuses a missing currency, AUD and other currencies, no items and over 500 items with their 422 codes; 500 items are accepted; an item whose beneficiary_id is not a uuid or whose amount is not an integer fails body binding (400); rail and reference may be omitted",
+			Title:  "POST payout-batches refuses a missing currency, AUD and other currencies, no items and over 500 items with their 422 codes; 500 items are accepted; an item whose beneficiary_id is not a uuid or whose amount is not a number fails body binding (400); rail and reference may be omitted",
 			Rules:  []string{"PB-092", "PB-093", "PB-094", "PB-095", "VER-010", "PB-039", "PB-012"},
 			Labels: []string{check.Mutating},
 			Needs:  needs,
@@ -79,12 +79,13 @@ func intakeChecks() []check.Check {
 					t.Fatalf("PB-095", "a 500-item batch has item_count %d", n)
 				}
 				status(t, "PB-012", b, "Draft")
-				// The body's types (PB-039): beneficiary_id a uuid, amount
-				// an integer (a JSON string is the wrong type, even "100");
-				// a body that does not bind is the 400 with errors, no code.
+				// The body's types (PB-039): beneficiary_id a uuid, amount a
+				// number (a boolean or a quoted non-number is the wrong type;
+				// whether a quoted integer binds is left open); a body that
+				// does not bind is the 400 with errors and no code.
 				for _, item := range []map[string]any{
 					{"beneficiary_id": "not-a-uuid", "amount": 100, "reference": "Rent"},
-					{"beneficiary_id": ben, "amount": "100", "reference": "Rent"},
+					{"beneficiary_id": ben, "amount": "one hundred", "reference": "Rent"},
 					{"beneficiary_id": ben, "amount": true, "reference": "Rent"},
 				} {
 					shape.ProblemAnswer(t, fresh.PostBatch(t, map[string]any{"currency": "GBP", "items": []any{item}}), shape.Want{Rule: "PB-039", Status: http.StatusBadRequest})
