@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -153,7 +154,14 @@ func checkProof(t *testing.T, proofs *faultproof.Proofs) {
 	sort.Strings(gone)
 	sort.Strings(fresh)
 	for _, id := range gone {
-		t.Errorf("internal/catalogue/proof.json claims %s proven (by %v), but no fault or variant made a check fail under it in this run", id, old.Proven[id])
+		t.Errorf("internal/catalogue/proof.json claims %s proven (by %v), but no fault or variant written for it broke it precisely in this run", id, old.Proven[id])
+	}
+	for id, rules := range old.Asserted {
+		for _, r := range rules {
+			if !slices.Contains(now.Asserted[id], r) {
+				t.Errorf("internal/catalogue/proof.json says %s was seen failing under %s, but not in this run", id, r)
+			}
+		}
 	}
 	if len(fresh) > 0 {
 		t.Logf("proven now, not yet in internal/catalogue/proof.json (go test ./cmd/touchstone/faultproof -run TestEveryFaultIsCaught -update-proof): %v", fresh)
