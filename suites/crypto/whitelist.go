@@ -125,6 +125,51 @@ func whitelistChecks() []check.Check {
 			},
 		},
 		{
+			ID:         "whitelist/active-needs-control-and-approval",
+			Title:      "A whitelist entry becomes Active only once both hold: staff approval alone, or a deposit from the address alone (or from another address), leaves it PendingVerification; the other fact then makes it Active, in either order",
+			Rules:      []string{"WLA-007", "CUST-022"},
+			Labels:     []string{check.Mutating, check.NeedsControl},
+			ControlWhy: "the two world facts: a staff approval, and a confirmed inbound deposit from the whitelisted address (the custodian's side)",
+			Needs:      []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				cust := fresh.Activated(t, "WLA-007")
+				issued(t, "CRYP-027", cust, "ETH") // receives the verifying deposits
+				mk := func() (id, addr string) {
+					addr = sampleAddress("ETHEREUM")
+					r := whitelist(t, "tenant", cust, map[string]any{"asset": "ETH", "network": "ETHEREUM", "address": addr, "label": "Verify"})
+					return shape.String(t, "WLA-012", entryOf(fresh.Setup(t, "WLA-012", r, "whitelist an address")), "id"), addr
+				}
+				approve := func(id string) {
+					if err := t.Control().Call(t.Context(), http.MethodPost, "/crypto/whitelist/"+id, map[string]any{"decision": "staff_approve"}, nil); err != nil {
+						t.NoVerdict(err)
+					}
+				}
+				depositFrom := func(source string) {
+					if err := t.Control().Call(t.Context(), http.MethodPost, "/crypto/deposits/"+cust, map[string]any{"asset": "ETH", "amount_atomic": "1000", "source_address": source}, nil); err != nil {
+						t.NoVerdict(err)
+					}
+				}
+				status := func(id, when, want string) {
+					row := listedEntry(t, "WLA-007", cust, id)
+					if row == nil || row["status"] != want {
+						t.Fatalf("WLA-007", "entry %s %s is listed as %v, want status %s", id, when, row, want)
+					}
+				}
+				first, firstAddr := mk()
+				approve(first)
+				status(first, "approved by staff, control of its address never verified", "PendingVerification")
+				depositFrom(sampleAddress("ETHEREUM"))
+				status(first, "approved, after a deposit from another address", "PendingVerification")
+				depositFrom(firstAddr)
+				status(first, "approved, after a confirmed deposit from its address", "Active")
+				second, secondAddr := mk()
+				depositFrom(secondAddr)
+				status(second, "after a confirmed deposit from its address, not approved by staff", "PendingVerification")
+				approve(second)
+				status(second, "control verified, then approved by staff", "Active")
+			},
+		},
+		{
 			ID:     "whitelist/no-api-approval",
 			Title:  "No API route approves a whitelist entry: PATCH of the entry and POST .../approve are refused and the entry stays PendingVerification",
 			Rules:  []string{"WLA-010", "CUST-022"},
