@@ -137,10 +137,11 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 		res.Status, res.Error, res.NotRun = Error, "not run: "+msg, true
 		return res
 	}
-	if err := ctx.Err(); err != nil {
+	if err := context.Cause(ctx); err != nil {
 		res.Status, res.Error, res.NotRun = Error, "not run: "+err.Error(), true
 		return res
 	}
+	parent := ctx
 	// The check's deadline counts its own time, not its waits for the
 	// traffic plan (a fresh failed-auth window on a real clock).
 	waits := &traffic.Waits{OnWait: onWaitOf(ctx)}
@@ -196,6 +197,12 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	}()
 	status, errText, transport := execute(t, c)
 	st.observe(transport, t.answered(), errText)
+	var stop *stopError
+	if status == Error && errors.As(context.Cause(parent), &stop) {
+		// Cut short by the run's stop (the target stopped answering),
+		// not by anything of its own.
+		errText = "cut short when the run stopped: " + errText
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	res.Logs, res.Shared, res.Control, res.Rules = t.logs, t.shared, t.controlled, c.judged(t.without)
@@ -335,6 +342,12 @@ func (s *stall) stoppedReason() string {
 	defer s.mu.Unlock()
 	return s.stopped
 }
+
+// stopError is the cause a schedule's context ends with once the target
+// stopped answering.
+type stopError struct{ reason string }
+
+func (e *stopError) Error() string { return e.reason }
 
 // Stopped returns why the run against target stopped early, or "".
 func Stopped(target *Target) string { return stallOf(target).stoppedReason() }

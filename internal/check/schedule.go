@@ -128,8 +128,15 @@ func (s *Schedule) Result(ctx context.Context, id string) *Result {
 	}
 }
 
-func (s *Schedule) run(ctx context.Context) {
+func (s *Schedule) run(parent context.Context) {
 	defer close(s.ended)
+	// Once the target is judged to have stopped answering (StallLimit
+	// checks in a row, in the order they finish, ended on a transport
+	// failure), the pool's context ends with the reason: the checks in
+	// flight end at once (their requests and their waits for the plan's
+	// windows), and the pending ones are not started.
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
 	// A real clock's windows roll over with time alone: wake the picker
 	// now and then so that checks waiting for a failed-auth window start.
 	tick := time.NewTicker(250 * time.Millisecond)
@@ -166,6 +173,9 @@ func (s *Schedule) run(ctx context.Context) {
 					return
 				}
 				res := s.runOne(ctx, c, ticket)
+				if why := Stopped(s.target); why != "" {
+					cancel(&stopError{reason: why})
+				}
 				if s.OnFinish != nil {
 					s.OnFinish(res)
 				}
@@ -181,7 +191,7 @@ func (s *Schedule) run(ctx context.Context) {
 	s.pending = nil
 	s.mu.Unlock()
 	for _, c := range left {
-		s.finish(c, notRun(c, ctx.Err()), false)
+		s.finish(c, notRun(c, context.Cause(ctx)), false)
 	}
 }
 

@@ -2,7 +2,11 @@ package check
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,5 +70,135 @@ func TestDeadlineLeavesOutThePlansWaits(t *testing.T) {
 	}}
 	if res := Run(context.Background(), tgt, c); res.Status != Passed {
 		t.Fatalf("status %s (%s): the wait for a window counted against the check's deadline", res.Status, res.Error)
+	}
+}
+
+// stallingServer answers /ok with 200 {}, drops the connection of
+// /refuse (a transport failure at once) and holds every other request
+// open, unanswered, until the client gives up.
+func stallingServer(t *testing.T) *Target {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok":
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{}`))
+		case "/refuse":
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+		default:
+			select {
+			case <-r.Context().Done():
+			case <-stop:
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(srv.CloseClientConnections)
+	t.Cleanup(func() { close(stop) })
+	tgt := wrongServer(t)
+	tgt.Profile.BaseURL = srv.URL
+	return tgt
+}
+
+// Once StallLimit checks in a row (in the order they finish, whatever the
+// pool's size) ended on a transport failure, the pool stops: a check in
+// flight on a request the target never answers, and one waiting for the
+// plan's next failed-auth window, end at once, cut short; the checks not
+// yet started do not start and are reported as not run, with the reason.
+func TestSchedulesPoolStopsWhenTheTargetStops(t *testing.T) {
+	tgt := stallingServer(t)
+	var started atomic.Int32
+	cs := []*Check{
+		{ID: "demo/hangs", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+			t.Do(t.Anonymous(), client.Request{Method: "GET", Path: "/hang"})
+		}},
+		{ID: "demo/waits-for-a-window", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+			if err := t.Target().Plan().NextWindow(t.Context(), "a fresh window"); err != nil {
+				t.NoVerdict(err)
+			}
+		}},
+	}
+	for i := 0; i < StallLimit; i++ {
+		cs = append(cs, &Check{ID: fmt.Sprintf("demo/refused%d", i), Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+			t.Do(t.Anonymous(), client.Request{Method: "GET", Path: "/refuse"})
+		}})
+	}
+	// The rest pass once the run stopped: the first of them may be in
+	// flight by then (a slot freed by the first refusals), no later one.
+	for i := 0; i < 12; i++ {
+		cs = append(cs, &Check{ID: fmt.Sprintf("demo/later%02d", i), Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+			started.Add(1)
+			for Stopped(t.Target()) == "" && t.Context().Err() == nil {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}})
+	}
+	s := NewSchedule(tgt, cs, 3)
+	begun := time.Now()
+	s.Start(context.Background())
+	select {
+	case <-s.ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the pool did not end within 20 s of the target stopping (a check in flight or waiting for a window kept it)")
+	}
+	took := time.Since(begun)
+	if Stopped(tgt) == "" {
+		t.Fatal("the run did not judge the target stopped")
+	}
+	if took > 5*time.Second {
+		t.Errorf("the pool took %s to end after the target stopped", took)
+	}
+	for _, id := range []string{"demo/hangs", "demo/waits-for-a-window"} {
+		r := s.Result(context.Background(), id)
+		if r.Status != Error || r.NotRun || !strings.Contains(r.Error, "cut short when the run stopped") {
+			t.Errorf("%s: status %s not_run=%v error %q, want no verdict, cut short by the stop", id, r.Status, r.NotRun, r.Error)
+		}
+	}
+	notRun := 0
+	for _, c := range cs[2+StallLimit:] {
+		r := s.Result(context.Background(), c.ID)
+		switch {
+		case r.NotRun:
+			notRun++
+			if r.Status != Error || !strings.Contains(r.Error, "not run: the target stopped answering") {
+				t.Errorf("%s: not run, status %s, error %q", c.ID, r.Status, r.Error)
+			}
+		case r.Status != Passed:
+			t.Errorf("%s: status %s (%s)", c.ID, r.Status, r.Error)
+		}
+	}
+	if n := int(started.Load()); n > 1 || notRun != 12-n {
+		t.Errorf("%d later checks started, %d reported not run: want at most one started, the rest not run", n, notRun)
+	}
+}
+
+// A check that ends on a transport failure among checks that are answered
+// does not stop the run: the streak counts checks in a row, in the order
+// they finish, and a whole answer ends it.
+func TestSchedulesPoolKeepsRunningPastATransportFailure(t *testing.T) {
+	tgt := stallingServer(t)
+	var cs []*Check
+	for i := 0; i < 4*StallLimit; i++ {
+		path := "/ok"
+		if i%StallLimit != 0 {
+			path = "/refuse"
+		}
+		cs = append(cs, &Check{ID: fmt.Sprintf("demo/c%02d", i), Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
+			t.Do(t.Anonymous(), client.Request{Method: "GET", Path: path})
+		}})
+	}
+	// One at a time, so that the order they finish in is theirs.
+	s := NewSchedule(tgt, cs, 1)
+	s.Start(context.Background())
+	s.Wait()
+	if why := Stopped(tgt); why != "" {
+		t.Fatalf("the run stopped: %s", why)
+	}
+	for _, c := range cs {
+		if r := s.Result(context.Background(), c.ID); r.NotRun {
+			t.Errorf("%s not run: %s", c.ID, r.Error)
+		}
 	}
 }
