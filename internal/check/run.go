@@ -198,10 +198,17 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	status, errText, transport := execute(t, c)
 	st.observe(transport, t.answered(), errText)
 	var stop *stopError
-	if status == Error && errors.As(context.Cause(parent), &stop) {
-		// Cut short by the run's stop (the target stopped answering),
-		// not by anything of its own.
-		errText = "cut short when the run stopped: " + errText
+	if status != Skipped && errors.As(context.Cause(parent), &stop) {
+		// The run stopped while the check ran (the target stopped
+		// answering): its requests and waits were ended by the stop, not
+		// by the target, so whatever it concluded is no verdict.
+		switch {
+		case errText == "":
+			errText = "cut short when the run stopped (" + stop.reason + ")"
+		default:
+			errText = "cut short when the run stopped: " + errText
+		}
+		status = Error
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
