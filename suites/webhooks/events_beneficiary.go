@@ -1,6 +1,8 @@
 package webhooks
 
 import (
+	"strings"
+
 	"github.com/touchstone-harness/touchstone/internal/check"
 )
 
@@ -30,18 +32,24 @@ func eventsBeneficiaryChecks() []check.Check {
 						got++
 						verified(t, rec, typ)
 						env := envelopeOf(t, "EVT-007", rec)
-						if env["specVersion"] != "svc.webhooks.v1" {
-							t.Errorf("EVT-008", "%s specVersion %v, want svc.webhooks.v1", typ, env["specVersion"])
-						}
-						for _, k := range []string{"eventType", "tenantId", "resourceId", "occurredAt", "correlationId", "data"} {
+						var shapeWrong []string
+						for _, k := range []string{"specVersion", "eventType", "tenantId", "resourceId", "occurredAt", "correlationId", "data"} {
 							if _, ok := env[k]; !ok {
-								t.Errorf("EVT-007", "%s envelope lacks %s", typ, k)
+								shapeWrong = append(shapeWrong, "lacks "+k)
 							}
 						}
 						for _, k := range []string{"id", "type", "occurred_at", "api_version"} {
 							if _, ok := env[k]; ok {
-								t.Errorf("EVT-007", "%s carries the legacy envelope key %s", typ, k)
+								shapeWrong = append(shapeWrong, "carries the legacy envelope key "+k)
 							}
+						}
+						if len(shapeWrong) > 0 {
+							// Not the svc.webhooks.v1 envelope: its values
+							// cannot be read as that shape's.
+							t.Fatalf("EVT-007", "%s envelope %s", typ, strings.Join(shapeWrong, ", "))
+						}
+						if env["specVersion"] != "svc.webhooks.v1" {
+							t.Errorf("EVT-008", "%s specVersion %v, want svc.webhooks.v1", typ, env["specVersion"])
 						}
 						if env["eventType"] != typ {
 							t.Errorf("EVT-007", "%s eventType %v", typ, env["eventType"])

@@ -86,7 +86,10 @@ func checkCompleted(t *check.T, d map[string]any, id, cust, from, to string, amo
 		t.Errorf("EVT-126", "conversion.completed data.completed_at %q is not RFC 3339: %v", s, err)
 	}
 	if got := exactInt(t, "EVT-127", d, "amount_minor"); got.Cmp(amount) != 0 {
-		t.Errorf("EVT-127", "conversion.completed data.amount_minor is %s, want the reserved source %s exactly", got, amount)
+		// The event reports other amounts than the reserved ones (a
+		// fill): its target and rate are not judged against the reserved
+		// source.
+		t.Fatalf("EVT-127", "conversion.completed data.amount_minor is %s, want the reserved source %s exactly", got, amount)
 	}
 	dest := exactInt(t, "EVT-127", d, "destination_amount_minor")
 	n, isNum := d["executed_rate"].(json.Number)
@@ -150,8 +153,14 @@ func eventsConversionsChecks() []check.Check {
 				in.await(subID, 1)
 				d := one(t, "EVT-060", in.events(subID, "conversion.completed", id), "conversion.completed of the settled conversion")
 				amount, _ := new(big.Int).SetString(wei, 10)
-				if got, _ := d["amount_minor"].(json.Number); string(got) != wei {
-					t.Errorf("CONV-003", "amount_minor %v is not the %s wei sent (read without float loss)", d["amount_minor"], wei)
+				// The body's amount read as a float64 is 2^53: a server
+				// that reserved (and so reports) that misread the body
+				// (CONV-003); any other amount reported is not the
+				// reserved source (EVT-127, judged in checkCompleted).
+				lossy, _ := big.NewFloat(9007199254740993).Int(nil)
+				if got, _ := d["amount_minor"].(json.Number); string(got) != wei && string(got) == lossy.String() {
+					t.Errorf("CONV-003", "amount_minor %v is not the %s wei sent (read with float loss)", d["amount_minor"], wei)
+					amount = lossy
 				}
 				checkCompleted(t, d, id, cust, "ETH", "GBP", amount, 18, 2)
 			},
