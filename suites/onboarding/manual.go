@@ -237,7 +237,13 @@ func manualChecks() []check.Check {
 			if got := fresh.Read(t, "ONB-034", submitted(t, or)["customer_id"].(string)); got["external_reference"] != only || got["jurisdiction"] != "DE" {
 				t.Fatalf("ONB-034", "the submission with %s.email %s and %s.country DE resolved a customer with external_reference %v, jurisdiction %v", nested, only, nested, got["external_reference"], got["jurisdiction"])
 			}
-			// An existing email: the submission resolves that customer.
+			// An existing email: the submission resolves that customer (the
+			// one this submission created; for kyc also one created by POST
+			// /customers).
+			again := submitted(t, submit(t, kind, body))
+			if again["customer_id"] != id {
+				t.Fatalf("ONB-035", "a second %s submission for %s answered customer_id %v, want the customer the first created, %s", kind, email, again["customer_id"], id)
+			}
 			if kind == "kyc" {
 				existing, mail := fresh.Customer(t)
 				body, _ := submission(t, kind, mail, "")

@@ -389,37 +389,35 @@ func transferGateChecks() []check.Check {
 		},
 		{
 			ID:    "transfers/accounts-and-policy",
-			Title: "An ineligible account is 409 internal_transfer_accounts_ineligible; no enabled matching policy is 409 internal_transfer_policy_unavailable (flat)",
+			Title: "The parent's or the child's account ineligible is 409 internal_transfer_accounts_ineligible; either without an enabled matching policy is 409 internal_transfer_policy_unavailable (flat)",
 			Rules: []string{"ITR-018", "ITR-027", "ITR-028"},
-			// Alone: it makes the shared child's EUR account ineligible for a
-			// moment, which a EUR transfer of another check would meet.
+			// Alone: it makes the shared parent's and child's EUR accounts
+			// ineligible for a moment, which a EUR transfer of another check
+			// would meet.
 			Labels: []string{check.Mutating, check.NeedsControl, check.Alone},
 			Needs:  needs,
 			Run: func(t *check.T) {
-				child, parent := t.Customer("child"), t.Customer("parent")
-				restore := map[string]any{"customer_id": child, "currency": "EUR", "eligible": true, "policy": true}
-				// Each party: the parent's EUR account ineligible alone, then
-				// the child's.
-				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": parent, "currency": "EUR", "eligible": false, "policy": true})
-				pr := post(t, tbody("parent_to_end_customer", "EUR", 10))
-				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": parent, "currency": "EUR", "eligible": true, "policy": true})
-				if pr.Status/100 == 2 {
-					t.ErrorAt(pr, "ITR-018", "a transfer was made (%d) while the parent's EUR account was ineligible", pr.Status)
+				// Each party alone, each condition alone: its EUR account
+				// ineligible (ITR-027), then no enabled matching policy
+				// (ITR-028); restored after each transfer.
+				for _, party := range []string{"parent", "child"} {
+					id := t.Customer(party)
+					for _, c := range []struct {
+						eligible, policy bool
+						rule, code, what string
+					}{
+						{false, true, "ITR-027", "internal_transfer_accounts_ineligible", "EUR account was ineligible"},
+						{true, false, "ITR-028", "internal_transfer_policy_unavailable", "EUR account had no enabled matching transfer policy"},
+					} {
+						ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": id, "currency": "EUR", "eligible": c.eligible, "policy": c.policy})
+						r := post(t, tbody("parent_to_end_customer", "EUR", 10))
+						ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": id, "currency": "EUR", "eligible": true, "policy": true})
+						if r.Status/100 == 2 {
+							t.ErrorAt(r, "ITR-018", "a transfer was made (%d) while the %s's %s", r.Status, party, c.what)
+						}
+						shape.FlatAnswer(t, r, shape.Want{Rule: c.rule, Status: http.StatusConflict, Code: c.code, What: "a EUR transfer while the " + party + "'s " + c.what})
+					}
 				}
-				shape.FlatAnswer(t, pr, shape.Want{Rule: "ITR-027", Status: http.StatusConflict, Code: "internal_transfer_accounts_ineligible"})
-				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": child, "currency": "EUR", "eligible": false, "policy": true})
-				r := post(t, tbody("parent_to_end_customer", "EUR", 10))
-				ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": child, "currency": "EUR", "eligible": true, "policy": false})
-				p := post(t, tbody("parent_to_end_customer", "EUR", 10))
-				ctl(t, "ITR-018", "eligibility", restore)
-				if r.Status/100 == 2 {
-					t.ErrorAt(r, "ITR-018", "a transfer was made (%d) while the child's EUR account was ineligible", r.Status)
-				}
-				if p.Status/100 == 2 {
-					t.ErrorAt(p, "ITR-018", "a transfer was made (%d) without an enabled matching transfer policy", p.Status)
-				}
-				shape.FlatAnswer(t, r, shape.Want{Rule: "ITR-027", Status: http.StatusConflict, Code: "internal_transfer_accounts_ineligible"})
-				shape.FlatAnswer(t, p, shape.Want{Rule: "ITR-028", Status: http.StatusConflict, Code: "internal_transfer_policy_unavailable"})
 				done(t, "ITR-018", post(t, tbody("parent_to_end_customer", "EUR", 10)))
 			},
 		},
