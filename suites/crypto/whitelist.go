@@ -68,13 +68,15 @@ func whitelistChecks() []check.Check {
 					{"asset": "USDT", "address": sampleAddress("ETHEREUM"), "label": "No network"},
 				} {
 					r := whitelist(t, "tenant", cust, b)
-					switch r.Status {
-					case http.StatusBadRequest:
+					switch {
+					case r.Status == http.StatusBadRequest:
 						shape.ProblemAnswer(t, r, shape.Want{Rule: "WLA-002", Status: http.StatusBadRequest})
-					case http.StatusUnprocessableEntity:
+					case r.Status == http.StatusUnprocessableEntity:
 						shape.EnvelopeAnswer(t, r, shape.Want{Rule: "WLA-002", Status: http.StatusUnprocessableEntity})
+					case r.Status/100 == 2:
+						t.FatalAt(r, "WLA-001", "whitelist body %s was taken (%d): label is required, and network for USDT", jsonText(b), r.Status)
 					default:
-						t.FatalAt(r, "WLA-001", "whitelist body %s answered %d, want 400 or 422", jsonText(b), r.Status)
+						t.FatalAt(r, "WLA-002", "whitelist body %s answered %d, want 400 (binding) or 422", jsonText(b), r.Status)
 					}
 				}
 				if n := entryCount(t, "WLA-002", cust); n != 0 {

@@ -141,7 +141,12 @@ func submitChecks() []check.Check {
 				mark := withdrawalsMark(t, cust)
 				b := wbody("USDT", "", "1", entry)
 				r := withdraw(t, cust, b)
-				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-003", Status: http.StatusUnprocessableEntity})
+				// Refused (CWD-003: network is required for USDT); how, a 422
+				// envelope and no row, is the reading CWD-004.
+				if r.Status/100 == 2 {
+					t.FatalAt(r, "CWD-003", "a USDT withdrawal without network was taken (%d); USDT has two withdrawal networks, network is required", r.Status)
+				}
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-004", Status: http.StatusUnprocessableEntity})
 				refusedNoRow(t, "CWD-004", r, cust, mark, b)
 				r = withdraw(t, cust, wbody("USDT", "ETHEREUM", "1", entry))
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-003", Status: http.StatusOK})
