@@ -219,7 +219,21 @@ func jurisdictionChecks() []check.Check {
 				policy(t, cust, map[string]any{"route": map[string]any{"GBP": "none", "EUR": "none"}})
 				for _, j := range blocked {
 					shape.EnvelopeAnswer(t, fresh.Patch(t, cust, map[string]any{"jurisdiction": j}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
-					shape.FlatAnswer(t, open(t, cust, map[string]any{"currency": "GBP"}), shape.Want{Rule: "SVC-008", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction"})
+					r := open(t, cust, map[string]any{"currency": "GBP"})
+					if r.Status == http.StatusForbidden {
+						shape.FlatAnswer(t, r, shape.Want{Rule: "SVC-008", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction"})
+						continue
+					}
+					// Not refused while no route exists: either the country
+					// is off the server's list (SVC-007) or its check runs
+					// after routing (SVC-008). With a route back, a listed
+					// country is still refused; one off the list is not.
+					policy(t, cust, map[string]any{})
+					again := open(t, cust, map[string]any{"currency": "GBP"})
+					if again.Status != http.StatusForbidden {
+						t.FatalAt(again, "SVC-007", "%s is on the blocked-jurisdiction list, but opening a GBP account for a customer there is %d, want 403 fiat_unsupported_jurisdiction", j, again.Status)
+					}
+					t.FatalAt(r, "SVC-008", "%s is refused 403 once a route exists, but with no route the refusal is %d: the blocked-jurisdiction check runs after routing", j, r.Status)
 				}
 				shape.EnvelopeAnswer(t, fresh.Patch(t, cust, map[string]any{"jurisdiction": "FR"}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 				r := open(t, cust, map[string]any{"currency": "GBP"})

@@ -3,7 +3,9 @@ package customers
 import (
 	"net/http"
 
+	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/fresh"
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
@@ -71,19 +73,26 @@ func patchChecks() []check.Check {
 		},
 		{
 			ID:     "customers/patch-status-accepted",
-			Title:  "PATCH customers/{id} with status Suspended, Blocked or Closed moves the customer there",
-			Rules:  []string{"LIFE-013", "LIFE-007", "LIFE-008", "LIFE-009", "CUST-011", "CUST-022"},
+			Title:  "PATCH customers/{id} with status Suspended, Blocked or Closed moves the customer there, where money movement is blocked (opening a fiat account is 409 kyc_or_kyb_not_approved)",
+			Rules:  []string{"LIFE-013", "LIFE-007", "LIFE-008", "LIFE-009", "LIFE-025", "CUST-011", "CUST-022"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
+				// The sentence of each state PATCH sets: money movement is
+				// blocked there.
+				blockedIn := map[string]string{"Suspended": "LIFE-007", "Blocked": "LIFE-008", "Closed": "LIFE-009"}
 				for _, st := range []string{"Suspended", "Blocked", "Closed"} {
 					id, _ := fresh.Customer(t)
 					fresh.SetStatus(t, "LIFE-013", id, st)
 					if got := fresh.Status(t, "LIFE-013", id); got != st {
-						// The state's own rule says PATCH sets it, too.
-						t.Errorf(map[string]string{"Suspended": "LIFE-007", "Blocked": "LIFE-008", "Closed": "LIFE-009"}[st], "after PATCH status %s the customer reads %s", st, got)
 						t.Fatalf("LIFE-013", "after PATCH status %s the customer reads %s", st, got)
 					}
+					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.Customer(id) + "/banking/accounts",
+						JSON: map[string]any{"currency": "GBP"}, IdempotencyKey: t.NewKey()})
+					if r.Status/100 == 2 {
+						t.FatalAt(r, blockedIn[st], "a %s customer opened a fiat account (%d): money movement is blocked", st, r.Status)
+					}
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "LIFE-025", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 				}
 				// From another state too: Suspended → Closed ("any" state).
 				id, _ := fresh.Customer(t)
