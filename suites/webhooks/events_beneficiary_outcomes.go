@@ -75,6 +75,7 @@ func eventsBeneficiaryOutcomesChecks() []check.Check {
 				in.await(subID, 8)
 				seen := map[string]bool{}
 				changes := map[any]bool{}
+				labelled := true
 				for _, r := range forSub(in.records(), subID) {
 					if r.EventType != "fiat.beneficiary.updated" {
 						continue
@@ -89,9 +90,17 @@ func eventsBeneficiaryOutcomesChecks() []check.Check {
 					}
 					seen[id] = true
 					d, _ := env["data"].(map[string]any)
+					if c := d["change"]; c != "approval" && c != "registration" && c != "superseded" {
+						t.Errorf("EVT-134", "fiat.beneficiary.updated of %s: change is %v, want one of approval, registration, superseded", providerB, c)
+						labelled = false
+					}
 					changes[d["change"]] = true
 				}
-				if !changes["approval"] || !changes["registration"] {
+				// Two transitions, two events; told apart by their change
+				// when it is a documented one (EVT-134).
+				if len(seen) != 2 {
+					t.Errorf("EVT-135", "fiat.beneficiary.updated of %s after an approval and a bank registration: %d events, want one per transition (2)", providerB, len(seen))
+				} else if labelled && (!changes["approval"] || !changes["registration"]) {
 					t.Errorf("EVT-135", "fiat.beneficiary.updated of %s for the approval and the registration transitions: got changes %v, want both", providerB, changes)
 				}
 			},

@@ -248,8 +248,12 @@ func cryptoMoneyEventChecks() []check.Check {
 						t.Errorf("EVT-113", "withdrawal.completed crypto data lacks %s: %v", k, d)
 					}
 				}
-				if d["type"] != "crypto" {
-					t.Errorf("EVT-057", "data.type is %v, want crypto", d["type"])
+				switch d["type"] {
+				case "crypto":
+				case "fiat":
+					t.Errorf("EVT-057", "data.type is fiat on a crypto withdrawal, want crypto")
+				default:
+					t.Errorf("EVT-114", "data.type is %v, want crypto (one of fiat, crypto)", d["type"])
 				}
 				if d["withdrawal_id"] != settled || d["customer_id"] != cust {
 					t.Errorf("EVT-113", "withdrawal_id %v customer_id %v, want %s and %s", d["withdrawal_id"], d["customer_id"], settled, cust)
@@ -267,7 +271,7 @@ func cryptoMoneyEventChecks() []check.Check {
 				if d["status"] != "completed" {
 					t.Errorf("EVT-117", "data.status is %v, want completed", d["status"])
 				}
-				if !sameNumber(d["fee_minor"], "0") {
+				if _, has := d["fee_minor"]; has && !sameNumber(d["fee_minor"], "0") { // absent: EVT-113 above
 					t.Errorf("EVT-118", "data.fee_minor is %v, want 0 on a crypto withdrawal", d["fee_minor"])
 				}
 				if p, _ := d["provider_transaction_id"].(string); p == "" {
@@ -294,7 +298,7 @@ func heldCryptoDepositEventChecks() []check.Check {
 		{
 			ID:     "webhooks/event-crypto-held-deposit-silent",
 			Title:  "A crypto deposit held for review fires no deposit.received but is readable from the crypto deposits list and detail; a later confirmed deposit fires",
-			Rules:  []string{"DEP-001", "WHM-003"},
+			Rules:  []string{"DEP-001", "EVT-056", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {

@@ -154,6 +154,11 @@ func fiatAccountEventChecks() []check.Check {
 					provisioning(t, id, "Completed", "", "")
 					in.await(subID, 3)
 					recs := in.records()
+					// The three events first (EVT-052): their instants and ids
+					// are judged among the three.
+					for _, typ := range []string{"viban.ready", "virtual_account_request.completed", "customer.account_ready"} {
+						oneEnv(t, "EVT-052", envsOf(t, recs, subID, typ, id), typ+" of the completed "+cur+" account")
+					}
 					// One outcome, three deliveries: distinct event ids, one
 					// envelope id and occurred_at (EVT-046).
 					ids, at := map[string]bool{}, map[any]bool{}

@@ -69,6 +69,9 @@ func eventsWithdrawalsChecks() []check.Check {
 				}
 				for _, k := range slices.Sorted(maps.Keys(want)) {
 					w := want[k]
+					if _, has := d[k]; !has {
+						continue // absent: EVT-113 above
+					}
 					if fmt.Sprint(d[k]) != fmt.Sprint(w.v) {
 						t.Errorf(w.rule, "withdrawal.completed data.%s is %v, want %v", k, d[k], w.v)
 					}
