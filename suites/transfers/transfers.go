@@ -153,6 +153,7 @@ func transfersChecks() []check.Check {
 		amountExactAbove253Checks(),
 		recovery404InFlightChecks(),
 		balancesMoveChecks(),
+		newestFirstChecks(),
 	)
 }
 
@@ -616,6 +617,36 @@ func balancesMoveChecks() []check.Check {
 						t.FatalAt(r, "ITR-010", "a completed %s transfer of %d moved the parent's Available GBP by %+d and the child's by %+d, want %+d and %+d: both balance changes commit before completed", c.dir, amount, dp, dc, -c.toChild, c.toChild)
 					}
 					p0, c0 = p1, c1
+				}
+			},
+		},
+	}
+}
+
+// newestFirstChecks returns check transfers/list-newest-first (one of
+// transfersChecks).
+func newestFirstChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:    "transfers/list-newest-first",
+			Title: "The child's internal-transfers list is newest first: of two transfers a second apart, the later one is listed before the earlier",
+			Rules: []string{"ITR-013", "ITR-012"},
+			// Alone: on a virtual clock it moves the clock a second.
+			Labels: []string{check.Mutating, check.Alone},
+			Needs:  needs,
+			Run: func(t *check.T) {
+				older := done(t, "ITR-012", post(t, tbody("parent_to_end_customer", "GBP", 13)))
+				if t.Target().VirtualClock() {
+					if _, err := t.Control().Advance(t.Context(), time.Second); err != nil {
+						t.NoVerdict(err)
+					}
+				} else {
+					time.Sleep(1100 * time.Millisecond)
+				}
+				newer := done(t, "ITR-012", post(t, tbody("end_customer_to_parent", "GBP", 13)))
+				got := ids(rows(t, "ITR-013", get(t, base(t)+"?take=2")))
+				if len(got) != 2 || got[0] != newer["id"] || got[1] != older["id"] {
+					t.Fatalf("ITR-013", "take=2 lists %v, want the newer transfer %v first, then the older %v (newest first)", got, newer["id"], older["id"])
 				}
 			},
 		},
