@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,28 +25,39 @@ import (
 // aliases, spellings and an omitted rail; valid items and items skipped for
 // a bad amount, a missing beneficiary, one in another currency, or a
 // reference the rail refuses, judged by internal/rails), then operator
-// submit, approve, reject and execute (forced item outcomes and stuck items
-// included) through the control API in random order, illegal moves
-// included. After every step the by-id read is compared with the model:
-// status, item statuses and failure codes in sequence order, item_count,
-// success_count, failure_count (PB-011), total_amount, approved_at and
-// completed_at. The customer is a fresh Active one with its own approved
-// GBP beneficiary and funds, so natural outcomes are predictable.
+// submit, approve, reject and execute through the control API in random
+// order, illegal moves included. Before an execution the world may change
+// (document 1, States / Payout batch, the failure_code table): the
+// customer no longer Active, a compliance block, the source account not
+// ready or a pot never funded, the second beneficiary changed since
+// intake; the control API sets only that world (and restores it after),
+// and the target decides each item. An item's submission may also be
+// interrupted (left Executing), a fact no request causes. After every
+// step the by-id read is compared with the model: item statuses and
+// failure codes in sequence order first (each under the rule of the
+// decision the world calls for), then item_count, success_count,
+// failure_count (PB-011), total_amount, the batch status, approved_at
+// and completed_at. The customer is a fresh Active one with two approved
+// GBP beneficiaries of its own and funds, so outcomes are predictable.
 
 type pbItem struct {
 	amount int64
 	status string
 	code   string
+	payee  int // which of the machine's beneficiaries (0 or 1)
+	rule   string
 }
 
 type pbMachine struct {
 	t         *check.T
 	c         *client.Client
-	cust, ben string
+	cust      string
+	bens      [2]string
 	id        string
 	currency  string
 	rail      string
-	asked     string
+	asked     string // the rail as sent ("" omitted)
+	railName  string // the table's name it spells
 	status    string
 	submitter string
 	items     []pbItem
@@ -54,14 +66,61 @@ type pbMachine struct {
 	log       steps
 }
 
-var pbCodes = []string{"withdrawal_error", "withdrawal_failed", "beneficiary_not_payable", "configuration", "subject_inactive"}
+// pbWorld is a fact an execution may meet: how the control API sets it
+// and takes it back, the failure_code every affected item gets and that
+// code's rule. "changed" touches only the second beneficiary's items.
+type pbWorld struct {
+	name, code, rule string
+}
+
+var pbWorlds = []pbWorld{
+	{"", "", ""},
+	{"", "", ""},
+	{"customer suspended", "subject_inactive", "PB-033"},
+	{"compliance blocked", "withdrawal_error", "PB-038"},
+	{"source account not ready", "configuration", "PB-035"},
+	{"source account pot never funded", "source_account_pot_missing", "PB-036"},
+	{"second beneficiary changed", "beneficiary_not_payable", "PB-034"},
+}
+
+// setWorld sets a world fact for the next execution and returns what
+// takes it back (nothing for a beneficiary change: later batches are
+// taken in at the new version).
+func (m *pbMachine) setWorld(w pbWorld) func() {
+	ctl, ctx := m.t.Control(), m.t.Context()
+	must := func(err error) {
+		if err != nil {
+			m.t.NoVerdict(err)
+		}
+	}
+	compliance := func(state string) error {
+		return ctl.Call(ctx, http.MethodPost, "/money-policy/compliance/"+m.cust, map[string]any{"state": state}, nil)
+	}
+	switch w.code {
+	case "subject_inactive":
+		must(ctl.CustomerStatus(ctx, m.cust, "Suspended"))
+		return func() { must(ctl.CustomerStatus(ctx, m.cust, "Active")) }
+	case "withdrawal_error":
+		must(compliance("blocked"))
+		return func() { must(compliance("")) }
+	case "configuration":
+		must(ctl.SourceAccount(ctx, m.cust, "GBP", "source_account_not_ready"))
+		return func() { must(ctl.SourceAccount(ctx, m.cust, "GBP", "")) }
+	case "source_account_pot_missing":
+		must(ctl.SourceAccount(ctx, m.cust, "GBP", "source_account_pot_missing"))
+		return func() { must(ctl.SourceAccount(ctx, m.cust, "GBP", "")) }
+	case "beneficiary_not_payable":
+		must(ctl.ChangeBeneficiary(ctx, m.bens[1]))
+	}
+	return func() {}
+}
 
 // create posts the case's batch and predicts its intake. Now and then an
 // AUD batch goes first: 422 unsupported_currency, nothing created (PB-093).
 func (m *pbMachine) create(rt *rapid.T) {
 	if rapid.IntRange(0, 9).Draw(rt, "AUD first") == 0 {
 		r := m.t.Do(m.c, client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(m.cust), IdempotencyKey: m.t.NewKey(),
-			JSON: map[string]any{"currency": "AUD", "items": []any{map[string]any{"beneficiary_id": m.ben, "amount": 100}}}})
+			JSON: map[string]any{"currency": "AUD", "items": []any{map[string]any{"beneficiary_id": m.bens[0], "amount": 100}}}})
 		m.log.add("POST an AUD batch", r)
 		if r.Status != http.StatusUnprocessableEntity || envCode(r) != "unsupported_currency" {
 			m.log.fail(rt, "PB-093: an AUD batch answered %d %s, want 422 unsupported_currency", r.Status, shape.Clip(r.Body))
@@ -78,17 +137,19 @@ func (m *pbMachine) create(rt *rapid.T) {
 			options = append(options, alias)
 		}
 	}
-	asked := rapid.SampledFrom(options).Draw(rt, "rail")
+	name := rapid.SampledFrom(options).Draw(rt, "rail")
+	asked := name
 	if asked != "" {
 		asked = rapid.SampledFrom(rails.Spellings(asked)).Draw(rt, "spelling")
 	}
 	m.rail, _ = rails.Resolve(m.currency, asked)
-	m.asked = asked
+	m.asked, m.railName = asked, name
 	m.items = nil
 	n := rapid.IntRange(1, 6).Draw(rt, "items")
 	var items []any
 	for range n {
-		it := map[string]any{"beneficiary_id": m.ben}
+		payee := rapid.IntRange(0, 1).Draw(rt, "payee")
+		it := map[string]any{"beneficiary_id": m.bens[payee]}
 		a := rapid.Int64Range(1, 5000).Draw(rt, "amount")
 		skip := m.currency != "GBP" // the beneficiary is GBP
 		switch rapid.IntRange(0, 9).Draw(rt, "flaw") {
@@ -112,7 +173,7 @@ func (m *pbMachine) create(rt *rapid.T) {
 		if skip {
 			st, code = "Skipped", "validation"
 		}
-		m.items = append(m.items, pbItem{amount: a, status: st, code: code})
+		m.items = append(m.items, pbItem{amount: a, status: st, code: code, payee: payee})
 		items = append(items, it)
 	}
 	body := map[string]any{"currency": m.currency, "items": items}
@@ -128,6 +189,24 @@ func (m *pbMachine) create(rt *rapid.T) {
 			} `json:"payout_batch"`
 		} `json:"data"`
 	}
+	if r.Status != http.StatusOK && asked != "" {
+		rule := m.railRule()
+		if asked != name {
+			// A tolerated spelling refused (PB-060), unless the row's
+			// exact name is refused too.
+			body["rail"] = name
+			exact := m.t.Do(m.c, client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(m.cust), JSON: body, IdempotencyKey: m.t.NewKey()})
+			m.log.add(fmt.Sprintf("POST the same batch on rail %q", name), exact)
+			rule = "PB-060"
+			if exact.Status != http.StatusOK {
+				rule = map[string]string{"GBP": "PB-062", "EUR": "PB-065", "USD": "PB-068"}[m.currency]
+				if !slices.Contains(rails.Canonical(m.currency), name) {
+					rule = m.railRule()
+				}
+			}
+		}
+		m.log.fail(rt, "%s: creating a %s batch on rail %q answered %d %s, want 200 (stored %s)", rule, m.currency, asked, r.Status, shape.Clip(r.Body), m.rail)
+	}
 	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &env) != nil || env.Data.Batch.ID == "" {
 		m.log.fail(rt, "PB-012: creating the batch answered %d %s, want 200 with data.payout_batch", r.Status, shape.Clip(r.Body))
 	}
@@ -140,16 +219,16 @@ func (m *pbMachine) create(rt *rapid.T) {
 	}
 }
 
-func (m *pbMachine) control(rt *rapid.T, op, operator string, outcomes map[int]string) error {
+func (m *pbMachine) control(rt *rapid.T, op, operator string, interrupted []int, world string) error {
 	var err error
 	if op == "execute" {
-		err = m.t.Control().ExecutePayoutBatch(m.t.Context(), m.id, outcomes)
+		err = m.t.Control().ExecutePayoutBatch(m.t.Context(), m.id, interrupted...)
 	} else {
 		err = m.t.Control().PayoutBatchAction(m.t.Context(), m.id, op, operator)
 	}
 	what := fmt.Sprintf("%d. control: %s by %s", len(m.log.lines)+1, op, operator)
 	if op == "execute" {
-		what = fmt.Sprintf("%d. control: execute, forced outcomes %v", len(m.log.lines)+1, outcomes)
+		what = fmt.Sprintf("%d. control: execute (world: %s; submissions interrupted: items %v)", len(m.log.lines)+1, world, interrupted)
 	}
 	if err != nil {
 		what += " (refused)"
@@ -188,7 +267,7 @@ func (m *pbMachine) renew(rt *rapid.T) {
 func (m *pbMachine) Submit(rt *rapid.T) {
 	m.renew(rt)
 	op := rapid.SampledFrom([]string{"ops-a", "ops-b"}).Draw(rt, "operator")
-	if m.legal(rt, "PB-014", "submit", m.status == "Draft", m.control(rt, "submit", op, nil)) {
+	if m.legal(rt, "PB-014", "submit", m.status == "Draft", m.control(rt, "submit", op, nil, "")) {
 		m.status, m.submitter = "PendingApproval", op
 	}
 }
@@ -197,7 +276,7 @@ func (m *pbMachine) Approve(rt *rapid.T) {
 	m.renew(rt)
 	op := rapid.SampledFrom([]string{"ops-a", "ops-b"}).Draw(rt, "operator")
 	at := m.clock()
-	if m.legal(rt, "PB-015", "approve by "+op, m.status == "PendingApproval" && op != m.submitter, m.control(rt, "approve", op, nil)) {
+	if m.legal(rt, "PB-015", "approve by "+op, m.status == "PendingApproval" && op != m.submitter, m.control(rt, "approve", op, nil, "")) {
 		m.status, m.approved = "Approved", &at
 	}
 }
@@ -205,21 +284,34 @@ func (m *pbMachine) Approve(rt *rapid.T) {
 func (m *pbMachine) Reject(rt *rapid.T) {
 	m.renew(rt)
 	op := rapid.SampledFrom([]string{"ops-a", "ops-b"}).Draw(rt, "operator")
-	if m.legal(rt, "PB-016", "reject", m.status == "PendingApproval", m.control(rt, "reject", op, nil)) {
+	if m.legal(rt, "PB-016", "reject", m.status == "PendingApproval", m.control(rt, "reject", op, nil, "")) {
 		m.status = "Rejected"
 	}
 }
 
 func (m *pbMachine) Execute(rt *rapid.T) {
 	m.renew(rt)
-	outcomes := map[int]string{}
-	for i, it := range m.items {
-		if it.status == "Pending" && rapid.Bool().Draw(rt, "forced") {
-			outcomes[i+1] = rapid.SampledFrom(append([]string{"stuck", "stuck"}, pbCodes...)).Draw(rt, "outcome")
+	w := pbWorlds[0]
+	var interrupted []int
+	if m.status == "Approved" {
+		w = rapid.SampledFrom(pbWorlds).Draw(rt, "world")
+		if w.code == "" {
+			for i, it := range m.items {
+				if it.status == "Pending" && rapid.IntRange(0, 3).Draw(rt, "interrupted") == 0 {
+					interrupted = append(interrupted, i+1)
+				}
+			}
 		}
 	}
+	name := w.name
+	if name == "" {
+		name = "unchanged"
+	}
+	undo := m.setWorld(w)
 	at := m.clock()
-	if !m.legal(rt, "PB-017", "execute", m.status == "Approved", m.control(rt, "execute", "", outcomes)) {
+	err := m.control(rt, "execute", "", interrupted, name)
+	undo()
+	if !m.legal(rt, "PB-017", "execute", m.status == "Approved", err) {
 		return
 	}
 	stuck, completed, failed := false, 0, 0
@@ -228,15 +320,15 @@ func (m *pbMachine) Execute(rt *rapid.T) {
 		if it.status != "Pending" {
 			continue
 		}
-		switch o := outcomes[i+1]; o {
-		case "stuck":
-			it.status, stuck = "Executing", true
-		case "":
-			it.status = "Completed"
-			completed++
-		default:
-			it.status, it.code = "Failed", o
+		switch {
+		case slices.Contains(interrupted, i+1):
+			it.status, it.rule, stuck = "Executing", "PB-026", true
+		case w.code != "" && (w.code != "beneficiary_not_payable" || it.payee == 1):
+			it.status, it.code, it.rule = "Failed", w.code, w.rule
 			failed++
+		default:
+			it.status, it.rule = "Completed", "PB-027"
+			completed++
 		}
 	}
 	switch {
@@ -299,16 +391,8 @@ func (m *pbMachine) Check(rt *rapid.T) {
 		m.log.add("GET payout-batches/{id}", r)
 		m.log.fail(rt, "%s: "+format, append([]any{rule}, args...)...)
 	}
-	if b.Status != m.status {
-		bad(m.statusRule(), "status %s, the model %s", b.Status, m.status)
-	}
-	if b.Rail != m.rail {
-		rule := "PB-060"
-		if m.asked == "" {
-			rule = "PB-064/PB-060"
-		}
-		bad(rule, "rail %s, want %s (canonical)", b.Rail, m.rail)
-	}
+	// The items first: a wrong item decision is reported under its own
+	// rule, not under the batch status or counts that follow from it.
 	completed, failed, skipped := 0, 0, 0
 	var sums []string
 	for i, it := range m.items {
@@ -340,18 +424,60 @@ func (m *pbMachine) Check(rt *rapid.T) {
 	if b.ItemCount.String() != fmt.Sprint(len(m.items)) || b.Success.String() != fmt.Sprint(completed) || b.Failure.String() != fmt.Sprint(skipped+failed) {
 		bad("PB-011", "counts item/success/failure %s/%s/%s, want %d/%d/%d", b.ItemCount, b.Success, b.Failure, len(m.items), completed, skipped+failed)
 	}
+	if b.Status != m.status {
+		bad(m.statusRule(), "status %s, the model %s", b.Status, m.status)
+	}
+	if b.Rail != m.rail {
+		bad(m.railRule(), "rail %s (asked %q), want %s (canonical)", b.Rail, m.asked, m.rail)
+	}
 	if !sameInstant(b.ApprovedAt, m.approved) {
-		bad("PB-015/PB-005/PB-022", "approved_at %v, want %v", str(b.ApprovedAt), m.approved)
+		bad(m.timeRule(m.approved != nil, "PB-015"), "approved_at %v, want %v", str(b.ApprovedAt), m.approved)
 	}
 	if !sameInstant(b.CompletedAt, m.completed) {
-		bad("PB-019/PB-018/PB-005/PB-022", "completed_at %v, want %v (set only when the batch Completed)", str(b.CompletedAt), m.completed)
+		bad(m.timeRule(m.completed != nil, "PB-018"), "completed_at %v, want %v (set only when the batch Completed)", str(b.CompletedAt), m.completed)
 	}
+}
+
+// railRule is the rule deciding the batch's stored rail: the currency's
+// default (none asked); a canonical rail asked in another spelling,
+// returned canonical (PB-003); else the rails table's row of the name
+// asked (a currency's canonical rails, or the alias's row).
+func (m *pbMachine) railRule() string {
+	switch {
+	case m.asked == "":
+		return map[string]string{"GBP": "PB-064", "EUR": "PB-067", "USD": "PB-071"}[m.currency]
+	case slices.Contains(rails.Canonical(m.currency), m.railName):
+		if m.asked != m.railName {
+			return "PB-003"
+		}
+		return map[string]string{"GBP": "PB-062", "EUR": "PB-065", "USD": "PB-068"}[m.currency]
+	}
+	return map[string]string{"FPS": "PB-063", "SCT": "PB-066", "DOMESTIC_WIRE": "PB-069", "INTERNATIONAL_WIRE": "PB-070"}[rails.Aliases(m.currency)[m.railName]]
+}
+
+// timeRule is the rule a wrong approved_at or completed_at is judged
+// under: the transition that sets it (set), else the status that leaves
+// it null: Rejected (PB-022), PartiallyCompleted or Failed (PB-104), in
+// flight (PB-005).
+func (m *pbMachine) timeRule(set bool, setter string) string {
+	switch {
+	case set:
+		return setter
+	case m.status == "Rejected":
+		return "PB-022"
+	case m.status == "PartiallyCompleted" || m.status == "Failed":
+		return "PB-104"
+	}
+	return "PB-005"
 }
 
 func (m *pbMachine) statusRule() string {
 	switch m.status {
 	case "Rejected":
-		return "PB-013/PB-016"
+		if m.submitter == "" {
+			return "PB-013"
+		}
+		return "PB-016"
 	case "Executing":
 		return "PB-023"
 	case "Completed":
@@ -372,10 +498,10 @@ func (m *pbMachine) itemRule(it pbItem) string {
 	if it.status == "Skipped" {
 		return "PB-031"
 	}
-	if it.status == "Executing" {
-		return "PB-023"
+	if it.rule != "" {
+		return it.rule
 	}
-	return "PB-017"
+	return "PB-024" // Pending: valid at intake, not yet executed
 }
 
 func str(p *string) string {
@@ -394,56 +520,61 @@ func sameInstant(got *string, want *time.Time) bool {
 	return err == nil && t.Equal(*want)
 }
 
-// pbCustomer makes a fresh Active customer with an approved GBP
-// beneficiary and ample funds (setup: no verdict on failure).
-func pbCustomer(t *check.T, c *client.Client) (cust, ben string) {
+// pbCustomer makes a fresh Active customer with two approved GBP
+// beneficiaries and ample funds (setup: no verdict on failure).
+func pbCustomer(t *check.T, c *client.Client) (cust string, bens [2]string) {
 	cust = createCustomer(t, c)
 	fresh.Initiate(t, cust, "kyc")
 	fresh.Decide(t, cust, "approved")
 	if st := fresh.Status(t, "LIFE-011", cust); st != "Active" {
 		t.NoVerdict(fmt.Errorf("the batch customer is %s after approval, want Active", st))
 	}
-	b := fresh.NewBeneficiaries(t, cust, fresh.GBPPayee("Grace Payee"))
-	ben, _ = b[0]["id"].(string)
-	// Setup: a record that is not PendingApproval refuses the decision.
-	_ = t.Control().BeneficiaryDecision(t.Context(), ben, "approved", "property")
-	_ = t.Control().BankRegistration(t.Context(), ben, "Registered") // PROVIDER_B only; others refuse
+	for i, name := range []string{"Grace Payee", "Henry Payee"} {
+		b := fresh.NewBeneficiaries(t, cust, fresh.GBPPayee(name))
+		bens[i], _ = b[0]["id"].(string)
+		// Setup: a record that is not PendingApproval refuses the decision.
+		_ = t.Control().BeneficiaryDecision(t.Context(), bens[i], "approved", "property")
+		_ = t.Control().BankRegistration(t.Context(), bens[i], "Registered") // PROVIDER_B only; others refuse
+	}
 	funds := new(big.Int).Exp(big.NewInt(10), big.NewInt(13), nil)
 	if err := t.Control().Call(t.Context(), http.MethodPost, "/withdrawals/funds/"+cust, map[string]any{"currency": "GBP", "available_minor": json.Number(funds.String())}, nil); err != nil {
 		t.NoVerdict(err)
 	}
-	return cust, ben
+	return cust, bens
 }
 
 // payoutbatchesChecks are the checks of payoutbatches.go.
 func payoutbatchesChecks() []check.Check {
 	rules := []string{"PB-093", "PB-004", "PB-005", "PB-011", "PB-012", "PB-013", "PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020",
-		"PB-021", "PB-022", "PB-023", "PB-031", "PB-044", "PB-060", "PB-064", "LIFE-011"}
+		"PB-021", "PB-022", "PB-023", "PB-024", "PB-026", "PB-027", "PB-031", "PB-033", "PB-034", "PB-035", "PB-036", "PB-038", "PB-044", "PB-003", "PB-060", "PB-062",
+		"PB-063", "PB-064", "PB-065", "PB-066", "PB-067", "PB-068", "PB-069", "PB-070", "PB-071", "PB-104", "LIFE-011"}
 	return []check.Check{
 		{
 			ID:     "property/payout-batches",
 			Title:  "random batches (valid and skipped items over currencies, rails and references) and operator submit/approve/reject/execute in random order (illegal moves included) match the batch model after every step",
 			Rules:  rules,
 			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
-			ControlWhy:   "submit, approve, reject and execute are operator actions with no API route (document 1, States / Payout batch): only the control API makes them, so a batch stays as its intake left it",
-			ControlRules: []string{"PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020", "PB-021", "PB-023"},
+			ControlWhy:   "submit, approve, reject and execute are operator actions with no API route (document 1, States / Payout batch), and the world at execution (a customer's status, a compliance block, a source account's state, a beneficiary's change) is set by staff and banks: only the control API makes them, so a batch stays as its intake left it",
+			ControlRules: []string{"PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020", "PB-021", "PB-023", "PB-026", "PB-027", "PB-033", "PB-034", "PB-035", "PB-036", "PB-038", "PB-104"},
 			Run: func(t *check.T) {
 				operated := t.Target().VirtualClock()
-				var cust, ben string
+				var cust string
+				var bens [2]string
 				c := t.Client("tenant")
 				if operated {
 					t.NeedVirtualClock()
-					cust, ben = pbCustomer(t, c)
+					cust, bens = pbCustomer(t, c)
 				} else {
 					// The profile's Active customer and its Approved (and
 					// Registered) GBP payee: a batch that no operator moves
 					// pays nothing.
 					t.WithoutControl()
-					cust, ben = t.Customer("active_personal"), t.Beneficiary("gbp")
+					cust = t.Customer("active_personal")
+					bens = [2]string{t.Beneficiary("gbp"), t.Beneficiary("gbp")}
 				}
 				counted(c)
 				run(t, "property/payout-batches", rules, func(rt *rapid.T) {
-					m := &pbMachine{t: t, c: c, cust: cust, ben: ben}
+					m := &pbMachine{t: t, c: c, cust: cust, bens: bens}
 					m.create(rt)
 					if !operated {
 						// Intake only: new batches, each read back.

@@ -58,7 +58,7 @@ var purposes = []struct{ prefix, what string }{
 	{"/customers/{id}/manual-hold", "a manual compliance hold"},
 	{"/customers/{id}/programme", "a customer's programme setting"},
 	{"/keys/rotation-pair", "a rotated key pair from the dashboard"},
-	{"/payout-batches", "payout-batch operators and execution outcomes"},
+	{"/payout-batches", "payout-batch operators, an interrupted submission or an erased customer at execution"},
 	{"/beneficiary-outcomes", "a provider's refusal of a beneficiary"},
 	{"/beneficiaries", "staff, bank or provider decisions on a beneficiary"},
 	{"/withdrawals", "bank outcomes, funds and policies of fiat withdrawals"},
@@ -190,14 +190,12 @@ func (c *Client) PayoutBatchAction(ctx context.Context, batchID, action, operato
 	return c.Call(ctx, http.MethodPost, "/payout-batches/"+batchID+"/"+action, map[string]any{"operator": operator}, nil)
 }
 
-// ExecutePayoutBatch executes an Approved batch; outcomes forces items'
-// outcomes by sequence ("withdrawal_error", ... or "stuck").
-func (c *Client) ExecutePayoutBatch(ctx context.Context, batchID string, outcomes map[int]string) error {
-	o := map[string]string{}
-	for seq, code := range outcomes {
-		o[fmt.Sprint(seq)] = code
-	}
-	return c.Call(ctx, http.MethodPost, "/payout-batches/"+batchID+"/execute", map[string]any{"outcomes": o}, nil)
+// ExecutePayoutBatch has an operator execute an Approved batch; the
+// target decides every item's outcome from the world. interrupted names
+// the items (by sequence) whose submission is interrupted, a fact no
+// request causes: they are left Executing.
+func (c *Client) ExecutePayoutBatch(ctx context.Context, batchID string, interrupted ...int) error {
+	return c.Call(ctx, http.MethodPost, "/payout-batches/"+batchID+"/execute", map[string]any{"interrupted": append([]int{}, interrupted...)}, nil)
 }
 
 // ChangeBeneficiary records a change of a beneficiary after intake.

@@ -123,7 +123,7 @@ func (p payer) read(t *check.T, rule, id string) map[string]any {
 // executed has an operator execute an Approved batch, leaving every
 // item's outcome to the target, and reads it back.
 func (p payer) executed(t *check.T, id string) map[string]any {
-	if err := t.Control().ExecutePayoutBatch(t.Context(), id, nil); err != nil {
+	if err := t.Control().ExecutePayoutBatch(t.Context(), id); err != nil {
 		t.NoVerdict(err)
 	}
 	return p.read(t, "PB-017", id)

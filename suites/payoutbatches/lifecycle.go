@@ -24,11 +24,11 @@ func newDraft(t *check.T, currency, rail string, items []any) string {
 }
 
 // execute has an operator execute an Approved batch and reads it back.
-// Every item's outcome is the target's decision; outcomes only marks items
-// whose submission is interrupted ("stuck": left Executing, which no
+// Every item's outcome is the target's decision; interrupted only names
+// items whose submission is interrupted (left Executing, which no
 // request can cause).
-func execute(t *check.T, id string, outcomes map[int]string) map[string]any {
-	if err := t.Control().ExecutePayoutBatch(t.Context(), id, outcomes); err != nil {
+func execute(t *check.T, id string, interrupted ...int) map[string]any {
+	if err := t.Control().ExecutePayoutBatch(t.Context(), id, interrupted...); err != nil {
 		t.NoVerdict(err)
 	}
 	return fresh.ReadBatch(t, "PB-017", id)
@@ -118,7 +118,7 @@ func lifecycleChecks() []check.Check {
 						t.Errorf("PB-009", "item %d of an Approved batch not yet executed has fiat_payment_id %v; no withdrawal exists yet", seq, it["fiat_payment_id"])
 					}
 				}
-				b = execute(t, id, nil)
+				b = execute(t, id)
 				status(t, "PB-018", b, "Completed")
 				if s, _ := b["completed_at"].(string); s == "" {
 					t.Fatalf("PB-018", "completed_at is %v on a Completed batch, want set", b["completed_at"])
@@ -169,7 +169,7 @@ func lifecycleChecks() []check.Check {
 				ben := t.Beneficiary("gbp")
 				id := newDraft(t, "GBP", "", []any{fresh.BatchItem(ben, 100, "Goes through"), fresh.BatchItem(ben, 100, "Gets stuck")})
 				fresh.Approved(t, id)
-				b := execute(t, id, map[int]string{2: "stuck"})
+				b := execute(t, id, 2)
 				if b["status"] == "Approved" {
 					t.Fatalf("PB-017", "after the operator executed it the batch still reads Approved; it moves to Executing")
 				}
@@ -200,7 +200,7 @@ func lifecycleChecks() []check.Check {
 				} {
 					id := newDraft(t, c.currency, c.rail, []any{fresh.BatchItem(c.a, 100, "Provider A pay"), fresh.BatchItem(c.b, 100, "Provider B pay")})
 					fresh.Approved(t, id)
-					b := execute(t, id, nil)
+					b := execute(t, id)
 					got := fresh.BatchItems(t, "PB-075", b)
 					itemOutcome(t, "PB-074", got, 1, "Completed", "")
 					if c.bFails {
