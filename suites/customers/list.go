@@ -47,7 +47,7 @@ func listChecks() []check.Check {
 		{
 			ID:     "customers/list-does-not-activate",
 			Title:  "GET customers never refreshes or activates; GET customers/{id} then activates an approved case",
-			Rules:  []string{"LIFE-015", "LIFE-011", "CUST-010", "CUST-022"},
+			Rules:  []string{"LIFE-015", "LIFE-010", "LIFE-011", "CUST-010", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -64,7 +64,7 @@ func listChecks() []check.Check {
 					t.Fatalf("LIFE-015", "a second GET customers lists status %q, want Onboarding", got)
 				}
 				if got := fresh.Status(t, "CUST-010", id); got != "Active" {
-					t.Fatalf("LIFE-011", "GET customers/{id} after approval answered status %q; the read refreshes, want Active", got)
+					t.Fatalf("CUST-010", "GET customers/{id} after approval answered status %q; the read refreshes, want Active", got)
 				}
 				if got := fresh.ListStatus(t, "LIFE-011", id); got != "Active" {
 					t.Fatalf("LIFE-011", "after the refreshing read the stored status is %q, want Active", got)
