@@ -16,8 +16,8 @@ func depositsChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "cryptodeposits/list-detail-and-credit",
-			Title:  "A confirmed crypto deposit credits the asset's balance and is listed (paged data.deposits) and readable (data.deposit) with sender null, reference the transaction hash, provider_reference, amount in atomic units and asset_scale; another customer's deposit is a 404 byte-identical to a nonexistent one",
-			Rules:  []string{"CRYP-001", "DEP-002", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "DEP-008", "PAGE-020", "BIND-020", "CUST-022"},
+			Title:  "A confirmed crypto deposit credits the asset's balance and is listed (paged data.deposits) and readable (data.deposit) with sender null, reference the transaction hash, the custodian's provider_reference, amount in atomic units and asset_scale; one held for review is listed and readable and credits nothing; another customer's deposit is a 404 byte-identical to a nonexistent one",
+			Rules:  []string{"CRYP-001", "DEP-001", "DEP-002", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "DEP-008", "PAGE-020", "BIND-020", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "crypto.customer"},
 			Run: func(t *check.T) {
@@ -68,6 +68,24 @@ func depositsChecks() []check.Check {
 					if sc := shape.Int(t, "DEP-006", row, "asset_scale"); sc != 18 {
 						t.Fatalf("DEP-006", "ETH deposit asset_scale is %d, want 18", sc)
 					}
+				}
+				// A deposit held for review is still readable from the list
+				// (and by id); it credits nothing.
+				held, err := t.Control().CryptoHeldDeposit(t.Context(), cust, "ETH", "5000")
+				if err != nil {
+					t.NoVerdict(err)
+				}
+				d = shape.EnvelopeAnswer(t, get(t, path(cust, "/deposits?page=1&limit=10")), shape.Want{Rule: "DEP-008", Status: http.StatusOK})
+				listed := false
+				for _, it := range shape.Items(t, "DEP-002", d, "deposits", false) {
+					listed = listed || it.ID == held
+				}
+				if !listed {
+					t.Fatalf("DEP-001", "the deposit %s held for review is not in the crypto deposits list; held deposits are readable from the lists", held)
+				}
+				shape.EnvelopeAnswer(t, get(t, path(cust, "/deposits/"+held)), shape.Want{Rule: "DEP-001", Status: http.StatusOK, What: "the held crypto deposit's detail"})
+				if got := available(t, "CRYP-001", cust, "ETH"); got.Cmp(want) != 0 {
+					t.Fatalf("CRYP-001", "after a deposit held for review the available ETH balance is %s, want %s: only confirmed deposits credit it", got, amount)
 				}
 				other := t.Crypto("customer")
 				mine := get(t, path(other, "/deposits/"+id))
