@@ -49,7 +49,7 @@ func spendBudget(t *check.T) {
 func overBudget(t *check.T) {
 	bad := withKey(t, "unknown", unknownKey(t))
 	r := t.Do(bad, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-	m := shape.ProblemAnswer(t, r, shape.Want{Rule: "RATE-012", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-026",
+	m := shape.ProblemAnswer(t, r, shape.Want{Rule: "RATE-012", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-026", MediaRule: "ERR-009",
 		What: fmt.Sprintf("failed attempt %d in one window", failedAuthBudget+1), Why: fmt.Sprintf("the budget is %d per 60 s per IP", failedAuthBudget)})
 	if m["detail"] != budgetDetail {
 		t.Errorf("AUTH-029", "failed-auth 429 detail is %q, want %q", m["detail"], budgetDetail)

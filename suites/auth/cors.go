@@ -48,6 +48,9 @@ func corsChecks() []check.Check {
 			Run: func(t *check.T) {
 				origin := t.Profile().CORSAllowedOrigin
 				r := preflight(t, origin)
+				if r.Status == http.StatusUnauthorized {
+					t.Errorf("CORS-005", "preflight from allowlisted origin %s: status 401; a preflight is answered without an API key", origin)
+				}
 				if r.Status/100 != 2 {
 					t.Fatalf("CORS-003", "preflight from allowlisted origin %s: status %d, want 2xx; body: %s", origin, r.Status, shape.Clip(r.Body))
 				}

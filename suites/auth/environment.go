@@ -49,7 +49,7 @@ func environmentChecks() []check.Check {
 		{
 			ID:    "auth/issued-key-environment-segment",
 			Title: "every accepted profile key reports an api_key_prefix whose environment segment is live, sandbox, test, dev or key",
-			Rules: []string{"AUTH-012", "AUTH-011", "ME-002"},
+			Rules: []string{"AUTH-012", "ME-002"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				var names []string

@@ -70,7 +70,7 @@ var mistakes = []mistake{
 			p := tenantParts(t)
 			return http.Header{"X-Api-Key": {p.prefix() + randomSecret()}}
 		}},
-	{"format-unknown-environment", "a key whose environment segment is not live, sandbox, test, dev or key (svc_prod_...) is a format error: 401 with a specific detail", "AUTH-012", []string{"AUTH-010"},
+	{"format-unknown-environment", "a key whose environment segment is not live, sandbox, test, dev or key (svc_prod_...) is a format error: 401 with a specific detail", "AUTH-012", nil,
 		func(t *check.T, _ string) http.Header {
 			p := tenantParts(t)
 			p.env, p.secret = "prod", randomSecret()

@@ -58,7 +58,7 @@ func attemptsChecks() []check.Check {
 		{
 			ID:     "webhooks/attempts-limit-and-status",
 			Title:  "Delivery attempts limit is clamped to 1-500 (default 100); status is case-insensitive; an unknown status is 400 invalid_webhook_delivery_status",
-			Rules:  []string{"WHM-053", "WHM-054", "WHM-055", "WHM-056", "WHM-075", "ERR-123", "ERR-124", "WHM-003"},
+			Rules:  []string{"WHM-053", "WHM-054", "WHM-055", "WHM-056", "WHM-075", "ERR-123", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {

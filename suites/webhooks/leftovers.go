@@ -111,7 +111,7 @@ func leftoversChecks() []check.Check {
 					if ls, ok := v.(string); ok && ls != "" {
 						t.Target().Redactor.Add(ls)
 						if sha256Hex(ls) == stored {
-							t.FatalAt(loser, "WHM-051", "the loser's returned secret is the stored one")
+							t.FatalAt(loser, "WHM-076", "the loser's returned secret is the stored one")
 						}
 					}
 				}

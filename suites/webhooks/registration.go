@@ -106,6 +106,10 @@ func items(t *check.T, rule string, r *client.Response) []map[string]any {
 	return out
 }
 
+// mixedEventTypes are two known event types, one sent in mixed case and
+// again in the canonical spelling.
+var mixedEventTypes = []string{"KYC.Approved", "kyc.approved", "customer.created"}
+
 func register(t *check.T, body map[string]any) *client.Response {
 	return fresh.Register(t, "subject", body)
 }
@@ -223,8 +227,8 @@ func registrationChecks() []check.Check {
 		},
 		{
 			ID:     "webhooks/register-refuses-event-types",
-			Title:  "Registration refuses empty, unsupported and wildcard eventTypes (400); case-insensitive and duplicates collapsed",
-			Rules:  []string{"WHM-029", "WHM-030", "WHM-031", "WHM-032", "WHM-033"},
+			Title:  "Registration refuses empty, unsupported and wildcard eventTypes (400); a known type in mixed case, repeated, is accepted (201)",
+			Rules:  []string{"WHM-029", "WHM-030", "WHM-031", "WHM-032"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "webhook_url"},
 			Run: func(t *check.T) {
@@ -242,10 +246,29 @@ func registrationChecks() []check.Check {
 					rs.refused400(t, c.rule, register(t, map[string]any{"url": u, "eventTypes": c.types}), u, "eventTypes "+strings.Join(c.types, ","))
 				}
 				rs.none(t)
-				r := register(t, map[string]any{"url": fresh.WebhookURL(t), "eventTypes": []string{"KYC.Approved", "kyc.approved", "customer.created"}})
-				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-031", Status: http.StatusCreated})
-				m := shape.Object(t, "WHM-031", r)
-				defer fresh.DisableSubscription(t, "subject", shape.String(t, "WHM-031", m, "subscriptionId"))
+				// Matched case-insensitively, duplicates collapsed: not an
+				// unsupported type (how the answer echoes them is WHM-033's,
+				// judged by webhooks/register-event-types-echo).
+				r := register(t, map[string]any{"url": fresh.WebhookURL(t), "eventTypes": mixedEventTypes})
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-031", Status: http.StatusCreated, What: "register with eventTypes " + strings.Join(mixedEventTypes, ",")})
+				fresh.DisableSubscription(t, "subject", shape.String(t, "WHM-031", shape.Object(t, "WHM-031", r), "subscriptionId"))
+			},
+		},
+		{
+			ID:     "webhooks/register-event-types-echo",
+			Title:  "The register answer echoes eventTypes sent in mixed case and repeated as each distinct type once, in the webhook-spec's spelling",
+			Rules:  []string{"WHM-033"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.subject", "webhook_url"},
+			Run: func(t *check.T) {
+				r := register(t, map[string]any{"url": fresh.WebhookURL(t), "eventTypes": mixedEventTypes})
+				if r.Status != http.StatusCreated {
+					// Refusing them is WHM-031's failure, judged by
+					// webhooks/register-refuses-event-types.
+					t.Skipf("the registration with eventTypes %v answered %d, not 201: no echo to judge", mixedEventTypes, r.Status)
+				}
+				m := shape.Object(t, "WHM-033", r)
+				defer fresh.DisableSubscription(t, "subject", shape.String(t, "WHM-033", m, "subscriptionId"))
 				var got []string
 				for _, x := range shape.Array(t, "WHM-033", m, "eventTypes") {
 					s, _ := x.(string)
