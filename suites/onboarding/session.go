@@ -99,8 +99,8 @@ func sessionChecks() []check.Check {
 		},
 		{
 			ID:         "onboarding/initiate-first-call-business",
-			Title:      "For a Draft business, kyc/initiate is 422 invalid_onboarding_type and leaves it Draft; the first kyb/initiate returns a real token and link in a pending verification session with the KYB message; kyb/token then returns fresh tokens",
-			Rules:      []string{"ONB-028", "ONB-015", "ONB-012", "ONB-014", "ONB-041", "ONB-042", "ONB-029", "CUST-022"},
+			Title:      "For a Draft business, kyc/initiate is 422 invalid_onboarding_type and leaves it Draft; the first kyb/initiate returns a real token and link in a pending verification session with the KYB message; a repeat re-mints a token for the same case; kyb/token then returns fresh tokens",
+			Rules:      []string{"ONB-028", "ONB-015", "ONB-012", "ONB-014", "ONB-041", "ONB-042", "ONB-016", "ONB-029", "CUST-022"},
 			Labels:     []string{check.Mutating, check.NeedsControl},
 			ControlWhy: "a fresh Draft business: a customer record's type is set in the dashboard or by an account manager, and POST /customers creates a person",
 			Needs:      []string{"keys.tenant"},
@@ -122,6 +122,16 @@ func sessionChecks() []check.Check {
 					t.Fatalf("ONB-014", "first kyb initiate of a Draft business: status %s, want pending", status)
 				}
 				seen := map[any]bool{token: true}
+				// A repeat kyb initiate: the same case, a re-minted token.
+				rs := fresh.Success(t, "ONB-016", fresh.Initiate(t, id, "kyb"))
+				again, _, _ := session(t, "ONB-012", rs)
+				if rs["onboarding_case_id"] != s["onboarding_case_id"] {
+					t.Fatalf("ONB-016", "a repeat kyb initiate opened case %v, want the same case %v", rs["onboarding_case_id"], s["onboarding_case_id"])
+				}
+				if !nonEmpty(again) || seen[again] {
+					t.Fatalf("ONB-016", "a repeat kyb initiate returned token %v, want a re-minted token", again)
+				}
+				seen[again] = true
 				for i := 0; i < 2; i++ {
 					ts := fresh.Success(t, "ONB-029", fresh.Token(t, id, "kyb"))
 					aSession(t, "ONB-029", ts)
