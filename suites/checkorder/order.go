@@ -28,7 +28,7 @@ func orderChecks() []check.Check {
 		{
 			ID:    "checkorder/correlation-before-tenant-header",
 			Title: "an invalid X-Correlation-Id wins over an X-Tenant-Id header: 400 correlation_id_invalid",
-			Rules: []string{"ORDER-003", "ORDER-002", "ORDER-001"},
+			Rules: []string{"ORDER-003", "ORDER-002"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
@@ -41,9 +41,7 @@ func orderChecks() []check.Check {
 				} {
 					h := http.Header{"X-Correlation-Id": x.corr, "X-Tenant-Id": {uuid.NewString()}}
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
-					if laterStepWon(t, r, x.what+" plus X-Tenant-Id", "tenant header", "") {
-						t.FatalAt(r, "ORDER-003", "%s plus X-Tenant-Id: the X-Tenant-Id refusal, want 400 correlation_id_invalid (step 1 before step 2)", x.what)
-					}
+					laterStepWon(t, r, "ORDER-003", x.what+" plus X-Tenant-Id (step 1 before step 2)", "tenant header", "")
 					// Not the later step's answer: step 1's own (ORDER-002).
 					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-003", ShapeRule: "ORDER-002", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("%s plus X-Tenant-Id", x.what)})
 				}
@@ -52,7 +50,7 @@ func orderChecks() []check.Check {
 		{
 			ID:    "checkorder/tenant-header-before-key",
 			Title: "an X-Tenant-Id header wins over a missing or wrong API key: 400 with no code, not 401",
-			Rules: []string{"ORDER-005", "ORDER-004", "TEN-002"},
+			Rules: []string{"ORDER-005", "ORDER-004"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(2) // counted only by a target that checks the key first
@@ -79,9 +77,35 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
+			ID:     "checkorder/earliest-of-many",
+			Title:  "a request failing three, four or five steps at once gets the earliest step's refusal",
+			Rules:  []string{"ORDER-001"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				// POST /customers with a wrong key secret, no Idempotency-Key
+				// and a malformed body (steps 3, 5 and 7), then with
+				// X-Tenant-Id too (2), then with two X-Correlation-Id lines
+				// too (1): each time the earliest failing step answers.
+				t.SpendAuthFailures(3) // the key is checked once by a faithful target; more by one that reorders
+				bad := t.Anonymous().With("tenant", wrongSecretKey(t))
+				send := func(h http.Header) *client.Response {
+					return t.Do(bad, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: h})
+				}
+				what := "POST /customers with a wrong key secret, no Idempotency-Key and a malformed JSON body"
+				r := send(jsonHeader())
+				shape.StatusAnswer(t, r, shape.Want{Rule: "ORDER-001", Status: http.StatusUnauthorized, What: what, Why: "step 3 (the key) is the earliest failing"})
+				h := withHeader(jsonHeader(), "X-Tenant-Id", uuid.NewString())
+				r = send(h)
+				tenantRefusal(t, "ORDER-001", "ORDER-001", r, what+", with X-Tenant-Id (step 2 is the earliest failing)")
+				r = send(withHeader(h, "X-Correlation-Id", "ts-corr-a", "ts-corr-b"))
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-001", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: what + ", with X-Tenant-Id and two X-Correlation-Id lines", Why: "step 1 is the earliest failing"})
+			},
+		},
+		{
 			ID:     "checkorder/key-before-idempotency-key",
 			Title:  "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
-			Rules:  []string{"ORDER-018", "ORDER-001"},
+			Rules:  []string{"ORDER-018"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "keys.read_only"},
 			Run: func(t *check.T) {
@@ -92,10 +116,10 @@ func orderChecks() []check.Check {
 					return t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody()})
 				}
 				r := post(t.Anonymous().With("tenant", wrongSecretKey(t)))
-				laterStepWon(t, r, "POST /customers with a wrong key secret and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
+				laterStepWon(t, r, "ORDER-018", "POST /customers with a wrong key secret and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "POST /customers with a wrong key secret and no Idempotency-Key", Why: "the key step comes before the Idempotency-Key step"})
 				r = post(t.Client("read_only"))
-				laterStepWon(t, r, "POST /customers with keys.read_only and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
+				laterStepWon(t, r, "ORDER-018", "POST /customers with keys.read_only and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
 			},
 		},
@@ -139,7 +163,7 @@ func orderChecks() []check.Check {
 		{
 			ID:     "checkorder/idempotency-key-before-binding",
 			Title:  "a missing or malformed Idempotency-Key wins over a malformed JSON body: 400 idempotency_key_invalid",
-			Rules:  []string{"ORDER-019", "ORDER-001"},
+			Rules:  []string{"ORDER-019"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -153,7 +177,7 @@ func orderChecks() []check.Check {
 					{"a 7-character Idempotency-Key", withHeader(jsonHeader(), "Idempotency-Key", "ts-1234")},
 				} {
 					r := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: x.h})
-					laterStepWon(t, r, fmt.Sprintf("POST /customers with %s and a malformed JSON body", x.what), "body binding", "")
+					laterStepWon(t, r, "ORDER-019", fmt.Sprintf("POST /customers with %s and a malformed JSON body", x.what), "body binding", "")
 					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-019", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: fmt.Sprintf("POST /customers with %s and a malformed JSON body", x.what)})
 				}
 			},

@@ -97,27 +97,25 @@ func tenantRefusal(t *check.T, rule, shapeRule string, r *client.Response, what 
 	}
 }
 
-// laterStepWon fails under ORDER-001 (the earliest failing step is the one
-// reflected) when r is the refusal of a later step than the one the
+// laterStepWon stops the check under rule (the sentence naming this
+// pair of steps) when r is the refusal of a later step than the one the
 // request fails first: status 400 and the later step's code ("" for the
 // tenant-header or binding refusal, told by title or errors map).
-func laterStepWon(t *check.T, r *client.Response, what, later, code string) bool {
+func laterStepWon(t *check.T, r *client.Response, rule, what, later, code string) {
 	if r.Status != http.StatusBadRequest {
-		return false
+		return
 	}
 	var m map[string]any
 	if json.Unmarshal(r.Body, &m) != nil {
-		return false
+		return
 	}
 	got, _ := m["code"].(string)
 	switch {
 	case code != "" && got == code,
 		code == "" && later == "tenant header" && got == "" && m["title"] == "Invalid tenant header.",
 		code == "" && later == "body binding" && got == "" && m["errors"] != nil:
-		t.Errorf("ORDER-001", "%s: answered the %s refusal (a later step) instead of the earliest failing step's", what, later)
-		return true
+		t.FatalAt(r, rule, "%s: answered the %s refusal (a later step) instead of the earliest failing step's; body: %s", what, later, shape.Clip(r.Body))
 	}
-	return false
 }
 
 // exhaust spends the per-route budget (600 per key, method and route

@@ -56,15 +56,25 @@ func tenantheaderChecks() []check.Check {
 		},
 		{
 			ID:    "headers/tenant-header-before-key",
-			Title: "X-Tenant-Id is refused before the key is checked: 400 without a key",
-			Rules: []string{"TEN-002"},
+			Title: "X-Tenant-Id is refused before the key is checked: 400 without a key, and with a key lacking the route's scope",
+			Rules: []string{"TEN-002", "ORDER-005"},
+			Needs: []string{"keys.read_only"},
 			Run: func(t *check.T) {
-				t.SpendAuthFailures(1) // counted only by a target that checks the key first
+				t.SpendAuthFailures(2) // counted only by a target that checks the key first
+				// Without a key: the check order's own sentence for this
+				// case (ORDER-005: 400, not 401).
 				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: tenantHeader(uuid.NewString())})
 				if r.Status == http.StatusUnauthorized {
-					t.Fatalf("TEN-002", "GET /me without a key and with X-Tenant-Id: 401; the X-Tenant-Id refusal comes before the key check")
+					t.Fatalf("ORDER-005", "GET /me without a key and with X-Tenant-Id: 401; the X-Tenant-Id refusal comes before the key check")
 				}
-				tenantRefused(t, "TEN-002", r, "GET /me without a key and with X-Tenant-Id")
+				tenantRefused(t, "ORDER-005", r, "GET /me without a key and with X-Tenant-Id")
+				// The key check includes its scopes (step 3 answers 401 or
+				// 403): a read-only key on a write is refused for the header.
+				r = t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey(), Header: tenantHeader(uuid.NewString())})
+				if r.Status == http.StatusForbidden {
+					t.Fatalf("TEN-002", "PATCH /customers/{id} with keys.read_only and X-Tenant-Id: 403; the X-Tenant-Id refusal comes before the key (and its scopes) is checked")
+				}
+				tenantRefused(t, "TEN-002", r, "PATCH /customers/{id} with keys.read_only and X-Tenant-Id")
 			},
 		},
 		{
@@ -76,6 +86,10 @@ func tenantheaderChecks() []check.Check {
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				h := tenantHeader(uuid.NewString())
+				// The refusal at all (TEN-001) on the plainest route first: a
+				// target that never refuses stops here, not at the routes.
+				me := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: h})
+				tenantRefused(t, "TEN-001", me, "GET /me with X-Tenant-Id")
 				post := t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", IdempotencyKey: t.NewKey(), Header: h,
 					JSON: map[string]any{"email": "ts-" + uuid.NewString() + "@example.com", "jurisdiction": "GB"}})
 				tenantRefused(t, "TEN-003", post, "POST /customers with X-Tenant-Id")

@@ -57,6 +57,8 @@ var WideRules = map[string]string{
 	"ENV-008":  "every customer object's member names: any check reading a customer sees them",
 	"ERR-014":  "every problem+json answer's media type: any check reading a refusal sees it",
 	"CORR-003": "the X-Correlation-Id length check: the check-order checks send the same header",
+	"CORR-006": "every answer to a request without X-Correlation-Id carries a generated one: the served OpenAPI document requires the header, so any check's schema judgement (VER-012) sees it missing",
+	"CORR-007": "every error answer carries X-Correlation-Id: the served OpenAPI document requires the header, so any check's schema judgement (VER-012) sees it missing",
 	"ERR-019":  "idempotency_key_invalid answers every mutating call without a key: the check-order checks assert its status",
 	"IDEM-002": "the check-order checks reach step 5 (idempotency_key_invalid) with a 7-character Idempotency-Key",
 	"ERR-022":  "api_key_authentication_failed is every 401's code: every refused-key check asserts its status",
