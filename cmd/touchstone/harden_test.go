@@ -100,6 +100,9 @@ func fakeControl(w http.ResponseWriter, r *http.Request) bool {
 // where noted so that the run gets under way before the target misbehaves.
 func misbehaving(t *testing.T, name string) *httptest.Server {
 	var n atomic.Int64
+	// Closed before the server: a handler still holding a request (a POST
+	// whose body it never read hears no client's close) ends at once.
+	stop := make(chan struct{})
 	stallAfter := func(h http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			if n.Add(1) <= 25 {
@@ -116,6 +119,7 @@ func misbehaving(t *testing.T, name string) *httptest.Server {
 		h = stallAfter(func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
+			case <-stop:
 			case <-time.After(20 * time.Second):
 			}
 		})
@@ -188,6 +192,7 @@ func misbehaving(t *testing.T, name string) *httptest.Server {
 	}))
 	t.Cleanup(srv.CloseClientConnections)
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
 	return srv
 }
 
