@@ -369,8 +369,8 @@ func transferGateChecks() []check.Check {
 		},
 		{
 			ID:     "transfers/party-not-active",
-			Title:  "While the child is not Active a transfer is 409 internal_transfer_party_not_active (flat)",
-			Rules:  []string{"ITR-017", "ITR-026"},
+			Title:  "While the child is not Active, or Active but blocked or in manual review by compliance, a transfer is 409 internal_transfer_party_not_active (flat)",
+			Rules:  []string{"ITR-017", "ITR-026", "ITR-038"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  needs,
 			Run: func(t *check.T) {
@@ -386,6 +386,21 @@ func transferGateChecks() []check.Check {
 					t.ErrorAt(r, "ITR-017", "a transfer was made (%d) while the child was Suspended; both parties must be active", r.Status)
 				}
 				shape.FlatAnswer(t, r, shape.Want{Rule: "ITR-026", Status: http.StatusConflict, Code: "internal_transfer_party_not_active"})
+				// Active but failing a compliance control (a block, a manual
+				// review): refused too, with the same code (reading ITR-038).
+				for _, state := range []string{"blocked", "manual_review"} {
+					if err := t.Control().Call(t.Context(), http.MethodPost, "/money-policy/compliance/"+child, map[string]any{"state": state}, nil); err != nil {
+						t.NoVerdict(err)
+					}
+					r := post(t, tbody("parent_to_end_customer", "GBP", 10))
+					if err := t.Control().Call(t.Context(), http.MethodPost, "/money-policy/compliance/"+child, map[string]any{"state": ""}, nil); err != nil {
+						t.Fatalf("ITR-017", "control: clear the child's compliance state: %v", err)
+					}
+					if r.Status/100 == 2 {
+						t.ErrorAt(r, "ITR-017", "a transfer was made (%d) while the child's compliance state was %s; both parties must pass compliance controls", r.Status, state)
+					}
+					shape.FlatAnswer(t, r, shape.Want{Rule: "ITR-038", Status: http.StatusConflict, Code: "internal_transfer_party_not_active", What: "a transfer while the child's compliance state is " + state})
+				}
 			},
 		},
 		{
