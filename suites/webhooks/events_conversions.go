@@ -91,6 +91,9 @@ func checkCompleted(t *check.T, d map[string]any, id, cust, from, to string, amo
 		// source.
 		t.Fatalf("EVT-127", "conversion.completed data.amount_minor is %s, want the reserved source %s exactly", got, amount)
 	}
+	if _, present := d["destination_amount_minor"]; !present {
+		t.Fatalf("EVT-126", "conversion.completed data lacks destination_amount_minor: the target and the rate are not judged")
+	}
 	dest := exactInt(t, "EVT-127", d, "destination_amount_minor")
 	n, isNum := d["executed_rate"].(json.Number)
 	got, okRat := new(big.Rat).SetString(string(n))

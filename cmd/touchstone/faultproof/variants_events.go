@@ -265,7 +265,11 @@ var eventVariants = []Variant{
 	eventSet("EVT-076", "viban-user-id-other", "data.user_id", otherUUID, "viban.ready"),
 	eventEdit("EVT-077", "viban-eur-sort-code", "EUR account with a sort code", onCurrency("EUR", set("sort_code", "040004")), "viban.ready"),
 	eventEdit("EVT-078", "viban-gbp-iban", "GBP account with an IBAN", onCurrency("GBP", set("iban", "GB33BUKB20201555555555")), "viban.ready"),
-	eventSet("EVT-079", "viban-status-pending", "data.status", "pending", "viban.ready"),
+	eventEdit("EVT-079", "viban-currency-lowercase", "data.currency in lower case (not ISO 4217)", inData(func(d map[string]any) {
+		if c, ok := d["currency"].(string); ok {
+			d["currency"] = strings.ToLower(c)
+		}
+	}), "viban.ready"),
 	eventSet("EVT-080", "viban-provider-name-friendly", "data.provider_name", "Provider A Bank plc", "viban.ready"),
 	eventDrop("EVT-081", "viban-no-bank-name", "data.bank_name", "viban.ready"),
 	eventSet("EVT-083", "viban-bank-address-set", "data.bank_address", "1 Bank Street", "viban.ready"),
