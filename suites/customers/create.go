@@ -47,6 +47,15 @@ func createChecks() []check.Check {
 				email := fresh.Email()
 				c := fresh.Create(t, "CUST-022", t.Client("tenant"), map[string]any{"email": email, "jurisdiction": "FR"})
 				shape.Customer(t, c)
+				// A status outside the lifecycle, or a jurisdiction not in the
+				// code's form, is already wrong under its field's sentence:
+				// what it says about Draft or the supplied value is moot.
+				if s, _ := c["status"].(string); !shape.IsLifecycle(s) {
+					t.Fatalf("CUST-006", "a new customer's status is %v, not a lifecycle status", c["status"])
+				}
+				if s, _ := c["jurisdiction"].(string); !shape.Alpha2Re.MatchString(s) {
+					t.Fatalf("CUST-005", "a new customer's jurisdiction is %v, not an ISO 3166-1 alpha-2 code", c["jurisdiction"])
+				}
 				if c["status"] != "Draft" {
 					t.Errorf("LIFE-002", "a new customer has status %v, want Draft", c["status"])
 				}

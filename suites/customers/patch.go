@@ -28,7 +28,11 @@ func patchChecks() []check.Check {
 				for _, bad := range []string{"XX", "GBR", "gbr", "UK", "uk", "gb", " GB"} {
 					r := fresh.Patch(t, id, map[string]any{"jurisdiction": bad})
 					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-013", Status: http.StatusUnprocessableEntity, Code: "jurisdiction_invalid"})
-					if got := fresh.Read(t, "CUST-013", id)["jurisdiction"]; got != "GB" {
+					got := fresh.Read(t, "CUST-013", id)["jurisdiction"]
+					if s, _ := got.(string); !shape.Alpha2Re.MatchString(s) {
+						t.Fatalf("CUST-005", "the customer's jurisdiction reads %v, not an ISO 3166-1 alpha-2 code", got)
+					}
+					if got != "GB" {
 						t.Fatalf("CUST-013", "after the refused jurisdiction %q the customer's jurisdiction is %v, want GB unchanged", bad, got)
 					}
 				}

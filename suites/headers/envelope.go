@@ -45,7 +45,12 @@ func walkIDs(t *check.T, v any, path string, n *int) {
 					continue
 				}
 				if s, ok := e.(string); !ok || !uuidRe.MatchString(s) {
-					t.Errorf("ENV-006", "%s is %v, want a UUID string", p, e)
+					// A customer record's own id has its own sentence.
+					rule := "ENV-006"
+					if k == "id" && x["record_type"] == "Customer" {
+						rule = "CUST-001"
+					}
+					t.Errorf(rule, "%s is %v, want a UUID string", p, e)
 				}
 				*n++
 			case k == "delegated_customer_ids":
