@@ -152,13 +152,20 @@ func (m *pbMachine) create(rt *rapid.T) {
 		it := map[string]any{"beneficiary_id": m.bens[payee]}
 		a := rapid.Int64Range(1, 5000).Draw(rt, "amount")
 		skip := m.currency != "GBP" // the beneficiary is GBP
+		why := ""                   // the rule of the item's one flaw
+		if skip {
+			why = "PB-057"
+		}
 		switch rapid.IntRange(0, 9).Draw(rt, "flaw") {
 		case 0:
 			a = rapid.SampledFrom([]int64{0, -1, -250}).Draw(rt, "bad amount")
-			skip = true
+			skip, why = true, "PB-050"
+			if a == 0 {
+				why = "PB-049"
+			}
 		case 1:
 			it["beneficiary_id"] = uuid.NewString()
-			skip = true
+			skip, why = true, "PB-055"
 		case 2:
 			g := refGen(m.rail).Draw(rt, "reference")
 			if len(strings.TrimSpace(g.ref)) > rails.MaxReference {
@@ -173,7 +180,7 @@ func (m *pbMachine) create(rt *rapid.T) {
 		if skip {
 			st, code = "Skipped", "validation"
 		}
-		m.items = append(m.items, pbItem{amount: a, status: st, code: code, payee: payee})
+		m.items = append(m.items, pbItem{amount: a, status: st, code: code, payee: payee, rule: why})
 		items = append(items, it)
 	}
 	body := map[string]any{"currency": m.currency, "items": items}
@@ -260,6 +267,7 @@ func (m *pbMachine) renew(rt *rapid.T) {
 	case "Completed", "PartiallyCompleted", "Failed", "Rejected":
 		if rapid.Bool().Draw(rt, "new batch") {
 			m.create(rt)
+			m.Check(rt) // the new batch as created, before an operator acts on it
 		}
 	}
 }
@@ -391,6 +399,14 @@ func (m *pbMachine) Check(rt *rapid.T) {
 		m.log.add("GET payout-batches/{id}", r)
 		m.log.fail(rt, "%s: "+format, append([]any{rule}, args...)...)
 	}
+	// An executed batch that still reads Approved did not move (PB-017):
+	// its items, still Pending, are not judged on top.
+	switch m.status {
+	case "Executing", "Completed", "PartiallyCompleted", "Failed":
+		if b.Status == "Approved" {
+			bad("PB-017", "the batch still reads Approved after an operator executed it, the model %s", m.status)
+		}
+	}
 	// The items first: a wrong item decision is reported under its own
 	// rule, not under the batch status or counts that follow from it.
 	completed, failed, skipped := 0, 0, 0
@@ -413,7 +429,12 @@ func (m *pbMachine) Check(rt *rapid.T) {
 		if got.Code != nil {
 			code = *got.Code
 		}
-		if got.Status != it.status || code != it.code {
+		switch {
+		case got.Status != it.status:
+			bad(m.itemRule(it), "item %d is %s/%q, the model %s/%q", i+1, got.Status, code, it.status, it.code)
+		case code != it.code && it.status == "Skipped":
+			bad("PB-031", "skipped item %d has failure_code %q, want validation", i+1, code)
+		case code != it.code:
 			bad(m.itemRule(it), "item %d is %s/%q, the model %s/%q", i+1, got.Status, code, it.status, it.code)
 		}
 	}
@@ -494,14 +515,18 @@ func (m *pbMachine) statusRule() string {
 	return "PB-015"
 }
 
+// itemRule is the rule an item's wrong status is judged under: the
+// decision the model took for it (a skipped item's flaw, the world's
+// code at execution, an interrupted or completed submission), else
+// PB-024 (Pending: valid at intake, not yet executed) or PB-031.
 func (m *pbMachine) itemRule(it pbItem) string {
-	if it.status == "Skipped" {
+	switch {
+	case it.rule != "":
+		return it.rule
+	case it.status == "Skipped":
 		return "PB-031"
 	}
-	if it.rule != "" {
-		return it.rule
-	}
-	return "PB-024" // Pending: valid at intake, not yet executed
+	return "PB-024"
 }
 
 func str(p *string) string {
@@ -546,7 +571,7 @@ func pbCustomer(t *check.T, c *client.Client) (cust string, bens [2]string) {
 // payoutbatchesChecks are the checks of payoutbatches.go.
 func payoutbatchesChecks() []check.Check {
 	rules := []string{"PB-093", "PB-004", "PB-005", "PB-011", "PB-012", "PB-013", "PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020",
-		"PB-021", "PB-022", "PB-023", "PB-024", "PB-026", "PB-027", "PB-031", "PB-033", "PB-034", "PB-035", "PB-036", "PB-038", "PB-044", "PB-003", "PB-060", "PB-062",
+		"PB-021", "PB-022", "PB-023", "PB-024", "PB-026", "PB-027", "PB-031", "PB-049", "PB-050", "PB-055", "PB-057", "PB-033", "PB-034", "PB-035", "PB-036", "PB-038", "PB-044", "PB-003", "PB-060", "PB-062",
 		"PB-063", "PB-064", "PB-065", "PB-066", "PB-067", "PB-068", "PB-069", "PB-070", "PB-071", "PB-104", "LIFE-011"}
 	return []check.Check{
 		{

@@ -56,9 +56,11 @@ func intakeChecks() []check.Check {
 				}
 				for _, cur := range []string{"AUD", "CHF", "JPY", "XYZ"} {
 					r := fresh.PostBatch(t, map[string]any{"currency": cur, "items": one})
-					// Since 2026-09-02 (document 2, Versioning) as well.
+					// Since 2026-09-02 (document 2, Versioning) as well; AUD,
+					// the case document 1 names, is judged under its sentence
+					// alone.
 					what := "POST payout-batches in " + cur + " (intake refuses any currency but GBP, EUR and USD)"
-					if shape.StatusAnswer(t, r, shape.Want{Rule: "VER-010", Status: http.StatusUnprocessableEntity, What: what, Continue: true}) && shape.BodyCode(r) != "unsupported_currency" {
+					if cur != "AUD" && shape.StatusAnswer(t, r, shape.Want{Rule: "VER-010", Status: http.StatusUnprocessableEntity, What: what, Continue: true}) && shape.BodyCode(r) != "unsupported_currency" {
 						t.ErrorAt(r, "VER-010", "%s: code %q, want unsupported_currency", what, shape.BodyCode(r))
 					}
 					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-093", Status: http.StatusUnprocessableEntity, Code: "unsupported_currency"})
@@ -113,6 +115,7 @@ func intakeChecks() []check.Check {
 						r := fresh.PostBatch(t, map[string]any{"currency": cur, "rail": rail, "items": []any{fresh.BatchItem(ben, 100, "Rent")}})
 						if book := strings.EqualFold(strings.ReplaceAll(rail, "-", "_"), "BOOK_TRANSFER"); book && (r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "unsupported_rail") {
 							t.ErrorAt(r, "PB-072", "%s batch on the book-transfer rail %q answered %d code %q, want 422 unsupported_rail", cur, rail, r.Status, shape.BodyCode(r))
+							continue // the refusal's form is not judged on a batch taken
 						}
 						data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-096", Status: http.StatusUnprocessableEntity, Code: "unsupported_rail"})
 						detail, _ := data["detail"].(string)

@@ -20,7 +20,7 @@ func itemsChecks() []check.Check {
 			Title:  "Items with a zero, negative or fractional amount, an omitted or all-zero beneficiary, or a missing, unapproved, provisioning or other-currency beneficiary are Skipped with failure_code validation; the rest stay Pending",
 			Rules:  []string{"PB-049", "PB-050", "PB-051", "PB-052", "PB-053", "PB-054", "PB-055", "PB-056", "PB-057", "PB-031", "PB-024", "PB-029", "PB-040", "PB-012", "PB-048", "PB-008"},
 			Labels: []string{check.Mutating},
-			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.gbp_pending", "beneficiaries.gbp_provisioning"),
+			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.usd", "beneficiaries.gbp_pending", "beneficiaries.gbp_provisioning"),
 			Run: func(t *check.T) {
 				gbp := t.Beneficiary("gbp")
 				labels := []string{"", "valid", "zero amount", "negative amount", "fractional amount", "omitted beneficiary", "all-zero beneficiary",
@@ -70,6 +70,15 @@ func itemsChecks() []check.Check {
 					// (scale 2 whatever the currency).
 					if sent := map[int]string{1: "500", len(items): "700"}[seq]; sent != "" && fmt.Sprint(it["amount"]) != sent {
 						t.ErrorAt(r, "PB-040", "item %d: amount %v, want %s (integer minor units as sent)", seq, it["amount"], sent)
+					}
+				}
+				// Scale 2 for every currency: a EUR and a USD item keep the
+				// integer minor units sent as well.
+				for _, c := range []struct{ cur, ben string }{{"EUR", t.Beneficiary("eur")}, {"USD", t.Beneficiary("usd")}} {
+					r := fresh.PostBatch(t, map[string]any{"currency": c.cur, "items": []any{fresh.BatchItem(c.ben, 1234, "Invoice Alpha")}})
+					b, _ := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-040", Status: http.StatusOK})["payout_batch"].(map[string]any)
+					if it := fresh.BatchItems(t, "PB-040", b)[1]; it == nil || fmt.Sprint(it["amount"]) != "1234" {
+						t.ErrorAt(r, "PB-040", "%s item of 1234 minor units: stored %v, want 1234 (integer minor units, scale 2)", c.cur, it)
 					}
 				}
 			},
