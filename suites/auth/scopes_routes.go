@@ -22,6 +22,7 @@ package auth
 // operation a no-op (already verified, or not approved for money movement).
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"net/http"
@@ -316,10 +317,22 @@ func refuse(t *check.T, row routeRow, pascal bool) refusal {
 
 // judgeRefusal judges one refusal under rule: 403 problem+json
 // api_key_not_authorized.
-func judgeRefusal(t *check.T, row routeRow, ref refusal, rule string) {
+//
+// A refusal that is not a 403 is told apart by keys.tenant's answer to the
+// same request (own): answered alike, the key step let the key through and
+// the route does not require the scope (passRule: the row's own rule, or
+// SCOPE-074 when only the other spelling got through); answered otherwise,
+// the route refused the key some other way than a missing scope is
+// (SCOPE-076).
+func judgeRefusal(t *check.T, row routeRow, ref refusal, own *client.Response, passRule string) {
 	r := ref.resp
-	if !shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusForbidden, What: fmt.Sprintf("%s with keys.%s (lacks only %s)", row, ref.key, row.scope), Why: "a missing scope is 403 api_key_not_authorized", Continue: true}) {
-		t.ErrorAt(r, "SCOPE-076", "%s with keys.%s (lacks only %s): status %d; a missing scope gives 403 api_key_not_authorized at the key step", row, ref.key, row.scope, r.Status)
+	what := fmt.Sprintf("%s with keys.%s (lacks only %s)", row, ref.key, row.scope)
+	if r.Status != http.StatusForbidden {
+		if passedKeyStep(r, own) {
+			t.ErrorAt(r, passRule, "%s: status %d, answered as keys.tenant is (%d): the route does not require %s; a missing scope is 403 api_key_not_authorized; body: %s", what, r.Status, own.Status, row.scope, shape.Clip(r.Body))
+			return
+		}
+		t.ErrorAt(r, "SCOPE-076", "%s: status %d (keys.tenant gets %d); a missing scope gives 403 api_key_not_authorized at the key step; body: %s", what, r.Status, own.Status, shape.Clip(r.Body))
 		return
 	}
 	// The body of a key-step 403 is the error catalogue's: problem+json
@@ -330,6 +343,13 @@ func judgeRefusal(t *check.T, row routeRow, ref refusal, rule string) {
 	if m, err := r.JSON(); err != nil || m["code"] != "api_key_not_authorized" {
 		t.ErrorAt(r, "ERR-023", "%s with keys.%s (lacks only %s): the 403 does not carry the code api_key_not_authorized; body: %s", row, ref.key, row.scope, shape.Clip(r.Body))
 	}
+}
+
+// passedKeyStep tells whether a key lacking a route's scope got the
+// answer keys.tenant got (own): the same status and, for a 404, the same
+// body (the operation's own not-found, not a refusal dressed as one).
+func passedKeyStep(r, own *client.Response) bool {
+	return !keyStepRefusal(r) && r.Status == own.Status && (r.Status != http.StatusNotFound || bytes.Equal(r.Body, own.Body))
 }
 
 // keyStepRefusal tells whether a response is a refusal at the key step:
@@ -343,7 +363,7 @@ func keyStepRefusal(r *client.Response) bool {
 // key's answer. It reports whether the route is served and, when the
 // row's rule was not judged (the route not served, or no profile key
 // lacking its scope to be refused), why.
-func judgeRow(t *check.T, row routeRow, ref refusal, probed map[string]bool) (served bool, notJudged string) {
+func judgeRow(t *check.T, row routeRow, ref refusal, probed map[string]bool) (served bool, notJudged string, own *client.Response) {
 	tenant := t.Client("tenant")
 	if p := row.probe; p != nil {
 		ok, seen := probed[p.String()]
@@ -357,23 +377,23 @@ func judgeRow(t *check.T, row routeRow, ref refusal, probed map[string]bool) (se
 		}
 		if !ok {
 			t.Logf("%s: skipped, keys.tenant gets 404 on %s (route family not served by this target)", row, p)
-			return false, fmt.Sprintf("the target does not serve %s (keys.tenant gets 404)", p)
+			return false, fmt.Sprintf("the target does not serve %s (keys.tenant gets 404)", p), nil
 		}
 	}
-	own := row.send(t, tenant, false)
+	own = row.send(t, tenant, false)
 	if row.probe == nil && own.Status == http.StatusNotFound {
 		t.Logf("%s: skipped, keys.tenant gets 404 (route not served by this target)", row)
-		return false, fmt.Sprintf("the target does not serve %s (keys.tenant gets 404)", row)
+		return false, fmt.Sprintf("the target does not serve %s (keys.tenant gets 404)", row), nil
 	}
 	if keyStepRefusal(own) {
 		t.Errorf(row.rule, "%s with keys.tenant (holds every scope, %s included): status %d, refused at the key step; body: %s", row, row.scope, own.Status, shape.Clip(own.Body))
 	}
 	if ref.key == "" {
 		t.Logf("%s: the profile has no key lacking only %s; only the holding key was judged", row, row.scope)
-		return true, fmt.Sprintf("the profile has no key lacking only %s to be refused (add %s)", row.scope, keyToAdd(row.scope, false))
+		return true, fmt.Sprintf("the profile has no key lacking only %s to be refused (add %s)", row.scope, keyToAdd(row.scope, false)), own
 	}
-	judgeRefusal(t, row, ref, row.rule)
-	return true, ""
+	judgeRefusal(t, row, ref, own, row.rule)
+	return true, "", own
 }
 
 // pascalHome is, for each scope, the table that refuses it once in the
@@ -449,12 +469,18 @@ func scopeTableChecks() []check.Check {
 					}
 				}
 				for i, row := range rows {
-					ok, reason := judgeRow(t, row, refusals[i], probed)
+					ok, reason, own := judgeRow(t, row, refusals[i], probed)
 					if p, asked := pascals[i]; asked && ok {
 						if p.key == "" {
 							pascalWhy = fmt.Sprintf("the profile has no key lacking only %s in PascalCase (add %s)", row.scope, keyToAdd(row.scope, true))
 						} else {
-							judgeRefusal(t, row, p, "SCOPE-074")
+							// Let through where the canonical spelling was
+							// refused: the spelling decided (SCOPE-074).
+							passRule := row.rule
+							if c := refusals[i].resp; c != nil && c.Status == http.StatusForbidden {
+								passRule = "SCOPE-074"
+							}
+							judgeRefusal(t, row, p, own, passRule)
 							pascalJudged = true
 						}
 					}

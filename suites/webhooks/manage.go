@@ -185,10 +185,9 @@ func manageChecks() []check.Check {
 				created = append(created, shape.String(t, "WHM-027", m, "subscriptionId"))
 				url := readSubKey(t, "WHM-028", key, first)["url"]
 				r = patch(t, key, first, map[string]any{"url": url, "eventTypes": []string{"customer.created"}, "enabled": true})
-				// Both sentences state it: the limit is counted again on
-				// re-enable (WHM-028), re-enabling by PATCH counts and is
-				// refused with the code (WHM-043).
-				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-028", Status: http.StatusConflict, What: "re-enabling an 11th endpoint by PATCH", Why: "the limit is counted again on re-enable", Continue: true})
+				// The limit is counted again on re-enable (WHM-028); the
+				// refusal carries the code (WHM-043).
+				shape.StatusAnswer(t, r, shape.Want{Rule: "WHM-028", Status: http.StatusConflict, What: "re-enabling an 11th endpoint by PATCH", Why: "the limit is counted again on re-enable"})
 				webhookRefusal(t, "WHM-043", r, http.StatusConflict, "webhook_subscription_limit_reached")
 			},
 		},
