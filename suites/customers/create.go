@@ -2,6 +2,7 @@ package customers
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
@@ -39,12 +40,15 @@ func createChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "customers/create-new-starts-draft",
-			Title:  "POST customers with a new email creates a Draft customer whose external_reference is the email",
+			Title:  "POST customers with a new email creates a Draft customer whose external_reference is the email as supplied (its case kept)",
 			Rules:  []string{"CUST-022", "LIFE-002", "CUST-002", "CUST-018", "SVC-003", "CUST-001", "CUST-003", "CUST-004", "CUST-005", "CUST-006", "CUST-007", "CUST-008"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				email := fresh.Email()
+				// Upper-case letters in the email: external_reference is
+				// the email as supplied, not a normalised form of it.
+				email := "Ts-" + strings.TrimPrefix(fresh.Email(), "ts-")
+				email = strings.Replace(email, "@example.com", "@Example.com", 1)
 				c := fresh.Create(t, "CUST-022", t.Client("tenant"), map[string]any{"email": email, "jurisdiction": "FR"})
 				shape.Customer(t, c)
 				// A status outside the lifecycle, or a jurisdiction not in the
