@@ -605,8 +605,8 @@ func balancesMoveChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:    "transfers/balances-move",
-			Title: "A completed transfer has moved the amount: parent_to_end_customer takes it from the parent's Available GBP and adds it to the child's; end_customer_to_parent the reverse",
-			Rules: []string{"ITR-010", "ITR-001", "ITR-012"},
+			Title: "A completed transfer has moved the amount: parent_to_end_customer takes it from the parent's Available GBP and adds it to the child's; end_customer_to_parent the reverse; an identical retry returns the same transfer and moves nothing more",
+			Rules: []string{"ITR-010", "ITR-001", "ITR-012", "ITR-020"},
 			// Alone: it compares the shared parent's and child's balances
 			// before and after, which any other check's transfer or
 			// withdrawal would move.
@@ -620,14 +620,22 @@ func balancesMoveChecks() []check.Check {
 					toChild int // what the transfer moves to the child
 				}{{"parent_to_end_customer", 700}, {"end_customer_to_parent", -300}} {
 					amount := max(c.toChild, -c.toChild)
-					r := post(t, tbody(c.dir, "GBP", amount))
-					done(t, "ITR-012", r)
+					b := tbody(c.dir, "GBP", amount)
+					r := post(t, b)
+					first := done(t, "ITR-012", r)
+					// An identical retry returns the same transfer and moves
+					// nothing more (ITR-020).
+					if again := done(t, "ITR-020", post(t, b)); again["id"] != first["id"] {
+						t.Fatalf("ITR-020", "an identical retry answered transfer %v, want the same %v", again["id"], first["id"])
+					}
 					p1, c1 := available(t, "ITR-010", parent, "GBP"), available(t, "ITR-010", child, "GBP")
 					dp, dc := p1-p0, c1-c0
 					switch {
 					case dp == -c.toChild && dc == c.toChild:
 					case dp == c.toChild && dc == -c.toChild:
 						t.FatalAt(r, "ITR-001", "a %s transfer of %d moved the parent's Available GBP by %+d and the child's by %+d: the money went the other way", c.dir, amount, dp, dc)
+					case dp == -2*c.toChild && dc == 2*c.toChild:
+						t.FatalAt(r, "ITR-020", "a %s transfer of %d and its identical retry moved the parent's Available GBP by %+d and the child's by %+d: the retry moved the money again", c.dir, amount, dp, dc)
 					default:
 						t.FatalAt(r, "ITR-010", "a completed %s transfer of %d moved the parent's Available GBP by %+d and the child's by %+d, want %+d and %+d: both balance changes commit before completed", c.dir, amount, dp, dc, -c.toChild, c.toChild)
 					}
