@@ -159,8 +159,11 @@ func deliveriesChecks() []check.Check {
 						default:
 							want = "DeadLettered"
 						}
-						if row.AttemptNumber.String() != strconv.Itoa(k) || row.Status != want {
-							log.fail(rt, "WHM-068/WHM-067: row %d is attempt %s %s, the model attempt %d %s", i+1, row.AttemptNumber, row.Status, k, want)
+						if row.AttemptNumber.String() != strconv.Itoa(k) {
+							log.fail(rt, "WHM-067: row %d is attempt %s %s, the model attempt %d %s", i+1, row.AttemptNumber, row.Status, k, want)
+						}
+						if row.Status != want {
+							log.fail(rt, "WHM-068: row %d (attempt %d) is %s, the model %s", i+1, k, row.Status, want)
 						}
 						if row.Code.String() != strconv.Itoa(answer(k)) {
 							log.fail(rt, "WHM-069: attempt %d responseStatusCode %s, the endpoint answered %d", k, row.Code, answer(k))
