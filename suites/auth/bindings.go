@@ -65,6 +65,12 @@ func sameAsNonexistentUnder(t *check.T, reachRule string, c *client.Client, meth
 	}
 	shape.StatusAnswer(t, a, shape.Want{Rule: reachRule, Status: http.StatusNotFound, What: what})
 	shape.FlatAnswer(t, b, shape.Want{Rule: "ERR-004", Status: http.StatusNotFound})
+	// Byte-identical read as the same status, the same Content-Type and
+	// the same body bytes (BIND-018): the Content-Type is the reading's,
+	// the bytes BIND-017's.
+	if ca, cb := a.Header.Get("Content-Type"), b.Header.Get("Content-Type"); ca != cb && t.Declares("BIND-018") {
+		t.FatalAt(a, "BIND-018", "%s: Content-Type %q, but %q for a nonexistent uuid; the two 404s are byte-identical, Content-Type included", what, ca, cb)
+	}
 	shape.SameResponse(t, "BIND-017", a, b, what+" vs the same request for a nonexistent uuid")
 }
 
@@ -262,7 +268,7 @@ func bindingsChecks() []check.Check {
 		{
 			ID:    "auth/tenant-key-reaches-any-customer",
 			Title: "a tenant key reads every customer of its tenant and none of another tenant's",
-			Rules: []string{"BIND-010", "SVC-001", "BIND-017", "BIND-001", "ERR-004"},
+			Rules: []string{"BIND-010", "SVC-001", "BIND-017", "BIND-018", "BIND-001", "ERR-004"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				tk := t.Client("tenant")
@@ -309,7 +315,7 @@ func bindingsChecks() []check.Check {
 		{
 			ID:    "auth/unbound-key-by-id-404",
 			Title: "an unbound key authenticates but every by-id read is 404 byte-identical to a nonexistent id",
-			Rules: []string{"BIND-013", "BIND-019", "BIND-017", "BIND-001", "ERR-004"},
+			Rules: []string{"BIND-013", "BIND-019", "BIND-017", "BIND-018", "BIND-001", "ERR-004"},
 			Needs: []string{"keys.unbound", "customers.active_personal"},
 			Run: func(t *check.T) {
 				ub := t.Client("unbound")
