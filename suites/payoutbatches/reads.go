@@ -112,17 +112,19 @@ func readsChecks() []check.Check {
 		},
 		{
 			ID:     "payoutbatches/read-not-found",
-			Title:  "Reads answer the flat 404s: 'Customer was not found.' for an unknown customer, 'Payout batch was not found.' for an unknown or another customer's batch, byte-identical",
+			Title:  "Reads answer the flat 404s: 'Customer was not found.' for an unknown or another tenant's customer (list and by id), 'Payout batch was not found.' for an unknown or another customer's batch, byte-identical",
 			Rules:  []string{"PB-101", "PB-102"},
 			Labels: []string{check.Mutating},
-			Needs:  append(needs, "customers.active_business"),
+			Needs:  append(needs, "customers.active_business", "customers.other_tenant"),
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				unknown := "0b9e4c1a-7d2f-4e63-8a15-3c6d9f2e8b71"
-				for _, p := range []string{fresh.BatchesPath(unknown), fresh.BatchesPath(unknown) + "/" + unknown} {
-					r := t.Do(c, client.Request{Method: http.MethodGet, Path: p})
-					if m := shape.FlatAnswer(t, r, shape.Want{Rule: "PB-101", Status: http.StatusNotFound}); m["title"] != "Customer was not found." {
-						t.ErrorAt(r, "PB-101", "404 title %v, want 'Customer was not found.'", m["title"])
+				for _, cust := range []string{unknown, t.Customer("other_tenant")} {
+					for _, p := range []string{fresh.BatchesPath(cust), fresh.BatchesPath(cust) + "/" + unknown} {
+						r := t.Do(c, client.Request{Method: http.MethodGet, Path: p})
+						if m := shape.FlatAnswer(t, r, shape.Want{Rule: "PB-101", Status: http.StatusNotFound}); m["title"] != "Customer was not found." {
+							t.ErrorAt(r, "PB-101", "404 title %v, want 'Customer was not found.'", m["title"])
+						}
 					}
 				}
 				b := fresh.Batch(t, "PB-102", map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Mine")}})
