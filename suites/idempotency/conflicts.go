@@ -67,7 +67,7 @@ func conflictsChecks() []check.Check {
 		check.Check{
 			ID:     "idempotency/reuse-different-query",
 			Title:  "the same key and body with a query string added is 409 idempotency_key_reused (the path includes the query)",
-			Rules:  []string{"IDEM-017", "IDEM-010", "IDEM-022", "CUST-022"},
+			Rules:  []string{"IDEM-017", "IDEM-022", "CUST-022"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/google/uuid"
+
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/shape"
@@ -19,7 +21,7 @@ func keysChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "idempotency/key-missing",
-			Title:  "POST and PATCH without Idempotency-Key (or with an empty one) are 400 idempotency_key_invalid before the operation runs",
+			Title:  "POST, PATCH and DELETE without Idempotency-Key (or a POST with an empty one) are 400 idempotency_key_invalid before the operation runs",
 			Rules:  []string{"IDEM-001", "IDEM-006", "ERR-019", "SVC-005", "CUST-009"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -42,6 +44,10 @@ func keysChecks() []check.Check {
 				if j := jurisdiction(t, id); j != "GB" {
 					t.Fatalf("IDEM-001", "PATCH without Idempotency-Key was refused but the jurisdiction became %s", j)
 				}
+				// DELETE too (of a beneficiary the customer does not have:
+				// the operation would answer 404, after the key step).
+				del := t.Do(c, client.Request{Method: http.MethodDelete, Path: customers + "/" + id + "/banking/beneficiaries/" + uuid.NewString()})
+				invalidKey(t, "IDEM-001", del, "DELETE /customers/{id}/banking/beneficiaries/{beneficiaryId} without Idempotency-Key")
 			},
 		},
 		{
