@@ -93,7 +93,7 @@ func endcustomersChecks() []check.Check {
 		{
 			ID:     "subcustomers/create-repost-returns-existing",
 			Title:  "Re-posting the same external_reference for the same parent and subject type returns the existing child unchanged",
-			Rules:  []string{"SUB-022"},
+			Rules:  []string{"SUB-022", "SUB-024"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.parent"},
 			Run: func(t *check.T) {
