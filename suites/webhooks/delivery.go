@@ -59,7 +59,7 @@ func deliveryChecks() []check.Check {
 			ID:    "webhooks/delivery-signed-customer-created",
 			Title: "A customer.created delivery carries both header families, both signatures over the raw body, the legacy envelope and a Delivered attempt row",
 			Rules: []string{"EVT-001", "EVT-002", "EVT-003", "EVT-004", "EVT-005", "EVT-006", "EVT-009", "EVT-010", "EVT-011", "EVT-012",
-				"EVT-013", "EVT-014", "EVT-015", "EVT-016", "EVT-140", "EVT-141", "EVT-017", "EVT-018", "EVT-021", "EVT-022", "EVT-024", "EVT-025",
+				"EVT-014", "EVT-015", "EVT-016", "EVT-017", "EVT-018", "EVT-021", "EVT-024", "EVT-025",
 				"WHM-061", "WHM-062", "WHM-063", "WHM-064", "WHM-065", "WHM-066", "WHM-067", "WHM-068", "WHM-069", "WHM-071", "WHM-073", "WHM-003", "WHM-009"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},

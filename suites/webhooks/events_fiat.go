@@ -161,7 +161,7 @@ func fiatAccountEventChecks() []check.Check {
 			ID:    "webhooks/event-fiat-account-issued",
 			Title: "A completed fiat account emits viban.ready (coordinates per currency, provider fields, nulls as documented), virtual_account_request.completed and customer.account_ready (one shape, status active)",
 			Rules: []string{"EVT-052", "EVT-053", "EVT-076", "EVT-077", "EVT-078", "EVT-079", "EVT-080", "EVT-081", "EVT-082", "EVT-083",
-				"EVT-084", "EVT-085", "EVT-086", "EVT-087", "EVT-088", "EVT-089", "EVT-091", "EVT-092", "EVT-093", "FIAT-012", "EVT-137", "EVT-046", "WHM-003"},
+				"EVT-084", "EVT-085", "EVT-086", "EVT-087", "EVT-089", "EVT-091", "EVT-092", "EVT-093", "FIAT-012", "EVT-046", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {
@@ -257,7 +257,7 @@ func fiatAccountEventChecks() []check.Check {
 		{
 			ID:    "webhooks/event-fiat-account-needs-information-and-rejected",
 			Title: "A provisioning needing information emits needs_correction + customer.needs_information (needs_information, provider_status reason), a failure virtual_account_request.rejected (failed); pending and other states translate as documented",
-			Rules: []string{"EVT-054", "EVT-055", "EVT-084", "EVT-085", "EVT-087", "EVT-088", "EVT-089", "EVT-090", "EVT-093",
+			Rules: []string{"EVT-054", "EVT-055", "EVT-084", "EVT-085", "EVT-087", "EVT-089", "EVT-090", "EVT-093",
 				"FIAT-013", "FIAT-014", "FIAT-015", "FIAT-016", "EVT-137", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "webhook_url"},

@@ -19,7 +19,7 @@ func eventsOnboardingChecks() []check.Check {
 		{
 			ID:     "webhooks/event-end-customer-created",
 			Title:  "Creating an end customer emits customer.created to the parent's endpoint, with email the empty string while it has none",
-			Rules:  []string{"EVT-045", "EVT-047", "EVT-066", "WHM-003"},
+			Rules:  []string{"EVT-045", "EVT-066", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
 			Run: func(t *check.T) {
@@ -64,7 +64,7 @@ func eventsOnboardingChecks() []check.Check {
 		{
 			ID:     "webhooks/event-customer-created",
 			Title:  "Creating a customer through the API emits customer.created with customer_id, tenant_id, email, lowercase user_type and status",
-			Rules:  []string{"EVT-047", "EVT-048", "EVT-064", "EVT-065", "EVT-067", "EVT-068", "EVT-040", "EVT-041", "WHM-003"},
+			Rules:  []string{"EVT-047", "EVT-064", "EVT-065", "EVT-067", "EVT-068", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {

@@ -26,7 +26,7 @@ func retriesChecks() []check.Check {
 		{
 			ID:    "webhooks/retry-schedule-503",
 			Title: "An endpoint answering 503 gets maxAttempts (5) attempts at +30 s, 1 m, 2 m, 4 m, then DeadLettered; same X-Webhook-Id, new attempt id and signature each time",
-			Rules: []string{"EVT-029", "EVT-032", "EVT-033", "EVT-034", "EVT-010", "EVT-013", "EVT-014", "EVT-038",
+			Rules: []string{"EVT-029", "EVT-032", "EVT-034", "EVT-010", "EVT-013", "EVT-014", "EVT-038",
 				"WHM-053", "WHM-054", "WHM-057", "WHM-058", "WHM-059", "WHM-061", "WHM-065", "WHM-067", "WHM-068", "WHM-070", "WHM-071", "WHM-073", "WHM-003", "WHM-009"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
@@ -50,6 +50,12 @@ func retriesChecks() []check.Check {
 						t.Fatalf("EVT-032", "%d attempts before the retry due %s after attempt %d, want %d", n, d, i+1, i+1)
 					}
 					in.advance(time.Second)
+					if n := len(forSub(in.records(), subID)); n == 1 && i == 0 {
+						// No retry at all: was the 503 taken as final?
+						if rows := attemptRows(t, "WHM-009", "subject", subID, ""); len(rows) == 1 && rows[0]["status"] == "DeadLettered" {
+							t.Fatalf("EVT-029", "the endpoint's 503 dead-lettered the delivery on the first attempt, want it retried")
+						}
+					}
 					if n := len(forSub(in.records(), subID)); n != i+2 {
 						t.Fatalf("EVT-032", "%d attempts %s after attempt %d, want %d (retry schedule 30 s, 1 m, 2 m, 4 m)", n, d, i+1, i+2)
 					}

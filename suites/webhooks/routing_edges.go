@@ -150,7 +150,7 @@ func routingEdgesChecks() []check.Check {
 		{
 			ID:     "webhooks/correlation-id-carried",
 			Title:  "A delivery produced by a request that carried X-Correlation-Id carries it as x-correlation-id",
-			Rules:  []string{"EVT-019", "EVT-020", "EVT-047", "WHM-003"},
+			Rules:  []string{"EVT-019", "EVT-047", "WHM-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "webhook_url"},
 			Run: func(t *check.T) {
