@@ -63,7 +63,7 @@ func nestedChecks() []check.Check {
 		},
 		{
 			ID:     "accounts/nested-prerequisites",
-			Title:  "Nested issuance needs the child approved (409 kyc_or_kyb_not_approved), the parent's completed account in the currency (refused without it) and the programme (403 sub_customer_onboarding_disabled); a Completed nested account has provider_account_id",
+			Title:  "Nested issuance needs the child approved (409 kyc_or_kyb_not_approved), the parent's completed account in the currency (refused without it) and the programme (403 sub_customer_onboarding_disabled); a Completed nested account has provider_account_id; EUR is taken too",
 			Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020", "SUB-026", "FIAT-004", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
@@ -93,6 +93,10 @@ func nestedChecks() []check.Check {
 					t.Errorf("FIAT-017", "the Completed nested account has provider_account_id %v, want it populated", p)
 				}
 				completedAccount(t, parent, "EUR")
+				// The route takes EUR as well as GBP.
+				if e := openedNested(t, parent, child, "EUR"); e["currency"] != nil && e["currency"] != "EUR" {
+					t.Errorf("SUB-026", "the nested EUR account reads currency %v", e["currency"])
+				}
 				restore := fresh.ProgrammeOff(t, parent)
 				defer restore()
 				fresh.Gated(t, "SUB-020", openNested(t, parent, child, "EUR"))
@@ -131,7 +135,7 @@ func openedNested(t *check.T, parent, child, currency string) map[string]any {
 	r := openNested(t, parent, child, currency)
 	if m, err := r.JSON(); err == nil && r.Status/100 == 2 {
 		if d, _ := m["data"].(map[string]any); d != nil && d["account"] == nil {
-			t.ErrorAt(r, "SUB-026", "the nested account issue answered no data.account: %s", shape.Clip(r.Body))
+			t.FatalAt(r, "SUB-026", "the nested account issue answered no data.account: %s", shape.Clip(r.Body))
 		}
 	}
 	return opened(t, "SUB-026", r)
