@@ -6,6 +6,7 @@ package headers
 // customer timestamps are ISO 8601 with an offset.
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -95,6 +96,22 @@ func customerIn(data map[string]any) (map[string]any, string) {
 	return data, "data"
 }
 
+// envelopeHead asserts, before the envelope's members are judged under
+// ENV-001, that success is true on a 2xx (ENV-002) and that status_code
+// repeats the HTTP status (ENV-003), each stopping the check.
+func envelopeHead(t *check.T, r *client.Response, what string) {
+	m, err := r.JSON()
+	if err != nil {
+		return // the envelope judgement says it
+	}
+	if s, ok := m["success"].(bool); ok && r.Status/100 == 2 && !s {
+		t.FatalAt(r, "ENV-002", "%s (%d): envelope success false on a 2xx", what, r.Status)
+	}
+	if n, ok := m["status_code"].(json.Number); ok && n.String() != strconv.Itoa(r.Status) {
+		t.FatalAt(r, "ENV-003", "%s: envelope status_code %s, HTTP status %d; it repeats the HTTP status", what, n, r.Status)
+	}
+}
+
 // envelopeChecks are the checks of envelope.go.
 func envelopeChecks() []check.Check {
 	return []check.Check{
@@ -108,7 +125,8 @@ func envelopeChecks() []check.Check {
 				ap := t.Customer("active_personal")
 				for _, path := range []string{api.P + "/me", api.P + "/customers", api.P + "/customers/" + ap, api.P + "/customers/" + ap + "/onboarding/status"} {
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
-					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-001", Status: http.StatusOK, What: fmt.Sprintf("GET %s", path)})
+					envelopeHead(t, r, "GET "+path)
+					shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-001", MediaRule: "ENV-009", Status: http.StatusOK, What: fmt.Sprintf("GET %s", path)})
 				}
 			},
 		},
@@ -124,7 +142,8 @@ func envelopeChecks() []check.Check {
 				if r.Status/100 != 2 {
 					t.Fatalf("ENV-003", "POST /customers (tenant key, fresh email): status %d, want 2xx; body: %s", r.Status, shape.Clip(r.Body))
 				}
-				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-003", Status: r.Status})
+				envelopeHead(t, r, "POST /customers")
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ENV-003", ShapeRule: "ENV-001", Status: r.Status})
 			},
 		},
 		{
