@@ -102,6 +102,11 @@ func (m *benMachine) Decide(rt *rapid.T) {
 	}
 	m.log.note("control: staff decide %s on %s", d, b.id)
 	b.approval = map[string]string{"approved": "Approved", "rejected": "Rejected"}[d]
+	// The decision's move is judged at once (BEN-014), so that a later
+	// read or payment does not blame another rule for it.
+	if got := m.read(rt, b)["approval_status"]; got != b.approval {
+		m.log.fail(rt, "BEN-014: after a staff decision %s the record reads approval_status %v, want %s", d, got, b.approval)
+	}
 }
 
 func (m *benMachine) Register(rt *rapid.T) {
@@ -112,6 +117,15 @@ func (m *benMachine) Register(rt *rapid.T) {
 	}
 	m.log.note("control: bank registration of %s moves to %s", b.id, st)
 	b.registration = st
+	// The registration's move is judged at once (BEN-015): the approval
+	// state is unchanged and the registration reads the new status.
+	d := m.read(rt, b)
+	if d["approval_status"] != b.approval {
+		m.log.fail(rt, "BEN-015: a bank registration move to %s changed approval_status to %v, the model %s", st, d["approval_status"], b.approval)
+	}
+	if reg, _ := d["bank_registration"].(map[string]any); reg == nil || reg["status"] != st {
+		m.log.fail(rt, "BEN-015: after a bank registration move to %s, bank_registration is %v", st, d["bank_registration"])
+	}
 }
 
 func (m *benMachine) Patch(rt *rapid.T) {
@@ -162,7 +176,7 @@ func (m *benMachine) Read(rt *rapid.T) {
 		case b.approval == "PendingApproval":
 			rule = "BEN-013"
 		case b.registration != "":
-			rule = "BEN-015/BEN-014"
+			rule = "BEN-015"
 		}
 		m.log.fail(rt, "%s: approval_status %v, the model %s (registration %q)", rule, d["approval_status"], b.approval, b.registration)
 	}

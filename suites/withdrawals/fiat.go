@@ -30,6 +30,17 @@ func refused(t *check.T, rule string, r *client.Response, what string) {
 	}
 }
 
+// answered asserts a taken withdrawal's answer, a 200 envelope whose data
+// holds the withdrawal object (FWD-018), and returns data.withdrawal.
+func answered(t *check.T, r *client.Response) map[string]any {
+	d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FWD-018", Status: http.StatusOK})
+	w, ok := d["withdrawal"].(map[string]any)
+	if !ok {
+		t.FatalAt(r, "FWD-018", "POST banking/withdrawals answered no data.withdrawal object: data has %v", d)
+	}
+	return w
+}
+
 // fiatChecks are the checks of fiat.go.
 func fiatChecks() []check.Check {
 	return []check.Check{
@@ -44,10 +55,9 @@ func fiatChecks() []check.Check {
 				r := withdraw(t, cust, body(t.Beneficiary("gbp_pending"), "GBP", 100))
 				refused(t, "BEN-009", r, "a withdrawal to a PendingApproval beneficiary")
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-091", Status: http.StatusConflict, Code: "beneficiary_not_approved"})
-				r = withdraw(t, cust, body(t.Beneficiary("gbp"), "GBP", 100))
-				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "FWD-018", Status: http.StatusOK})
-				shape.String(t, "FWD-006", d, "withdrawal.id")
-				shape.String(t, "FWD-006", d, "withdrawal.status")
+				w := answered(t, withdraw(t, cust, body(t.Beneficiary("gbp"), "GBP", 100)))
+				shape.String(t, "FWD-006", w, "id")
+				shape.String(t, "FWD-006", w, "status")
 			},
 		},
 		{

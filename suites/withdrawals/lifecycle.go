@@ -80,7 +80,7 @@ func withdrawalListChecks() []check.Check {
 		{
 			ID:     "withdrawals/list-paged",
 			Title:  "GET .../banking/withdrawals pages with limit and page and answers data.withdrawals and data.pagination; a new withdrawal is listed",
-			Rules:  []string{"FWD-016", "PAGE-021", "FWD-018"},
+			Rules:  []string{"FWD-016", "PAGE-021", "FWD-018", "FWD-006"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
 			Run: func(t *check.T) {
@@ -100,7 +100,7 @@ func withdrawalListChecks() []check.Check {
 		{
 			ID:     "withdrawals/child-list-own-only",
 			Title:  "A child's withdrawal is in the child's withdrawals list and not in the parent's",
-			Rules:  []string{"FWD-017"},
+			Rules:  []string{"FWD-017", "FWD-006"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
 			Run: func(t *check.T) {
@@ -128,7 +128,7 @@ func withdrawalRetryChecks() []check.Check {
 		{
 			ID:     "withdrawals/retry-replays-never-pays-twice",
 			Title:  "A retry with the same Idempotency-Key and body replays the original answer byte for byte and the list holds one withdrawal",
-			Rules:  []string{"FWD-019", "FWD-016"},
+			Rules:  []string{"FWD-019", "FWD-016", "FWD-018"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
 			Run: func(t *check.T) {
@@ -154,16 +154,16 @@ func withdrawalRetryChecks() []check.Check {
 		{
 			ID:     "withdrawals/retry-is-not-a-status-read",
 			Title:  "After the bank completes a withdrawal, a retry of its request still answers the stored PendingProvider; the list shows Completed",
-			Rules:  []string{"FWD-020", "FWD-009", "FWD-010", "FWD-006"},
+			Rules:  []string{"FWD-020", "FWD-009", "FWD-010", "FWD-006", "FWD-018"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
 			Run: func(t *check.T) {
 				cust := t.Customer("active_personal")
 				req := client.Request{Method: http.MethodPost, Path: api.Customer(cust) + "/banking/withdrawals", JSON: body(t.Beneficiary("gbp"), "GBP", 104), IdempotencyKey: t.NewKey()}
 				first := t.Do(t.Client("tenant"), req)
-				d := shape.EnvelopeAnswer(t, first, shape.Want{Rule: "FWD-018", Status: http.StatusOK})
-				id := shape.String(t, "FWD-006", d, "withdrawal.id")
-				if st := shape.String(t, "FWD-009", d, "withdrawal.status"); st != "PendingProvider" {
+				w := answered(t, first)
+				id := shape.String(t, "FWD-006", w, "id")
+				if st := shape.String(t, "FWD-006", w, "status"); st != "PendingProvider" {
 					t.FatalAt(first, "FWD-009", "a withdrawal submitted to the bank has status %q, want PendingProvider", st)
 				}
 				outcome(t, "FWD-010", id, "Completed")
@@ -182,7 +182,7 @@ func withdrawalOutcomeChecks() []check.Check {
 		{
 			ID:     "withdrawals/failed-and-review-outcomes",
 			Title:  "A bank failure lists the withdrawal Failed and gives the reserved funds back; ManualReview is unfinished and can still complete",
-			Rules:  []string{"FWD-011", "FWD-012", "FWD-013", "FWD-018"},
+			Rules:  []string{"FWD-011", "FWD-012", "FWD-013", "FWD-018", "FWD-006"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
 			Run: func(t *check.T) {

@@ -88,7 +88,7 @@ func sameSecret() Variant {
 
 var extraVariants = []Variant{
 	sameSecret(),
-	dataEdit("BEN-005", "beneficiary-create-key-other", "beneficiary creation answers data.beneficiary", http.MethodPost, `/banking/beneficiaries$`, rename("beneficiaries", "beneficiary")),
+	dataEdit("BEN-021", "beneficiary-create-key-other", "beneficiary creation answers data.beneficiary", http.MethodPost, `/banking/beneficiaries$`, rename("beneficiaries", "beneficiary")),
 	dataEdit("CONV-014", "conversion-key-other", "conversion creation answers data.conversion", http.MethodPost, `/conversion-requests$`, rename("conversion_request", "conversion")),
 	statusRenamed("LIFE-007", "customer-suspended-reads-active", http.MethodGet, `/partner/customers/[^/]+$`, "Suspended", "Active"),
 	statusRenamed("LIFE-008", "customer-blocked-reads-active", http.MethodGet, `/partner/customers/[^/]+$`, "Blocked", "Active"),
