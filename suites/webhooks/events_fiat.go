@@ -84,6 +84,19 @@ func translation(v any) bool {
 	return false
 }
 
+// depositKind judges deposit.received data.deposit_type for a deposit of
+// kind want: a value outside fiat and crypto breaks the event's documented
+// kinds (EVT-056), the other kind the deposit's own (EVT-097).
+func depositKind(t *check.T, d map[string]any, want string) {
+	switch got := d["deposit_type"]; got {
+	case want:
+	case "fiat", "crypto":
+		t.Errorf("EVT-097", "deposit.received data.deposit_type is %v for a %s deposit, want %s", got, want, want)
+	default:
+		t.Errorf("EVT-056", "deposit.received data.deposit_type is %v, want fiat or crypto (%s)", got, want)
+	}
+}
+
 // requestFamily asserts the one data shape of the account-request family
 // for an event about account id with the expected status and reason.
 func requestFamily(t *check.T, typ string, env, d map[string]any, cust, id, currency, status, reason string) {
@@ -340,11 +353,12 @@ func fiatDepositEventChecks() []check.Check {
 					rule, key string
 					v         any
 				}{
-					{"EVT-094", "customer_id", cust}, {"EVT-097", "deposit_type", "fiat"}, {"EVT-056", "deposit_type", "fiat"}, {"EVT-098", "sender", "Ellen Payer"},
+					{"EVT-094", "customer_id", cust}, {"EVT-098", "sender", "Ellen Payer"},
 					{"EVT-099", "virtual_account_id", acct}, {"EVT-100", "crypto_wallet_id", nil}, {"EVT-102", "amount_minor", "250000"},
 					{"EVT-103", "fee_minor", "150"}, {"EVT-104", "net_amount_minor", "249850"}, {"EVT-105", "asset_code", nil}, {"EVT-106", "currency", "EUR"},
 					{"EVT-110", "reference", ref}, {"EVT-111", "deposit_address_masked", nil}, {"EVT-112", "deposited_at", env["occurred_at"]},
 				}
+				depositKind(t, d, "fiat")
 				for _, w := range want {
 					got := d[w.key]
 					if w.v == nil {
