@@ -119,13 +119,15 @@ func rotationChecks() []check.Check {
 				t.SpendAuthFailuresAtMost(0, 2) // should either be refused
 				oldPrefix := prefixOf(t, meOK(t, "AUTH-032", old, "the old key of a rotation, within its overlap"), old.KeyName)
 				newPrefix := prefixOf(t, meOK(t, "AUTH-032", succ, "the key the rotation minted"), succ.KeyName)
-				if oldPrefix == newPrefix {
-					t.Errorf("AUTH-032", "keys.%s and keys.%s report the same api_key_prefix %q; rotation mints a new prefix", old.KeyName, succ.KeyName, oldPrefix)
-				}
+				// Each /me first reports its own key's prefix: the comparison
+				// of the two rests on it.
 				for _, x := range []struct{ name, key, got string }{{old.KeyName, oldKey, oldPrefix}, {succ.KeyName, newKey, newPrefix}} {
 					if want := publicPrefix(x.key); x.got != want {
-						t.Errorf("ME-004", "GET /me with keys.%s: api_key_prefix is %q, want the key's public prefix %q", x.name, x.got, want)
+						t.Fatalf("ME-004", "GET /me with keys.%s: api_key_prefix is %q, want the key's public prefix %q", x.name, x.got, want)
 					}
+				}
+				if oldPrefix == newPrefix {
+					t.Errorf("AUTH-032", "keys.%s and keys.%s report the same api_key_prefix %q; rotation mints a new prefix", old.KeyName, succ.KeyName, oldPrefix)
 				}
 				// A new secret: each prefix with the other key's secret is a
 				// wrong secret (it would authenticate were the secrets equal).
