@@ -3,6 +3,7 @@ package property
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"slices"
@@ -132,8 +133,10 @@ func (m *pbMachine) create(rt *rapid.T) {
 		canon = []string{"FPS", "CHAPS"} // BACS outcomes depend on the beneficiary's provider (PB-075)
 	}
 	options := append([]string{""}, canon...)
-	for alias, to := range rails.Aliases(m.currency) {
-		if to != "BACS" {
+	aliases := rails.Aliases(m.currency)
+	// In sorted order: a map's order would change what a replay draws.
+	for _, alias := range slices.Sorted(maps.Keys(aliases)) {
+		if aliases[alias] != "BACS" {
 			options = append(options, alias)
 		}
 	}

@@ -32,7 +32,7 @@ type itemWant struct {
 // expectItems asserts items by sequence: status, failure_code validation on
 // Skipped and null on Pending, and the reference when asked.
 func expectItems(t *check.T, rule string, batch map[string]any, want map[int]itemWant, label func(seq int) string) {
-	items := fresh.BatchItems(t, rule, batch)
+	items := batchItems(t, rule, batch)
 	if len(items) != len(want) {
 		t.Fatalf(rule, "batch has %d items, want %d", len(items), len(want))
 	}
@@ -83,4 +83,18 @@ func status(t *check.T, rule string, batch map[string]any, want string) {
 	if got := shape.String(t, rule, batch, "status"); got != want {
 		t.Fatalf(rule, "payout batch status %s, want %s", got, want)
 	}
+}
+
+// batchItems is fresh.BatchItems after judging the numbering: the n items
+// carry exactly the sequences 1..n, their 1-based positions in the
+// request (PB-008); items numbered otherwise are not judged one by one
+// (each would be compared with another item's expectation).
+func batchItems(t *check.T, rule string, batch map[string]any) map[int]map[string]any {
+	items := fresh.BatchItems(t, rule, batch)
+	for seq := 1; seq <= len(items); seq++ {
+		if items[seq] == nil {
+			t.Fatalf("PB-008", "the %d items are not numbered 1..%d (no sequence %d); an item's sequence is its 1-based position in the request", len(items), len(items), seq)
+		}
+	}
+	return items
 }

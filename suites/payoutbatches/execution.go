@@ -166,7 +166,7 @@ func (p payer) withdrawalCount(t *check.T, rule string) int {
 // items' amounts and how many completed. Deriving the batch from the
 // items keeps a wrong item decision under the item's own rule.
 func settled(t *check.T, b map[string]any) (paid, completed int) {
-	items := fresh.BatchItems(t, "PB-008", b)
+	items := batchItems(t, "PB-008", b)
 	failed, skipped, total := 0, 0, 0
 	for _, it := range items {
 		amount := fresh.Int(t, "PB-004", it, "amount")
@@ -250,7 +250,7 @@ func executionChecks() []check.Check {
 				before := p.balance(t, "PB-103")
 				fresh.SetStatus(t, "LIFE-013", p.id, "Suspended")
 				b := p.executed(t, id)
-				items := fresh.BatchItems(t, "PB-028", b)
+				items := batchItems(t, "PB-028", b)
 				refused(t, "PB-033", items, 1, "subject_inactive")
 				refused(t, "PB-033", items, 2, "subject_inactive")
 				paid, completed := settled(t, b)
@@ -276,7 +276,7 @@ func executionChecks() []check.Check {
 				}
 				defer func() { _ = compliance("") }()
 				b := p.executed(t, id)
-				items := fresh.BatchItems(t, "PB-028", b)
+				items := batchItems(t, "PB-028", b)
 				refused(t, "PB-038", items, 1, "withdrawal_error")
 				refused(t, "PB-038", items, 2, "withdrawal_error")
 				paid, completed := settled(t, b)
@@ -297,7 +297,7 @@ func executionChecks() []check.Check {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: fresh.Beneficiaries(p.id) + "/" + p.bens[1], JSON: fresh.GBPPayee("Batch Payee 2 renamed"), IdempotencyKey: t.NewKey()})
 				fresh.Success(t, "BEN-022", r)
 				b := p.executed(t, id)
-				items := fresh.BatchItems(t, "PB-028", b)
+				items := batchItems(t, "PB-028", b)
 				itemOutcome(t, "PB-034", items, 1, "Completed", "")
 				refused(t, "PB-034", items, 2, "beneficiary_not_payable")
 				paid, completed := settled(t, b)
@@ -326,7 +326,7 @@ func executionChecks() []check.Check {
 						t.NoVerdict(err)
 					}
 					b := p.executed(t, id)
-					items := fresh.BatchItems(t, "PB-028", b)
+					items := batchItems(t, "PB-028", b)
 					refused(t, c.rule, items, 1, c.code)
 					refused(t, c.rule, items, 2, c.code)
 					paid, completed := settled(t, b)
@@ -379,7 +379,7 @@ func executionChecks() []check.Check {
 					t.NoVerdict(fmt.Errorf("the control API's execute answer carries no payout_batch: %v", err))
 				}
 				leftApproved(t, b)
-				items := fresh.BatchItems(t, "PB-028", b)
+				items := batchItems(t, "PB-028", b)
 				refused(t, "PB-032", items, 1, "subject_unavailable")
 				refused(t, "PB-032", items, 2, "subject_unavailable")
 				itemOutcome(t, "PB-025", items, 3, "Skipped", "validation")
@@ -400,7 +400,7 @@ func executionChecks() []check.Check {
 					fresh.BatchItem(provB, 400, "Provider B pay"), fresh.BatchItem(p.bens[0], 0, "Skipped")})
 				before := p.balance(t, "PB-103")
 				b := p.executed(t, id)
-				items := fresh.BatchItems(t, "PB-028", b)
+				items := batchItems(t, "PB-028", b)
 				itemOutcome(t, "PB-074", items, 1, "Completed", "")
 				itemOutcome(t, "PB-074", items, 2, "Completed", "")
 				providerRefused(t, items, 3)

@@ -164,7 +164,7 @@ func intakeChecks() []check.Check {
 		{
 			ID:     "payoutbatches/created-shape",
 			Title:  "A created batch is data.payout_batch with every documented field, Draft, items in sequence with every item field, counts and total_amount including skipped items",
-			Rules:  []string{"PB-041", "PB-002", "PB-007", "PB-012", "PB-004", "PB-005", "PB-009", "PB-010", "PB-011", "PB-048", "PB-025", "PB-029", "PB-001"},
+			Rules:  []string{"PB-041", "PB-002", "PB-007", "PB-012", "PB-004", "PB-005", "PB-009", "PB-010", "PB-011", "PB-048", "PB-025", "PB-029", "PB-001", "PB-008"},
 			Labels: []string{check.Mutating},
 			Needs:  needs,
 			Run: func(t *check.T) {

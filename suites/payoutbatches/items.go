@@ -46,7 +46,7 @@ func itemsChecks() []check.Check {
 				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-048", Status: http.StatusOK})
 				b, _ := data["payout_batch"].(map[string]any)
 				status(t, "PB-012", b, "Draft")
-				got := fresh.BatchItems(t, "PB-008", b)
+				got := batchItems(t, "PB-008", b)
 				for seq := 1; seq <= len(items); seq++ {
 					it := got[seq]
 					want := "Skipped"
@@ -77,7 +77,7 @@ func itemsChecks() []check.Check {
 				for _, c := range []struct{ cur, ben string }{{"EUR", t.Beneficiary("eur")}, {"USD", t.Beneficiary("usd")}} {
 					r := fresh.PostBatch(t, map[string]any{"currency": c.cur, "items": []any{fresh.BatchItem(c.ben, 1234, "Invoice Alpha")}})
 					b, _ := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-040", Status: http.StatusOK})["payout_batch"].(map[string]any)
-					if it := fresh.BatchItems(t, "PB-040", b)[1]; it == nil || fmt.Sprint(it["amount"]) != "1234" {
+					if it := batchItems(t, "PB-040", b)[1]; it == nil || fmt.Sprint(it["amount"]) != "1234" {
 						t.ErrorAt(r, "PB-040", "%s item of 1234 minor units: stored %v, want 1234 (integer minor units, scale 2)", c.cur, it)
 					}
 				}
@@ -118,7 +118,7 @@ func itemsChecks() []check.Check {
 		{
 			ID:     "payoutbatches/overlong-reference-invalid-amount",
 			Title:  "On BACS, FPS, SCT and ACH an item whose reference is over 256 characters and whose amount is invalid is recorded with amount 1, reference null, and a reason naming only the reference; at 256 characters the amount stays as sent",
-			Rules:  []string{"PB-087", "PB-059", "PB-025", "PB-029"},
+			Rules:  []string{"PB-087", "PB-059", "PB-025", "PB-029", "PB-008"},
 			Labels: []string{check.Mutating},
 			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.usd"),
 			Run: func(t *check.T) {
@@ -139,7 +139,7 @@ func itemsChecks() []check.Check {
 					}, func(seq int) string {
 						return c.rail + ": " + []string{"", "zero amount, 257-char reference", "negative amount, 257-char reference", "valid", "zero amount, 256-char reference"}[seq]
 					})
-					items := fresh.BatchItems(t, "PB-087", b)
+					items := batchItems(t, "PB-087", b)
 					for _, seq := range []int{1, 2} {
 						reason, _ := items[seq]["failure_reason"].(string)
 						low := strings.ToLower(reason)

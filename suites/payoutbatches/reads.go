@@ -99,6 +99,7 @@ func readsChecks() []check.Check {
 				if len(arr) != 6 {
 					t.Fatalf("PB-044", "by-id read has %d items, want 6", len(arr))
 				}
+				batchItems(t, "PB-044", got) // numbered 1..6 (PB-008) before the order is judged
 				for i, x := range arr {
 					it, _ := x.(map[string]any)
 					if seq := fresh.Int(t, "PB-044", it, "sequence"); seq != i+1 {

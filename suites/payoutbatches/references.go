@@ -126,7 +126,7 @@ func runReferences(t *check.T, currency, rail, ben string, cases []refCase) {
 		items = append(items, fresh.BatchItem(ben, 100, ref))
 	}
 	b := fresh.Batch(t, "PB-048", map[string]any{"currency": currency, "rail": rail, "items": items})
-	got := fresh.BatchItems(t, "PB-008", b)
+	got := batchItems(t, "PB-008", b)
 	for i, c := range cases {
 		seq := i + 1
 		it := got[seq]
