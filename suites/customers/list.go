@@ -16,7 +16,7 @@ func listChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:    "customers/list-shape",
-			Title: "GET customers returns data.customers[] of customer records plus data.pagination",
+			Title: "GET customers returns data.customers[] of customer records plus data.pagination, and takes limit and page (limit=1&page=2 is page 2 of 1)",
 			Rules: []string{"CUST-009", "PAGE-018", "ENV-005", "CUST-001", "CUST-006", "CUST-007"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
@@ -34,6 +34,16 @@ func listChecks() []check.Check {
 				}
 				if len(items) == 0 {
 					t.Fatalf("CUST-009", "GET customers with a tenant key listed no customers; the tenant has several")
+				}
+				// limit and page: the second page of one is answered as such
+				// (which customer it holds moves as others are created).
+				pr := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: map[string][]string{"limit": {"1"}, "page": {"2"}}})
+				pd := shape.EnvelopeAnswer(t, pr, shape.Want{Rule: "CUST-009", Status: http.StatusOK})
+				if n := len(shape.Array(t, "CUST-009", pd, "customers")); n != 1 {
+					t.FatalAt(pr, "CUST-009", "limit=1&page=2 listed %d customers, want 1 (the tenant has several)", n)
+				}
+				if cp, pp := shape.Int(t, "CUST-009", pd, "pagination.current_page"), shape.Int(t, "CUST-009", pd, "pagination.per_page"); cp != 2 || pp != 1 {
+					t.FatalAt(pr, "CUST-009", "limit=1&page=2 answered current_page %d, per_page %d: want page 2 of 1", cp, pp)
 				}
 				for i, it := range items {
 					c, ok := it.(map[string]any)
