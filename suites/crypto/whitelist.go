@@ -31,16 +31,20 @@ func whitelistChecks() []check.Check {
 				r := whitelist(t, "tenant", cust, body)
 				e := entryOf(fresh.Success(t, "WLA-001", r)) // asset, network, address and label: taken
 				id := shape.String(t, "WLA-014", e, "id")
-				if st := shape.String(t, "WLA-006", e, "status"); st != "PendingVerification" {
-					t.ErrorAt(r, "WLA-012", "POST withdrawal-addresses answers status %q, want PendingVerification", st)
-					t.FatalAt(r, "WLA-006", "a new whitelist entry has status %q, want PendingVerification", st)
+				// The entry starts PendingVerification (WLA-006: as listed),
+				// and the create answers it so (WLA-012).
+				row := listedEntry(t, "WLA-011", cust, id)
+				if row == nil {
+					t.Fatalf("WLA-011", "the new entry %s is not listed", id)
+				}
+				if row["status"] != "PendingVerification" {
+					t.Fatalf("WLA-006", "a new whitelist entry is listed with status %v, want PendingVerification", row["status"])
+				}
+				if st := shape.String(t, "WLA-012", e, "status"); st != "PendingVerification" {
+					t.FatalAt(r, "WLA-012", "POST withdrawal-addresses answers status %q, want PendingVerification", st)
 				}
 				if reason, has := e["rejected_reason"]; !has || reason != nil {
 					t.FatalAt(r, "WLA-003", "rejected_reason is %v (present %v) on a PendingVerification entry, want null", reason, has)
-				}
-				row := listedEntry(t, "WLA-011", cust, id)
-				if row == nil || row["status"] != "PendingVerification" {
-					t.Fatalf("WLA-011", "the new entry %s is listed as %v, want a PendingVerification row", id, row)
 				}
 				// The same asset/network/address again (WLA-004), then with the
 				// asset in another case (reading WLA-005: any asset case).

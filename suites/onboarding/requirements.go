@@ -113,7 +113,9 @@ func requirementsChecks() []check.Check {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				biz := requirements(t, url.Values{"type": {"kyb"}}, true)
-				ind := requirements(t, nil, false)
+				// The individual level as type=kyc selects it (ONB-031); what
+				// no selector gives is requirements-individual's (ONB-032).
+				ind := requirements(t, url.Values{"type": {"kyc"}}, false)
 				bl := shape.String(t, "ONB-022", biz, "level")
 				if bl == ind["level"] {
 					t.Fatalf("ONB-031", "type=kyb gives level %s, the same as the individual level", bl)

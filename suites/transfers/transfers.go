@@ -359,8 +359,10 @@ func transferGateChecks() []check.Check {
 					ctl(t, "ITR-016", "capability", map[string]any{"level": level, "id": parent, "enabled": false})
 					r := post(t, tbody("parent_to_end_customer", "GBP", 10))
 					ctl(t, "ITR-016", "capability", map[string]any{"level": level, "id": parent, "enabled": true})
+					// Made: the decision (ITR-016); refused: how (ITR-011).
 					if r.Status/100 == 2 {
 						t.ErrorAt(r, "ITR-016", "a transfer was made (%d) while the %s lacked the internal-transfer capability", r.Status, map[string]string{"customer": "parent", "tenant": "tenant"}[level])
+						continue
 					}
 					shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: "ITR-011", Status: http.StatusForbidden, Code: "parent_child_internal_transfers_disabled"})
 				}
@@ -382,10 +384,12 @@ func transferGateChecks() []check.Check {
 				if err := t.Control().CustomerStatus(t.Context(), child, "Active"); err != nil {
 					t.Fatalf("ITR-017", "control: restore child status: %v", err)
 				}
+				// Made: the decision (ITR-017); refused: how (ITR-026).
 				if r.Status/100 == 2 {
 					t.ErrorAt(r, "ITR-017", "a transfer was made (%d) while the child was Suspended; both parties must be active", r.Status)
+				} else {
+					shape.FlatAnswer(t, r, shape.Want{Rule: "ITR-026", Status: http.StatusConflict, Code: "internal_transfer_party_not_active"})
 				}
-				shape.FlatAnswer(t, r, shape.Want{Rule: "ITR-026", Status: http.StatusConflict, Code: "internal_transfer_party_not_active"})
 				// Active but failing a compliance control (a block, a manual
 				// review): refused too, with the same code (reading ITR-038).
 				for _, state := range []string{"blocked", "manual_review"} {
@@ -398,6 +402,7 @@ func transferGateChecks() []check.Check {
 					}
 					if r.Status/100 == 2 {
 						t.ErrorAt(r, "ITR-017", "a transfer was made (%d) while the child's compliance state was %s; both parties must pass compliance controls", r.Status, state)
+						continue
 					}
 					shape.FlatAnswer(t, r, shape.Want{Rule: "ITR-038", Status: http.StatusConflict, Code: "internal_transfer_party_not_active", What: "a transfer while the child's compliance state is " + state})
 				}
@@ -428,8 +433,10 @@ func transferGateChecks() []check.Check {
 						ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": id, "currency": "EUR", "eligible": c.eligible, "policy": c.policy})
 						r := post(t, tbody("parent_to_end_customer", "EUR", 10))
 						ctl(t, "ITR-018", "eligibility", map[string]any{"customer_id": id, "currency": "EUR", "eligible": true, "policy": true})
+						// Made: the decision (ITR-018); refused: how (c.rule).
 						if r.Status/100 == 2 {
 							t.ErrorAt(r, "ITR-018", "a transfer was made (%d) while the %s's %s", r.Status, party, c.what)
+							continue
 						}
 						shape.FlatAnswer(t, r, shape.Want{Rule: c.rule, Status: http.StatusConflict, Code: c.code, What: "a EUR transfer while the " + party + "'s " + c.what})
 					}
