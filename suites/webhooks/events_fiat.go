@@ -424,8 +424,9 @@ func fiatDepositEventChecks() []check.Check {
 					}
 					return "0"
 				}
-				if got := balance(); got != "249850" {
-					t.Errorf("FIAT-003", "EUR balance_minor %s after the deposit, want 249850 (gross minus fee)", got)
+				credited := balance()
+				if credited != "249850" {
+					t.Errorf("FIAT-003", "EUR balance_minor %s after the deposit, want 249850 (gross minus fee)", credited)
 				}
 				held := fiatCtl(t, "/fiat/deposits", map[string]any{"account_id": acct, "amount_minor": 999, "held": true})
 				heldID, _ := held["deposit_id"].(string)
@@ -439,8 +440,8 @@ func fiatDepositEventChecks() []check.Check {
 				if r["balance_adjusted"] != false || r["status"] != "under_review" {
 					t.Errorf("EVT-058", "deposit.returned balance_adjusted %v, status %v; want false and under_review", r["balance_adjusted"], r["status"])
 				}
-				if got := balance(); got != "249850" {
-					t.Errorf("EVT-058", "EUR balance_minor %s after the recall, want it unchanged (249850)", got)
+				if got := balance(); got != credited {
+					t.Errorf("EVT-058", "EUR balance_minor %s after the recall, want it unchanged (%s)", got, credited)
 				}
 			},
 		},
