@@ -80,7 +80,18 @@ func (w Want) status(t *check.T, r *client.Response, cont bool) bool {
 	if r.Status == w.Status {
 		return true
 	}
-	codeAtWrongStatus(t, r, w.Status, w.Code)
+	if rule := codeStatusRule(t, w.Code, w.Status); rule != "" && BodyCode(r) == w.Code {
+		// The wanted code at another status: the request was refused for
+		// the right reason, and the error catalogue's sentence giving that
+		// code its status is the one broken (the check declares it).
+		msg := "%s: the answer carries %s with status %d; the error catalogue gives it %d; body: %s"
+		if cont {
+			t.ErrorAt(r, rule, msg, w.what(r), w.Code, r.Status, w.Status, Clip(r.Body))
+			return false
+		}
+		t.FatalAt(r, rule, msg, w.what(r), w.Code, r.Status, w.Status, Clip(r.Body))
+		return false
+	}
 	want := fmt.Sprint(w.Status)
 	if w.Code != "" {
 		want += " " + w.Code

@@ -460,11 +460,19 @@ func codeStatusVariant(cs catalogue.CodeStatus) Variant {
 	if cs.Status == http.StatusConflict {
 		other = http.StatusUnprocessableEntity
 	}
+	// A sentence that names the method it is about ("(PATCH)") gives the
+	// code its status there only: the answers to other methods keep theirs.
+	match := func(*http.Request) bool { return true }
+	desc := fmt.Sprintf("%s answered %d instead of %d", cs.Code, other, cs.Status)
+	if r := catalogue.MustLoad().Rule(cs.Rule); r != nil && strings.Contains(r.Rule, "(PATCH)") {
+		match = func(req *http.Request) bool { return req.Method == http.MethodPatch }
+		desc += " (on PATCH)"
+	}
 	return Variant{
 		Name:        "status-of-" + cs.Code + "-" + strings.ToLower(cs.Rule),
 		Rule:        cs.Rule,
-		Description: fmt.Sprintf("%s answered %d instead of %d", cs.Code, other, cs.Status),
-		Match:       func(*http.Request) bool { return true },
+		Description: desc,
+		Match:       match,
 		Change: func(_ *http.Request, a *Answer) {
 			if a.Status != cs.Status || answerCode(a) != cs.Code {
 				return
