@@ -73,7 +73,9 @@ func retriesChecks() []check.Check {
 						t.Errorf("EVT-010", "attempt %d X-Webhook-Id %q differs from the first %q", i+1, rec.EventID, recs[0].EventID)
 					}
 					if seenAttempt[rec.AttemptID] {
-						t.Errorf("EVT-013", "attempt %d repeats X-Webhook-Delivery-Attempt-Id %s", i+1, rec.AttemptID)
+						// The rows' deliveryAttemptId filter is judged with
+						// these ids: the check stops here.
+						t.Fatalf("EVT-013", "attempt %d repeats X-Webhook-Delivery-Attempt-Id %s", i+1, rec.AttemptID)
 					}
 					seenAttempt[rec.AttemptID] = true
 					ts := rec.Header.Get("X-Webhook-Timestamp")
