@@ -106,7 +106,20 @@ func deliveriesChecks() []check.Check {
 						}
 					}
 					if len(got) != n {
-						log.fail(rt, "%s: the endpoint received %d attempts, the model %d (maxAttempts %d, answers %v)", countRule(len(got), n, limit, answer), len(got), n, limit, answers)
+						rule := countRule(len(got), n, limit, answer)
+						if len(got) < n && maxA == nil {
+							// Fewer than the default allows: is the default
+							// itself other than 5 (WHM-034)?
+							r := t.Do(c, client.Request{Method: http.MethodGet, Path: fresh.Subscriptions + "/" + id})
+							var sub struct {
+								MaxAttempts json.Number `json:"maxAttempts"`
+							}
+							if okInto(r, &sub) && sub.MaxAttempts != "" && sub.MaxAttempts.String() != "5" {
+								log.add("GET the subscription", r)
+								rule = "WHM-034"
+							}
+						}
+						log.fail(rt, "%s: the endpoint received %d attempts, the model %d (maxAttempts %d, answers %v)", rule, len(got), n, limit, answers)
 					}
 					at := start
 					seen := map[string]bool{}
