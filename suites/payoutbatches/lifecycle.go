@@ -70,7 +70,11 @@ func itemOutcome(t *check.T, rule string, items map[int]map[string]any, seq int,
 			t.Errorf("PB-029", "%s item %d has failure_code %v, want null", wantStatus, seq, it["failure_code"])
 		}
 	default:
-		if it["failure_code"] != wantCode {
+		switch {
+		case it["failure_code"] == wantCode:
+		case it["failure_code"] == nil && wantStatus == "Failed":
+			t.Errorf("PB-028", "Failed item %d has no failure_code, want %s", seq, wantCode)
+		default:
 			t.Errorf(rule, "item %d: failure_code %v, want %s", seq, it["failure_code"], wantCode)
 		}
 		if _, ok := it["failure_reason"].(string); !ok {
@@ -193,7 +197,7 @@ func lifecycleChecks() []check.Check {
 		{
 			ID:     "payoutbatches/provider-b-rails",
 			Title:  "PROVIDER_B beneficiaries fail item by item after approval on SCT and BACS with withdrawal_failed, and are paid on FPS and CHAPS; PROVIDER_A items in the same batch complete",
-			Rules:  []string{"PB-075", "PB-074", "PB-037", "PB-030", "PB-027", "PB-029", "PB-017", "PB-012", "PB-004", "PB-008", "PB-011", "PB-018", "PB-019", "PB-020", "PB-023", "PB-104"},
+			Rules:  []string{"PB-075", "PB-074", "PB-037", "PB-030", "PB-027", "PB-028", "PB-029", "PB-017", "PB-012", "PB-004", "PB-008", "PB-011", "PB-018", "PB-019", "PB-020", "PB-023", "PB-104"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.gbp_provider_b", "beneficiaries.eur_provider_b"),
 			Run: func(t *check.T) {

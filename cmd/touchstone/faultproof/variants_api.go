@@ -223,6 +223,12 @@ var apiVariants = []Variant{
 	apiVariant("PB-024", "batch-item-pending-renamed", "valid items read Valid, not Pending", "", pathBatches, itemsWhere("Pending", "status", "Valid")),
 	apiVariant("PB-026", "batch-item-executing-resolves", "a stuck Executing item reads Failed", http.MethodGet, pathBatch, itemsWhere("Executing", "status", "Failed")),
 	apiVariant("PB-027", "batch-item-completed-no-payment", "Completed items have no fiat_payment_id", "", pathBatches, itemsWhere("Completed", "fiat_payment_id", nil)),
+	apiVariant("PB-028", "batch-item-failed-no-code", "Failed items carry no failure_code", "", pathBatches, itemsWhere("Failed", "failure_code", nil)),
+	apiVariant("PB-041", "batch-created-message-retrieved", "a created batch answers the message 'Payout batch retrieved successfully'", http.MethodPost, `/payout-batches$`, func(_ *http.Request, a *Answer, body map[string]any) {
+		if a.Status == http.StatusOK && body["message"] == "Payout batch created successfully" {
+			body["message"] = "Payout batch retrieved successfully"
+		}
+	}),
 	apiVariant("PB-029", "batch-item-pending-code", "Pending items carry failure_code validation", "", pathBatches, itemsWhere("Pending", "failure_code", "validation")),
 	// No PB-032 variant: an item fails subject_unavailable only once its
 	// customer no longer exists for the tenant, and then every public read
