@@ -82,8 +82,14 @@ func depositsChecks() []check.Check {
 				cust := fresh.Activated(t, "FIAT-022")
 				gbp := completedAccount(t, cust, "GBP")["id"].(string)
 				before := minorText(t, balanceOf(t, cust, "GBP"))
-				ref := "TS-" + uuid.NewString()[:8]
-				id := deposit(t, gbp, 12345, 0, "Payer Ltd", ref, false)
+				ref, providerTx := "TS-"+uuid.NewString()[:8], "PTX-"+uuid.NewString()[:12]
+				// The provider reports the payment with its own transaction id.
+				out := ctl(t, "/fiat/deposits", map[string]any{"account_id": gbp, "amount_minor": 12345, "fee_minor": 0, "sender": "Payer Ltd",
+					"reference": ref, "provider_transaction_id": providerTx, "held": false})
+				id, _ := out["deposit_id"].(string)
+				if id == "" {
+					t.NoVerdict(errString("control: the deposit returned no id"))
+				}
 				row := balanceOf(t, cust, "GBP")
 				if row == nil {
 					t.Fatalf("FIAT-003", "no GBP row in data.balances after a 12345 GBP deposit")
@@ -115,15 +121,15 @@ func depositsChecks() []check.Check {
 						t.Errorf(w.rule, "deposit %s = %s, want %s", k, got, w.v)
 					}
 				}
-				if p, _ := mine["provider_reference"].(string); p == "" {
-					t.Errorf("DEP-005", "deposit provider_reference is %v, want the provider transaction id", mine["provider_reference"])
+				if p, _ := mine["provider_reference"].(string); p != providerTx {
+					t.Errorf("DEP-005", "deposit provider_reference is %v, want the provider transaction id %s", mine["provider_reference"], providerTx)
 				}
 			},
 		},
 		{
 			ID:     "deposits/held-listed-not-credited",
 			Title:  "A deposit held for review is listed but credits nothing: the Available balance (the only spendable bucket) is unchanged",
-			Rules:  []string{"DEP-001", "BAL-001", "CUST-022"},
+			Rules:  []string{"DEP-001", "BAL-001", "BAL-004", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -146,7 +152,7 @@ func depositsChecks() []check.Check {
 		{
 			ID:     "balances/exact-above-2-pow-53",
 			Title:  "balance_minor is rendered exactly above 2^53 (9007199254740993) and balance_major is the matching number",
-			Rules:  []string{"BAL-005", "BAL-002", "BAL-003", "CUST-022"},
+			Rules:  []string{"BAL-005", "BAL-002", "BAL-003", "BAL-004", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

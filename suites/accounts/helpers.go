@@ -123,7 +123,7 @@ func accountsOf(t *check.T, rule, key, path string) []map[string]any {
 // balanceOf reads the Available balance row of currency (nil when absent).
 func balanceOf(t *check.T, customerID, currency string) map[string]any {
 	d := shape.EnvelopeAnswer(t, get(t, "tenant", balancePath(customerID)), shape.Want{Rule: "BAL-004", Status: http.StatusOK})
-	for _, x := range shape.Array(t, "BAL-002", d, "balances") {
+	for _, x := range shape.Array(t, "BAL-004", d, "balances") {
 		if m, ok := x.(map[string]any); ok && m["currency"] == currency {
 			return m
 		}

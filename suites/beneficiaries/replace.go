@@ -67,7 +67,7 @@ func replaceChecks() []check.Check {
 		{
 			ID:     "beneficiaries/delete-disables",
 			Title:  "DELETE a beneficiary disables it: the record stays readable with a changed status",
-			Rules:  []string{"BEN-023", "BEN-012"},
+			Rules:  []string{"BEN-023"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {

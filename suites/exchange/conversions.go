@@ -43,7 +43,7 @@ func conversionRequestChecks() []check.Check {
 		{
 			ID:     "exchange/conversion-created",
 			Title:  "POST conversion-requests with from_currency, to_currency and amount_minor answers data.conversion_request with id and status, readable by id",
-			Rules:  []string{"CONV-003", "CONV-004", "CONV-013", "CONV-014"},
+			Rules:  []string{"CONV-004", "CONV-013", "CONV-014"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.exchange"},
 			Run: func(t *check.T) {
@@ -60,7 +60,7 @@ func conversionRequestChecks() []check.Check {
 		{
 			ID:     "exchange/not-mine-404",
 			Title:  "Another customer's conversion read through this customer is a 404 byte-identical to a nonexistent conversion",
-			Rules:  []string{"CONV-013", "BIND-020", "CONV-004"},
+			Rules:  []string{"CONV-013", "BIND-020", "CONV-004", "CONV-014"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.exchange", "customers.active_business"},
 			Run: func(t *check.T) {
@@ -76,7 +76,7 @@ func conversionRequestChecks() []check.Check {
 		{
 			ID:     "exchange/list-paged",
 			Title:  "GET conversion-requests pages with limit and page (data.pagination); a new conversion is on the first page",
-			Rules:  []string{"CONV-012", "PAGE-023", "PAGE-025", "CONV-004"},
+			Rules:  []string{"CONV-012", "PAGE-023", "PAGE-025", "CONV-004", "CONV-014"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.exchange"},
 			Run: func(t *check.T) {
@@ -168,18 +168,18 @@ func conversionBalanceChecks() []check.Check {
 		{
 			ID:     "exchange/insufficient-onchain-balance",
 			Title:  "A crypto conversion beyond the Available balance is 422 insufficient_onchain_balance",
-			Rules:  []string{"ERR-057", "CONV-019"},
+			Rules:  []string{"ERR-057", "BAL-001"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.exchange"},
 			Run: func(t *check.T) {
 				r := convert(t, t.Customer("exchange"), body("BTC", "GBP", json.Number("1000000000000000000000000000000")))
-				refused(t, r, "ERR-057", http.StatusUnprocessableEntity, "insufficient_onchain_balance", "ERR-057", "a conversion of 10^22 BTC was taken")
+				refused(t, r, "ERR-057", http.StatusUnprocessableEntity, "insufficient_onchain_balance", "BAL-001", "a conversion of 10^22 BTC, beyond any Available balance, was taken")
 			},
 		},
 		{
 			ID:     "exchange/only-available-exchangeable",
 			Title:  "The source is reserved out of Available: with 1,000,000 sat Available, 600,000 converts and a second 600,000 is 422 insufficient_onchain_balance",
-			Rules:  []string{"BAL-001", "ERR-057", "CUST-022"},
+			Rules:  []string{"BAL-001", "ERR-057", "CUST-022", "CONV-004", "CONV-014"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -193,7 +193,7 @@ func conversionBalanceChecks() []check.Check {
 		{
 			ID:     "exchange/proceeds-spendable-once-settled",
 			Title:  "The proceeds of a conversion are spendable only once it is Settled: converting them before is 422 insufficient_onchain_balance, after settlement it is taken",
-			Rules:  []string{"CONV-006", "BAL-001", "CUST-022"},
+			Rules:  []string{"CONV-006", "CUST-022", "CONV-004", "CONV-014"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

@@ -185,7 +185,7 @@ func allowedDestinationsChecks() []check.Check {
 		{
 			ID:    "exchange/allowed-destinations",
 			Title: "GET /transfer/allowed-destinations answers a success envelope (its body is not shown)",
-			Rules: []string{"CONV-007", "CONV-016"},
+			Rules: []string{"CONV-007"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/transfer/allowed-destinations"})

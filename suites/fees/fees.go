@@ -25,7 +25,7 @@ func feesChecks() []check.Check {
 		{
 			ID:    "fees/commercial-config",
 			Title: "GET P/commercial-config is a top-level v1 route answering a 200 envelope with an object data",
-			Rules: []string{"FEE-001", "FEE-002"},
+			Rules: []string{"FEE-001"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				shape.EnvelopeAnswer(t, get(t, "tenant", api.P+"/commercial-config"), shape.Want{Rule: "FEE-001", Status: http.StatusOK})
@@ -34,7 +34,7 @@ func feesChecks() []check.Check {
 		{
 			ID:    "fees/customer-fees",
 			Title: "GET P/customers/{id}/fees answers the customer's effective fees: a 200 envelope with an object data, for a customer and for a child",
-			Rules: []string{"FEE-003", "FEE-002"},
+			Rules: []string{"FEE-003"},
 			Needs: []string{"keys.tenant", "customers.active_personal", "customers.child"},
 			Run: func(t *check.T) {
 				for _, name := range []string{"active_personal", "child"} {

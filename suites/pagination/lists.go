@@ -127,7 +127,11 @@ func conversionRequests(customerID string) string {
 func createConversion(t *check.T) string {
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: conversionRequests(t.Customer("exchange")),
 		JSON: map[string]any{"from_currency": "GBP", "to_currency": "EUR", "amount_minor": 100}, IdempotencyKey: t.NewKey()})
-	return shape.String(t, "CONV-004", fresh.Setup(t, "CONV-014", r, "create a conversion request"), "conversion_request.id")
+	d := fresh.Setup(t, "CONV-014", r, "create a conversion request")
+	if _, ok := d["conversion_request"].(map[string]any); !ok {
+		t.FatalAt(r, "CONV-014", "POST conversion-requests answered no data.conversion_request object: data has %v", d)
+	}
+	return shape.String(t, "CONV-004", d, "conversion_request.id")
 }
 
 // createCryptoWithdrawal sends a one-satoshi BTC withdrawal of the crypto

@@ -27,7 +27,7 @@ func gatesChecks() []check.Check {
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				cust := fresh.Activated(t, "FWD-018")
+				cust := fresh.Activated(t, "CUST-022")
 				defer moneyPolicy(t, "compliance/"+cust, map[string]any{"state": ""})
 				for _, tc := range []struct {
 					state, rule, code string
@@ -36,6 +36,15 @@ func gatesChecks() []check.Check {
 					moneyPolicy(t, "compliance/"+cust, map[string]any{"state": tc.state})
 					r := withdraw(t, cust, body("00000000-0000-4000-8000-000000000001", "GBP", 100))
 					refused(t, "ERR-028", r, "a withdrawal in compliance state "+tc.state)
+					// ERR-101: the code comes as a flat policy-gate error or as
+					// an envelope operation code; a body in neither form fails.
+					if m, err := r.JSON(); err == nil {
+						_, envelope := m["success"]
+						_, flat := m["title"]
+						if !envelope && !flat {
+							t.FatalAt(r, "ERR-101", "the %s refusal is neither a flat error (title, code) nor an envelope (success, data.code): %s", tc.state, shape.Clip(r.Body))
+						}
+					}
 					shape.FlatOrRefusalAnswer(t, r, shape.Want{Rule: tc.rule, Status: tc.status, Code: tc.code})
 				}
 			},
