@@ -40,7 +40,8 @@ func notfoundChecks() []check.Check {
 						t.Errorf(x.rule, "GET %s: 404 code is %v, want null", x.what, m["code"])
 						continue
 					}
-					shape.FlatAnswer(t, r, shape.Want{Rule: x.rule, Status: http.StatusNotFound, What: fmt.Sprintf("GET %s", x.what)})
+					// The flat shape's members (title, detail, status, code) are ERR-013's.
+					shape.FlatAnswer(t, r, shape.Want{Rule: x.rule, ShapeRule: "ERR-013", MediaRule: x.rule, Status: http.StatusNotFound, What: fmt.Sprintf("GET %s", x.what)})
 				}
 			},
 		},

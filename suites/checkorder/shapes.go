@@ -80,6 +80,9 @@ func shapesChecks() []check.Check {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + uuid.NewString()})
+				if m, err := r.JSON(); err == nil && r.Status == http.StatusNotFound && m["code"] != nil {
+					t.FatalAt(r, "ERR-037", "GET /customers/{nonexistent}: 404 code is %v, want null (an unknown id)", m["code"])
+				}
 				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", ShapeRule: "ERR-013", MediaRule: "ERR-004", Status: http.StatusNotFound, What: "GET /customers/{nonexistent}"})
 			},
 		},

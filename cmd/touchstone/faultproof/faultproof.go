@@ -57,6 +57,7 @@ var WideRules = map[string]string{
 	"ENV-008":  "every customer object's member names: any check reading a customer sees them",
 	"ERR-014":  "every problem+json answer's media type: any check reading a refusal sees it",
 	"CORR-003": "the X-Correlation-Id length check: the check-order checks send the same header",
+	"ERR-037":  "every 404 of an unknown or unreachable id has code null: any check reading such a 404 (bindings, reach, each resource's reads) sees the code",
 	"CORR-006": "every answer to a request without X-Correlation-Id carries a generated one: the served OpenAPI document requires the header, so any check's schema judgement (VER-012) sees it missing",
 	"CORR-007": "every error answer carries X-Correlation-Id: the served OpenAPI document requires the header, so any check's schema judgement (VER-012) sees it missing",
 	"ERR-019":  "idempotency_key_invalid answers every mutating call without a key: the check-order checks assert its status",
