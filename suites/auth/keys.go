@@ -100,10 +100,19 @@ func expect401(t *check.T, rule string, r *client.Response, specific bool, what 
 	if code := shape.BodyCode(r); r.Status == http.StatusUnauthorized && code != "" && code != "api_key_authentication_failed" {
 		// One code per status: a 401 naming its reason breaks ERR-139 and
 		// AUTH-018 (when the check judges them), besides the shape.
+		var judged []string
 		for _, rl := range []string{"ERR-139", "AUTH-018"} {
 			if t.Declares(rl) {
-				t.ErrorAt(r, rl, "%s: 401 code is %q, want api_key_authentication_failed (one code per status)", what, code)
+				judged = append(judged, rl)
 			}
+		}
+		// The code is the failure: the body built around it is not
+		// judged further.
+		for i, rl := range judged {
+			if i == len(judged)-1 {
+				t.FatalAt(r, rl, "%s: 401 code is %q, want api_key_authentication_failed (one code per status)", what, code)
+			}
+			t.ErrorAt(r, rl, "%s: 401 code is %q, want api_key_authentication_failed (one code per status)", what, code)
 		}
 	}
 	m := shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", ShapeRule: "AUTH-017", What: what})
