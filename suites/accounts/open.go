@@ -230,7 +230,7 @@ func jurisdictionChecks() []check.Check {
 					// country is still refused; one off the list is not.
 					policy(t, cust, map[string]any{})
 					again := open(t, cust, map[string]any{"currency": "GBP"})
-					if again.Status != http.StatusForbidden {
+					if refused := again.Status == http.StatusForbidden; !refused {
 						t.FatalAt(again, "SVC-007", "%s is on the blocked-jurisdiction list, but opening a GBP account for a customer there is %d, want 403 fiat_unsupported_jurisdiction", j, again.Status)
 					}
 					t.FatalAt(r, "SVC-008", "%s is refused 403 once a route exists, but with no route the refusal is %d: the blocked-jurisdiction check runs after routing", j, r.Status)
