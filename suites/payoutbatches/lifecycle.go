@@ -100,7 +100,7 @@ func lifecycleChecks() []check.Check {
 		{
 			ID:     "payoutbatches/lifecycle-completed",
 			Title:  "Draft → PendingApproval (submit) → Approved by a different operator (approved_at set; the submitter cannot approve) → Executing → Completed (completed_at set, items Completed with fiat_payment_id)",
-			Rules:  []string{"PB-014", "PB-015", "PB-017", "PB-018", "PB-005", "PB-027", "PB-029", "PB-009", "PB-011", "PB-021", "PB-025", "PB-030", "PB-012", "PB-004", "PB-008", "PB-019", "PB-020", "PB-023", "PB-104"},
+			Rules:  []string{"PB-001", "PB-014", "PB-015", "PB-017", "PB-018", "PB-005", "PB-027", "PB-029", "PB-009", "PB-011", "PB-021", "PB-025", "PB-030", "PB-012", "PB-004", "PB-008", "PB-019", "PB-020", "PB-023", "PB-104"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  needs,
 			Run: func(t *check.T) {
@@ -197,7 +197,7 @@ func lifecycleChecks() []check.Check {
 		{
 			ID:     "payoutbatches/provider-b-rails",
 			Title:  "PROVIDER_B beneficiaries fail item by item after approval on SCT and BACS with withdrawal_failed, and are paid on FPS and CHAPS; PROVIDER_A items in the same batch complete",
-			Rules:  []string{"PB-075", "PB-074", "PB-037", "PB-030", "PB-027", "PB-028", "PB-029", "PB-017", "PB-012", "PB-004", "PB-008", "PB-011", "PB-018", "PB-019", "PB-020", "PB-023", "PB-104"},
+			Rules:  []string{"PB-001", "PB-075", "PB-074", "PB-037", "PB-030", "PB-027", "PB-028", "PB-029", "PB-017", "PB-012", "PB-004", "PB-008", "PB-011", "PB-018", "PB-019", "PB-020", "PB-023", "PB-104"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  append(needs, "beneficiaries.eur", "beneficiaries.gbp_provider_b", "beneficiaries.eur_provider_b"),
 			Run: func(t *check.T) {
