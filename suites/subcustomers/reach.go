@@ -5,6 +5,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
@@ -33,11 +34,19 @@ func reachChecks() []check.Check {
 						t.Fatalf("BIND-003", "the child's onboarding/status says customer_status %v, the child is %v", s["customer_status"], c["status"])
 					}
 				}
+				// Unreachable is 404, never 403 (a 403 fails BIND-001, not the
+				// reach).
+				unreachable := func(r *client.Response) {
+					if r.Status == http.StatusForbidden {
+						t.FatalAt(r, "BIND-001", "status 403 for a customer the subject key cannot act for; it is 404, never 403; body: %s", shape.Clip(r.Body))
+					}
+					shape.FlatAnswer(t, r, shape.Want{Rule: "BIND-006", Status: http.StatusNotFound})
+				}
 				// Not a child of the parent: unreachable through the parent.
-				shape.FlatAnswer(t, get(t, "subject", base(parent)+"/"+stranger), shape.Want{Rule: "BIND-006", Status: http.StatusNotFound})
+				unreachable(get(t, "subject", base(parent)+"/"+stranger))
 				// Another customer's end-customer routes: unreachable.
-				shape.FlatAnswer(t, get(t, "subject", base(stranger)), shape.Want{Rule: "BIND-006", Status: http.StatusNotFound})
-				shape.FlatAnswer(t, get(t, "subject", api.P+"/customers/"+stranger), shape.Want{Rule: "BIND-006", Status: http.StatusNotFound})
+				unreachable(get(t, "subject", base(stranger)))
+				unreachable(get(t, "subject", api.P+"/customers/"+stranger))
 			},
 		},
 	}
