@@ -34,7 +34,7 @@ func problemcodesChecks() []check.Check {
 				for _, what := range slices.Sorted(maps.Keys(variants)) {
 					v := variants[what]
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: http.Header{"X-Correlation-Id": v}})
-					shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-017", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("GET /me with %s", what)})
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-017", MediaRule: "ERR-014", Status: http.StatusBadRequest, Code: "correlation_id_invalid", What: fmt.Sprintf("GET /me with %s", what)})
 				}
 			},
 		},
@@ -63,7 +63,7 @@ func problemcodesChecks() []check.Check {
 					v := variants[what]
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{},
 						Header: http.Header{"Idempotency-Key": v}})
-					shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-019", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: fmt.Sprintf("PATCH /customers/{id} with %s", what)})
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-019", MediaRule: "ERR-014", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", What: fmt.Sprintf("PATCH /customers/{id} with %s", what)})
 				}
 			},
 		},
@@ -75,7 +75,7 @@ func problemcodesChecks() []check.Check {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous().With("tenant", wrongSecretKey(t)), client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-022", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "GET /customers with a wrong key secret"})
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-022", MediaRule: "ERR-014", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "GET /customers with a wrong key secret"})
 			},
 		},
 		{
@@ -86,7 +86,7 @@ func problemcodesChecks() []check.Check {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Client("ip_restricted"), client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-023", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "GET /customers with keys.ip_restricted"})
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-023", MediaRule: "ERR-014", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "GET /customers with keys.ip_restricted"})
 			},
 		},
 		{
@@ -99,7 +99,7 @@ func problemcodesChecks() []check.Check {
 				key := t.NewKey()
 				createCustomer(t, newCustomerBody(), key)
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: key})
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-024", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "PATCH reusing the key of an earlier POST /customers"})
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-024", MediaRule: "ERR-014", Status: http.StatusConflict, Code: "idempotency_key_reused", What: "PATCH reusing the key of an earlier POST /customers"})
 			},
 		},
 	}

@@ -218,6 +218,11 @@ var extraVariants = []Variant{
 		}
 	}),
 	apiVariant("V2-005", "v2-list-no-limit", "a v2 list does not report limit", http.MethodGet, `/api/v2/public/customers$`, func(_ *http.Request, _ *Answer, body map[string]any) { delete(body, "limit") }),
+	{Name: "openapi-v1-not-served", Rule: "VER-003", Description: "/openapi/v1.json answers 404",
+		Match: func(r *http.Request) bool { return r.URL.Path == "/openapi/v1.json" },
+		Change: func(_ *http.Request, a *Answer) {
+			a.Status, a.Body = http.StatusNotFound, []byte(`{"title":"Not Found","detail":"no","status":404,"code":null}`)
+		}},
 	{Name: "openapi-v2-not-served", Rule: "VER-004", Description: "/openapi/v2public.json answers 404",
 		Match: func(r *http.Request) bool { return r.URL.Path == "/openapi/v2public.json" },
 		Change: func(_ *http.Request, a *Answer) {
