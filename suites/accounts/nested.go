@@ -17,7 +17,11 @@ import (
 func newChild(t *check.T, parent string) string {
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.Customer(parent) + "/end-customers", IdempotencyKey: t.NewKey(),
 		JSON: map[string]any{"subject_type": "Personal", "external_reference": "ts-ref-" + uuid.NewString(), "display_name": "Touchstone Child", "country_code": "GB"}})
-	return shape.String(t, "SUB-005", fresh.Setup(t, "SUB-005", r, "create an end customer"), "end_customer.id")
+	d := fresh.Setup(t, "SUB-005", r, "create an end customer")
+	if p, _ := shape.Get(d, "end_customer.parent_customer_id"); p != parent {
+		t.FatalAt(r, "SUB-005", "setup: the new end customer's parent_customer_id is %v, want the route's customer %s", p, parent)
+	}
+	return shape.String(t, "SUB-005", d, "end_customer.id")
 }
 
 func openNested(t *check.T, parent, child, currency string) *client.Response {
@@ -64,7 +68,7 @@ func nestedChecks() []check.Check {
 		{
 			ID:     "accounts/nested-prerequisites",
 			Title:  "Nested issuance needs the child approved (409 kyc_or_kyb_not_approved), the parent's completed account in the currency (refused without it) and the programme (403 sub_customer_onboarding_disabled); a Completed nested account has provider_account_id; EUR is taken too",
-			Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020", "SUB-026", "FIAT-004", "CUST-022"},
+			Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020", "SUB-026", "FIAT-004", "SUB-005", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
