@@ -75,7 +75,7 @@ func depositsChecks() []check.Check {
 		{
 			ID:     "deposits/delivered-credits-available",
 			Title:  "A delivered fiat deposit credits the Available balance (balance_minor integer, balance_major number = minor/100) and is listed with its sender, reference, provider reference, amount and asset_scale 2",
-			Rules:  []string{"FIAT-003", "BAL-002", "BAL-003", "BAL-004", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "CUST-022"},
+			Rules:  []string{"FIAT-003", "BAL-002", "BAL-003", "BAL-004", "DEP-003", "DEP-004", "DEP-005", "DEP-006", "DEP-007", "FIAT-022", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -129,7 +129,7 @@ func depositsChecks() []check.Check {
 		{
 			ID:     "deposits/held-listed-not-credited",
 			Title:  "A deposit held for review is listed but credits nothing: the Available balance (the only spendable bucket) is unchanged",
-			Rules:  []string{"DEP-001", "BAL-001", "BAL-004", "CUST-022"},
+			Rules:  []string{"DEP-001", "BAL-001", "BAL-004", "FIAT-022", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -152,7 +152,7 @@ func depositsChecks() []check.Check {
 		{
 			ID:     "balances/exact-above-2-pow-53",
 			Title:  "balance_minor is rendered exactly above 2^53 (9007199254740993) and balance_major is the matching number",
-			Rules:  []string{"BAL-005", "BAL-002", "BAL-003", "BAL-004", "CUST-022"},
+			Rules:  []string{"BAL-005", "BAL-002", "BAL-003", "BAL-004", "FIAT-022", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

@@ -193,7 +193,7 @@ func conversionBalanceChecks() []check.Check {
 		{
 			ID:     "exchange/proceeds-spendable-once-settled",
 			Title:  "The proceeds of a conversion are spendable only once it is Settled: converting them before is 422 insufficient_onchain_balance, after settlement it is taken",
-			Rules:  []string{"CONV-006", "CUST-022", "CONV-004", "CONV-014"},
+			Rules:  []string{"CONV-006", "CUST-022", "CONV-004", "CONV-014", "CONV-013", "ERR-057"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

@@ -100,7 +100,7 @@ func withdrawalListChecks() []check.Check {
 		{
 			ID:     "withdrawals/child-list-own-only",
 			Title:  "A child's withdrawal is in the child's withdrawals list and not in the parent's",
-			Rules:  []string{"FWD-017", "FWD-006"},
+			Rules:  []string{"FWD-017", "FWD-006", "FWD-008"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.parent", "customers.child", "beneficiaries.child_gbp"},
 			Run: func(t *check.T) {
