@@ -313,6 +313,8 @@ func withdrawalRefusalChecks() []check.Check {
 				shape.EnvelopeAnswer(t, withdraw(t, cust, with("description", long)), shape.Want{Rule: "FWD-021", Status: http.StatusUnprocessableEntity, Code: "invalid_payment_reference"})
 				shape.EnvelopeAnswer(t, withdraw(t, cust, with("description", "line\nbreak")), shape.Want{Rule: "ERR-089", Status: http.StatusUnprocessableEntity, Code: "invalid_payment_reference"})
 				shape.EnvelopeAnswer(t, withdraw(t, cust, body(t.Beneficiary("gbp_provisioning"), "GBP", 110)), shape.Want{Rule: "ERR-090", Status: http.StatusConflict, Code: "beneficiary_not_ready"})
+				// beneficiary_id is a uuid: another string is refused.
+				refused(t, "FWD-002", withdraw(t, cust, with("beneficiary_id", "beneficiary-gbp")), "a withdrawal whose beneficiary_id is not a uuid")
 				// The documented body with a camelCase transparency object is taken.
 				tb := with("transparency", map[string]any{"purposeCode": "SUPP", "ultimateBeneficiaryName": "Grace Payee"})
 				shape.EnvelopeAnswer(t, withdraw(t, cust, tb), shape.Want{Rule: "FWD-002", Status: http.StatusOK})
