@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -137,6 +138,40 @@ func deliveryChecks() []check.Check {
 				}
 				if ts, _ := row["recordedAt"].(string); !timestampRE.MatchString(ts) {
 					t.Errorf("WHM-073", "recordedAt %v is not a timestamp", row["recordedAt"])
+				}
+			},
+		},
+		{
+			ID:     "webhooks/endpoints-sign-with-their-own-secret",
+			Title:  "Two endpoints of one owner receive one event: each delivery is signed with its own endpoint's secret, not the other's",
+			Rules:  []string{"EVT-023", "EVT-039", "WHM-003"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
+			Run: func(t *check.T) {
+				in := startInbox(t)
+				defer in.close()
+				a := in.subscribe("WHM-003", "subject", nil, "customer.created")
+				b := in.subscribe("WHM-003", "subject", nil, "customer.created")
+				ids := []string{shape.String(t, "WHM-003", a, "subscriptionId"), shape.String(t, "WHM-003", b, "subscriptionId")}
+				secrets := []string{shape.String(t, "WHM-003", a, "secret"), shape.String(t, "WHM-003", b, "secret")}
+				defer disable(t, "subject", ids[0])
+				defer disable(t, "subject", ids[1])
+				in.emit("customer.created", t.Customer("parent"))
+				for i, id := range ids {
+					recs := forSub(in.records(), id)
+					if len(recs) != 1 {
+						t.Fatalf("EVT-039", "the endpoint %s registered by the customer's key received %d deliveries of its customer.created, want 1", id, len(recs))
+					}
+					if recs[0].SignatureOK() {
+						continue
+					}
+					// Not its own secret: the other endpoint's (the
+					// subscription's current secret at send time, EVT-023)?
+					other := secrets[1-i]
+					if verify.Delivery(recs[0].Header, recs[0].Body, other, verify.Options{Tolerance: 100000 * time.Hour}).SignatureOK() {
+						t.Fatalf("EVT-023", "the delivery to endpoint %s is signed with the other endpoint's secret, not its own", id)
+					}
+					t.Logf("the delivery to %s does not verify with either secret (%v): not judged here", id, recs[0].Reasons)
 				}
 			},
 		},
