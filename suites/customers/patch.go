@@ -82,13 +82,15 @@ func patchChecks() []check.Check {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				// The sentence of each state PATCH sets: money movement is
-				// blocked there.
+				// The sentence of each state PATCH sets: PATCH sets it, and
+				// money movement is blocked there.
 				blockedIn := map[string]string{"Suspended": "LIFE-007", "Blocked": "LIFE-008", "Closed": "LIFE-009"}
 				for _, st := range []string{"Suspended", "Blocked", "Closed"} {
 					id, _ := fresh.Customer(t)
 					fresh.SetStatus(t, "LIFE-013", id, st)
 					if got := fresh.Status(t, "LIFE-013", id); got != st {
+						// The state's own rule says PATCH sets it, too.
+						t.Errorf(blockedIn[st], "after PATCH status %s the customer reads %s", st, got)
 						t.Fatalf("LIFE-013", "after PATCH status %s the customer reads %s", st, got)
 					}
 					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.Customer(id) + "/banking/accounts",
