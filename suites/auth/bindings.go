@@ -266,6 +266,39 @@ func bindingsChecks() []check.Check {
 			},
 		},
 		{
+			ID:     "auth/subject-key-create-acts-for-subject",
+			Title:  "a subject key's POST /customers acts for its subject: the new customer is one the key reaches (its subject's direct end customer)",
+			Rules:  []string{"BIND-009"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.subject", "customers.parent"},
+			Run: func(t *check.T) {
+				sk := t.Client("subject")
+				t.SpendAuthFailuresAtMost(0, 2) // should either be refused at the key step
+				r := t.Do(sk, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody(), IdempotencyKey: t.NewKey()})
+				if r.Status == http.StatusForbidden && shape.BodyCode(r) == "sub_customer_onboarding_disabled" {
+					// The programme gates a bound key's create (document 1,
+					// Endpoints, POST /customers): not this rule's to judge.
+					t.NotJudged("keys.subject's subject has end-customer onboarding disabled: its POST /customers is gated, no create to act for it", "BIND-009")
+					return
+				}
+				if r.Status/100 != 2 {
+					t.Fatalf("BIND-009", "POST /customers with keys.subject: status %d, want a create (2xx) acting for its subject; body: %s", r.Status, shape.Clip(r.Body))
+				}
+				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "BIND-009", Status: r.Status, What: "POST /customers with keys.subject"})
+				if inner, ok := data["customer"].(map[string]any); ok {
+					data = inner
+				}
+				id, _ := data["id"].(string)
+				if id == "" {
+					t.Fatalf("BIND-009", "POST /customers with keys.subject answers no customer id; body: %s", shape.Clip(r.Body))
+				}
+				// Created for its subject, the customer is within the key's
+				// reach; created for anyone else, it is 404 to the key.
+				g := t.Do(sk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id})
+				shape.StatusAnswer(t, g, shape.Want{Rule: "BIND-009", Status: http.StatusOK, What: "GET /customers/{created} with keys.subject", Why: "a subject key's create acts for its subject, so it reaches what it created"})
+			},
+		},
+		{
 			ID:    "auth/tenant-key-reaches-any-customer",
 			Title: "a tenant key reads every customer of its tenant and none of another tenant's",
 			Rules: []string{"BIND-010", "SVC-001", "BIND-017", "BIND-018", "BIND-001", "ERR-004"},
