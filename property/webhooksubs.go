@@ -100,6 +100,15 @@ func (m *whMachine) Add(rt *rapid.T) {
 	url := fresh.WebhookURL(m.t)
 	r := m.send(http.MethodPost, fresh.Subscriptions, m.body(url, nil), "POST webhook-subscriptions (a fresh URL)")
 	if m.enabled() >= 10 {
+		if r.Status == http.StatusCreated {
+			// Disabled when the case ends, like the case's own: an endpoint
+			// left enabled would change the next case's count.
+			var o map[string]any
+			_ = json.Unmarshal(r.Body, &o)
+			if id, _ := o["subscriptionId"].(string); id != "" {
+				m.subs = append(m.subs, &whSub{id: id, url: url, enabled: true, version: 1})
+			}
+		}
 		if r.Status != http.StatusConflict || problemOrEnvCode(r) != "webhook_subscription_limit_reached" {
 			m.log.fail(rt, "WHM-027: registering with %d endpoints enabled answered %d %s, want 409 webhook_subscription_limit_reached", m.enabled(), r.Status, shape.Clip(r.Body))
 		}
@@ -163,8 +172,29 @@ func (m *whMachine) Reenable(rt *rapid.T) {
 	on := true
 	r := m.send(http.MethodPatch, fresh.Subscriptions+"/"+s.id, m.body(s.url, &on), "PATCH webhook-subscriptions/"+s.id+" enabled true")
 	if m.enabled() >= 10 {
-		if r.Status != http.StatusConflict || problemOrEnvCode(r) != "webhook_subscription_limit_reached" {
-			m.log.fail(rt, "WHM-028/WHM-043/WHM-027: re-enabling with %d endpoints enabled answered %d %s, want 409 webhook_subscription_limit_reached", m.enabled(), r.Status, shape.Clip(r.Body))
+		// Not refused: the limit was not counted on re-enable (WHM-028);
+		// refused otherwise than with the limit's 409 code: WHM-043.
+		if r.Status != http.StatusConflict {
+			rule, n := "WHM-028", m.enabled()
+			if r.Status == http.StatusOK {
+				// Which sentence: disabled again, a fresh registration at
+				// the same count tells a limit above 10 (WHM-027) from a
+				// re-enable not counted (WHM-028).
+				m.send(http.MethodDelete, fresh.Subscriptions+"/"+s.id, nil, "DELETE webhook-subscriptions/"+s.id+" (again)")
+				url := fresh.WebhookURL(m.t)
+				pr := m.send(http.MethodPost, fresh.Subscriptions, m.body(url, nil), "POST webhook-subscriptions (a fresh URL, at the same count)")
+				if pr.Status == http.StatusCreated {
+					rule = "WHM-027"
+					var o map[string]any
+					_ = json.Unmarshal(pr.Body, &o)
+					if id, _ := o["subscriptionId"].(string); id != "" {
+						m.subs = append(m.subs, &whSub{id: id, url: url, enabled: true, version: 1})
+					}
+				}
+			}
+			m.log.fail(rt, "%s: re-enabling with %d endpoints enabled answered %d %s, want 409 webhook_subscription_limit_reached", rule, n, r.Status, shape.Clip(r.Body))
+		} else if problemOrEnvCode(r) != "webhook_subscription_limit_reached" {
+			m.log.fail(rt, "WHM-043: re-enabling with %d endpoints enabled answered 409 %s, want the code webhook_subscription_limit_reached", m.enabled(), shape.Clip(r.Body))
 		}
 		return
 	}

@@ -41,16 +41,17 @@ func attemptsChecks() []check.Check {
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.subject", "keys.child", "webhook_url"},
 			Run: func(t *check.T) {
-				// An unknown id: an empty page, not 404 (WHM-060); a row
-				// in it does not stop the owner's own list being judged.
+				// The owner's own list first: a list that is wrong there
+				// (WHM-009) says nothing of another owner's or an unknown id.
+				_, id, undo := subscribed(t, "subject")
+				defer undo()
+				emptyPage(t, "WHM-009", attempts(t, "subject", id, ""), "a subscription with no deliveries yet")
+				// An unknown id: an empty page, not 404 (WHM-060).
 				unknown := attempts(t, "subject", uuid.NewString(), "")
 				shape.StatusAnswer(t, unknown, shape.Want{Rule: "WHM-060", Status: http.StatusOK})
 				if n := shape.Int(t, "WHM-060", shape.Object(t, "WHM-060", unknown), "count"); n != 0 {
 					t.ErrorAt(unknown, "WHM-060", "an unknown subscription id: count %d, want an empty page", n)
 				}
-				_, id, undo := subscribed(t, "subject")
-				defer undo()
-				emptyPage(t, "WHM-009", attempts(t, "subject", id, ""), "a subscription with no deliveries yet")
 				emptyPage(t, "WHM-060", attempts(t, "child", id, ""), "another subject's subscription")
 				shape.FlatAnswer(t, t.Do(t.Client("child"), client.Request{Method: http.MethodGet, Path: sub(id)}), shape.Want{Rule: "WHM-074", Status: http.StatusNotFound})
 			},
