@@ -136,6 +136,9 @@ func rotationChecks() []check.Check {
 				if !okO || !okN {
 					t.Skipf("keys.rotated_old or keys.rotated_new does not follow <marker>_<environment>_<16 hex>.<secret>")
 				}
+				if po.secret == pn.secret {
+					t.Fatalf("AUTH-032", "keys.%s and keys.%s carry the same secret: the rotation did not mint a new secret", old.KeyName, succ.KeyName)
+				}
 				crossed := []struct{ name, key, what string }{
 					{old.KeyName, po.prefix() + "." + pn.secret, "the old prefix with the new key's secret"},
 					{succ.KeyName, pn.prefix() + "." + po.secret, "the new prefix with the old key's secret"},
@@ -144,7 +147,9 @@ func rotationChecks() []check.Check {
 				for _, x := range crossed {
 					r := t.Do(withKey(t, x.name, x.key), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 					if r.Status == http.StatusOK {
-						t.Fatalf("AUTH-032", "GET /me with %s authenticates: the rotation did not mint a new secret", x.what)
+						// The two secrets differ (above): the prefix was let in
+						// with a secret that is not its own.
+						t.FatalAt(r, "AUTH-020", "GET /me with %s authenticates: a known prefix with a wrong secret is 401 api_key_authentication_failed", x.what)
 					}
 					expect401(t, "AUTH-020", r, false, "GET /me with "+x.what)
 				}
