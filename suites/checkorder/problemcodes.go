@@ -45,7 +45,12 @@ func problemcodesChecks() []check.Check {
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Header: http.Header{"X-Tenant-Id": {uuid.NewString()}}})
-				tenantRefusal(t, "ERR-018", "ERR-018", r, "GET /customers with X-Tenant-Id")
+				// Status, media type, members and no code: ERR-018; the title
+				// is TEN-004's own sentence too, judged under it.
+				m := shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-018", Status: http.StatusBadRequest, What: "GET /customers with X-Tenant-Id"})
+				if m["title"] != "Invalid tenant header." {
+					t.Fatalf("TEN-004", "GET /customers with X-Tenant-Id: title %v, want %q", m["title"], "Invalid tenant header.")
+				}
 			},
 		},
 		{

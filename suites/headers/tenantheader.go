@@ -19,6 +19,9 @@ import (
 const tenantTitle = "Invalid tenant header."
 
 func tenantRefused(t *check.T, rule string, r *client.Response, what string) {
+	if m, err := r.JSON(); err == nil && r.Status == http.StatusBadRequest && m["code"] != nil && t.Declares("ERR-018") {
+		t.FatalAt(r, "ERR-018", "%s: the X-Tenant-Id refusal carries code %v; it has none", what, m["code"])
+	}
 	m := shape.ProblemAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusBadRequest, ShapeRule: "TEN-005", What: what, Why: "X-Tenant-Id is refused whenever present"})
 	if m["title"] != tenantTitle {
 		t.Errorf("TEN-004", "%s: title %v, want %q", what, m["title"], tenantTitle)
