@@ -94,6 +94,10 @@ func shapesChecks() []check.Check {
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/onboarding/requirements",
 					Query: url.Values{"level": {"ts-no-such-level"}}})
+				// The 422 uses the envelope at all (ERR-006); its members are ERR-012's.
+				if m, err := r.JSON(); err == nil && r.Status == http.StatusUnprocessableEntity && m["success"] == nil {
+					t.FatalAt(r, "ERR-006", "GET /onboarding/requirements?level=ts-no-such-level: the 422 is not the envelope (no success member): %s", shape.Clip(r.Body))
+				}
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-006", ShapeRule: "ERR-012", MediaRule: "ERR-006", Status: http.StatusUnprocessableEntity, Code: "unknown_level", What: "GET /onboarding/requirements?level=ts-no-such-level"})
 			},
 		},
