@@ -65,6 +65,13 @@ var WideRules = map[string]string{
 	"ERR-022":  "api_key_authentication_failed is every 401's code: every refused-key check asserts its status",
 	"ENV-003":  "every v1 envelope repeats its HTTP status in status_code: any check reading an envelope sees it differ",
 	"PAGE-018": "the customer list's pagination: any check reading the customer list sees it missing",
+	"CUST-001": "every customer object's id is a UUID: the served OpenAPI document states its format, so any check reading a customer (schema judgement, VER-012) sees it",
+	"CUST-003": "every customer object's display_name is a string: the served OpenAPI document states its type, so any check reading a customer (VER-012) sees it",
+	"CUST-004": "every customer object's user_type is Personal or Business: the served OpenAPI document states the enum, so any check reading a customer (VER-012) sees it",
+	"CUST-005": "every customer object's jurisdiction is an alpha-2 code: the served OpenAPI document states its pattern, so any check reading a customer (VER-012) sees it",
+	"CUST-006": "every customer object's status is a lifecycle status: the served OpenAPI document states the enum, so any check reading a customer (VER-012) sees it",
+	"CUST-007": "every customer object's record_type is Customer: the served OpenAPI document states it, so any check reading a customer (VER-012) sees it",
+	"CUST-008": "every customer object's timestamps carry an offset: the served OpenAPI document states their format, so any check reading a customer (VER-012) sees it",
 }
 
 // BystanderCount is how many checks of other areas each fault and variant
