@@ -93,6 +93,17 @@ func retriesChecks() []check.Check {
 				if len(rows) != 5 {
 					t.Fatalf("WHM-067", "%d attempt rows, want 5", len(rows))
 				}
+				// The order first: attempts 1 to 5 in that order are listed
+				// oldest first (WHM-058), and each row's judgement below
+				// reads the list newest first.
+				var order []string
+				for _, row := range rows {
+					n, _ := row["attemptNumber"].(json.Number)
+					order = append(order, n.String())
+				}
+				if strings.Join(order, ",") == "1,2,3,4,5" {
+					t.Fatalf("WHM-058", "attempt rows are listed as attempts 1,2,3,4,5: oldest first, want newest first")
+				}
 				for i, row := range rows {
 					wantN := 5 - i // newest first
 					if n, _ := row["attemptNumber"].(json.Number); n.String() != strconv.Itoa(wantN) {
