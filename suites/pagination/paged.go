@@ -32,7 +32,10 @@ func pagedChecks() []check.Check {
 	for _, l := range pagedLists {
 		l := l
 		needs := append([]string{"keys." + l.key}, l.needs...)
-		reg := func(slug, title string, rules []string, labels []string, extraNeeds []string, run func(t *check.T, l pagedList)) {
+		// Each check's Run is its own function literal naming the
+		// aspect's check function, so the rules its assertions name are
+		// read from the code (TestChecksAssertWhatTheyDeclare).
+		reg := func(slug, title string, rules []string, labels []string, extraNeeds []string, run func(t *check.T)) {
 			if l.written && !slices.Contains(labels, check.Alone) {
 				labels = append(slices.Clone(labels), check.Alone)
 			}
@@ -42,32 +45,32 @@ func pagedChecks() []check.Check {
 				Rules:  declared(rules, l.rule, "PAGE-008"),
 				Labels: labels,
 				Needs:  append(append([]string(nil), needs...), extraNeeds...),
-				Run:    func(t *check.T) { run(t, l) },
+				Run:    run,
 			})
 		}
 		reg("defaults", "without limit and page the list answers page 1 of 100 rows with the four pagination members",
-			[]string{"PAGE-001", "PAGE-005", "PAGE-008"}, nil, nil, checkDefaults)
+			[]string{"PAGE-001", "PAGE-005", "PAGE-008"}, nil, nil, func(t *check.T) { checkDefaults(t, l) })
 		reg("limit-clamped", "limit 0 and negative clamp to 1, 501 and 10000 clamp to 500, silently (200)",
-			[]string{"PAGE-002", "PAGE-003", "PAGE-004", "PAGE-011"}, nil, nil, checkLimitClamped)
+			[]string{"PAGE-002", "PAGE-003", "PAGE-004", "PAGE-011"}, nil, nil, func(t *check.T) { checkLimitClamped(t, l) })
 		reg("page-clamped", "page 0 and -3 are page 1; pages are 1-based",
-			[]string{"PAGE-006", "PAGE-005", "PAGE-011", "VER-009", "VER-011"}, nil, nil, checkPageClamped)
+			[]string{"PAGE-006", "PAGE-005", "PAGE-011", "VER-009"}, nil, nil, func(t *check.T) { checkPageClamped(t, l) })
 		reg("non-integer-params", "non-integer limit and page fall back to their defaults, silently (200)",
-			[]string{"PAGE-026"}, nil, nil, checkNonInteger)
+			[]string{"PAGE-026"}, nil, nil, func(t *check.T) { checkNonInteger(t, l) })
 		reg("past-end", "a page past the end is 200 with an empty list and the true totals",
-			[]string{"PAGE-007", "PAGE-011"}, nil, nil, checkPastEnd)
+			[]string{"PAGE-007", "PAGE-011"}, nil, nil, func(t *check.T) { checkPastEnd(t, l) })
 		reg("last-page", "last_page is ceil(total/per_page) for many limits and the last page holds the remainder",
-			[]string{"PAGE-009"}, nil, nil, checkLastPage)
+			[]string{"PAGE-009"}, nil, nil, func(t *check.T) { checkLastPage(t, l) })
 		if l.empty != nil {
 			reg("last-page-empty", "an empty list reports total 0 and last_page 1, never 0",
-				append([]string{"PAGE-009", "PAGE-008"}, l.emptyRules...), nil, l.emptyNeeds, checkLastPageEmpty)
+				append([]string{"PAGE-009", "PAGE-008"}, l.emptyRules...), nil, l.emptyNeeds, func(t *check.T) { checkLastPageEmpty(t, l) })
 		}
 		reg("total-all-pages", "total is the real count: the last page of several sizes holds the remainder and the next page is empty; pages of several sizes meet without gaps or duplicates at both ends",
-			[]string{"PAGE-010", "PAGE-011", "VER-009", "VER-011"}, nil, nil, checkTotals)
+			[]string{"PAGE-010", "PAGE-011", "VER-009"}, nil, nil, func(t *check.T) { checkTotals(t, l) })
 		reg("newest-first", "rows are newest first by created_at, ties by id descending, across page boundaries, at the front and at the end of the list",
-			[]string{"PAGE-012", "PAGE-013", "PAGE-011"}, nil, nil, checkNewestFirst)
+			[]string{"PAGE-012", "PAGE-013", "PAGE-011"}, nil, nil, func(t *check.T) { checkNewestFirst(t, l) })
 		if l.create != nil {
 			reg("id-tiebreak", "rows created at one instant (standing virtual clock, or together within one second) are ordered by id descending",
-				append([]string{"PAGE-013", "PAGE-012"}, l.createRules...), []string{check.Mutating}, nil, checkTiebreak)
+				append([]string{"PAGE-013", "PAGE-012"}, l.createRules...), []string{check.Mutating}, nil, func(t *check.T) { checkTiebreak(t, l) })
 		}
 	}
 	return cs
@@ -82,9 +85,19 @@ func get(t *check.T, l pagedList, q url.Values) (shape.Page, []shape.Item) {
 func getWith(t *check.T, l pagedList, c *client.Client, path string, q url.Values, statusRule string) (shape.Page, []shape.Item) {
 	r := t.Do(c, client.Request{Method: http.MethodGet, Path: path, Query: q})
 	data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: statusRule, Status: http.StatusOK})
-	p := shape.Pagination(t, "PAGE-008", data)
+	p := paginationOf(t, l, r, data)
 	key := shape.ListKey(t, l.rule, data, l.items)
 	return p, shape.Items(t, l.rule, data, key, true)
+}
+
+// paginationOf reads data.pagination of a page of l: that the list carries
+// one at all is the list's own rule (it is a paged list with
+// data.pagination: PAGE-018 to PAGE-024), its four members PAGE-008.
+func paginationOf(t *check.T, l pagedList, r *client.Response, data map[string]any) shape.Page {
+	if _, ok := data["pagination"]; !ok {
+		t.FatalAt(r, l.rule, "the %s list answered no data.pagination: it is a paged list", l.name)
+	}
+	return shape.Pagination(t, "PAGE-008", data)
 }
 
 func q(kv ...string) url.Values {
@@ -151,12 +164,19 @@ func pages(t *check.T, l pagedList, limit, from, to int) (ps []shape.Page, rows 
 }
 
 func checkDefaults(t *check.T, l pagedList) {
+	// page defaults to 1 (PAGE-005): judged first, with a small limit and
+	// without, for the rows below are compared as page 1.
+	_, a := get(t, l, q("limit", "3"))
+	_, b := get(t, l, q("limit", "3", "page", "1"))
+	if !slices.Equal(ids(a), ids(b)) {
+		t.Fatalf("PAGE-005", "limit=3 without page answered %v, limit=3&page=1 %v: page does not default to 1", ids(a), ids(b))
+	}
 	p, rows := get(t, l, nil)
+	if p.CurrentPage != 1 {
+		t.Fatalf("PAGE-005", "without page current_page is %d, want 1", p.CurrentPage)
+	}
 	if p.PerPage != 100 {
 		t.Errorf("PAGE-001", "without limit per_page is %d, want 100", p.PerPage)
-	}
-	if p.CurrentPage != 1 {
-		t.Errorf("PAGE-005", "without page current_page is %d, want 1", p.CurrentPage)
 	}
 	want := min(p.Total, 100)
 	if len(rows) != want {
@@ -165,10 +185,6 @@ func checkDefaults(t *check.T, l pagedList) {
 	p1, rows1 := get(t, l, q("limit", "100", "page", "1"))
 	shape.Equal(t, "PAGE-001", ids(rows), ids(rows1), "default page differs from limit=100&page=1")
 	shape.Equal(t, "PAGE-001", p, p1, "default pagination differs from limit=100&page=1")
-	// page=1 is the first page: the same rows as page omitted with a small limit.
-	_, a := get(t, l, q("limit", "3"))
-	_, b := get(t, l, q("limit", "3", "page", "1"))
-	shape.Equal(t, "PAGE-005", ids(a), ids(b), "limit=3 without page differs from limit=3&page=1")
 }
 
 func checkLimitClamped(t *check.T, l pagedList) {
@@ -185,7 +201,7 @@ func checkLimitClamped(t *check.T, l pagedList) {
 		{1, 1, "PAGE-011"},
 		{500, 500, "PAGE-011"},
 	} {
-		p, got := get(t, l, q("limit", strconv.Itoa(c.limit)))
+		p, got := get(t, l, q("limit", strconv.Itoa(c.limit), "page", "1"))
 		if p.PerPage != c.want {
 			t.Errorf(c.rule, "limit=%d reported per_page %d, want %d", c.limit, p.PerPage, c.want)
 		}
@@ -208,13 +224,22 @@ func checkPageClamped(t *check.T, l pagedList) {
 	_, first := get(t, l, q("limit", "3", "page", "1"))
 	for _, page := range []string{"0", "-3"} {
 		p, got := get(t, l, q("limit", "3", "page", page))
+		// The page served is the decision (PAGE-006); what current_page
+		// reports of it is judged only once it is page 1 (PAGE-011).
+		if !slices.Equal(ids(got), ids(first)) {
+			t.Fatalf("PAGE-006", "page=%s answered %v (current_page %d), want page 1's rows %v", page, ids(got), p.CurrentPage, ids(first))
+		}
 		if p.CurrentPage != 1 {
 			t.Errorf("PAGE-011", "page=%s reported current_page %d, want 1", page, p.CurrentPage)
 		}
-		shape.Equal(t, "PAGE-006", ids(got), ids(first), "page=%s rows differ from page 1", page)
 	}
 	// 1-based: page 2 of 3 holds rows 4-6 of the whole list.
 	p2, second := get(t, l, q("limit", "3", "page", "2"))
+	if slices.Equal(ids(second), ids(first)) {
+		// On or after the change (afterPagingChange) page is honoured:
+		// page 2 answering page 1's rows is the behaviour before it.
+		t.Errorf("VER-009", "limit=3&page=2 answered page 1's rows %v: page is not honoured on or after %s", ids(first), pagingChange.Format("2006-01-02"))
+	}
 	shape.Equal(t, "PAGE-005", p2.CurrentPage, 2, "current_page of page=2")
 	shape.Equal(t, "PAGE-005", ids(first), ids(all[0:3]), "page 1 of 3 is not rows 1-3 of the list")
 	shape.Equal(t, "PAGE-005", ids(second), ids(all[3:6]), "page 2 of 3 is not rows 4-6 of the list")
@@ -224,7 +249,7 @@ func checkNonInteger(t *check.T, l pagedList) {
 	all, _ := front(t, l, 6)
 	_, first := get(t, l, q("limit", "3", "page", "1"))
 	for _, v := range []string{"abc", "2.5", ""} {
-		p, got := get(t, l, q("limit", v))
+		p, got := get(t, l, q("limit", v, "page", "1"))
 		if p.PerPage != 100 || len(got) != min(all.Total, 100) {
 			t.Errorf("PAGE-026", "limit=%q reported per_page %d with %d rows, want the default 100 (%d rows)", v, p.PerPage, len(got), min(all.Total, 100))
 		}
@@ -242,7 +267,7 @@ func checkPastEnd(t *check.T, l pagedList) {
 	for _, page := range []int{last + 1, last + 100} {
 		r := t.Do(t.Client(l.key), client.Request{Method: http.MethodGet, Path: l.path(t), Query: q("limit", "5", "page", strconv.Itoa(page))})
 		data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PAGE-007", Status: http.StatusOK})
-		p := shape.Pagination(t, "PAGE-008", data)
+		p := paginationOf(t, l, r, data)
 		rows := shape.Items(t, "PAGE-007", data, shape.ListKey(t, "PAGE-007", data, l.items), false)
 		if len(rows) != 0 {
 			t.Errorf("PAGE-007", "page %d past the last page %d returned %d rows, want none", page, last, len(rows))
@@ -268,7 +293,7 @@ func checkLastPage(t *check.T, l pagedList) {
 			continue
 		}
 		seen[lim] = true
-		p, _ := get(t, l, q("limit", strconv.Itoa(lim)))
+		p, _ := get(t, l, q("limit", strconv.Itoa(lim), "page", "1"))
 		want := expectedLastPage(n, lim)
 		if p.LastPage != want {
 			t.Errorf("PAGE-009", "limit=%d with total %d reported last_page %d, want ceil(%d/%d) = %d", lim, n, p.LastPage, n, lim, want)
@@ -287,7 +312,7 @@ func checkLastPageEmpty(t *check.T, l pagedList) {
 	for _, query := range []url.Values{nil, q("limit", "5"), q("limit", "1", "page", "1")} {
 		r := t.Do(c, client.Request{Method: http.MethodGet, Path: path, Query: query})
 		data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: l.rule, Status: http.StatusOK})
-		p := shape.Pagination(t, "PAGE-008", data)
+		p := paginationOf(t, l, r, data)
 		rows := shape.Items(t, l.rule, data, shape.ListKey(t, l.rule, data, l.items), false)
 		if len(rows) != 0 || p.Total != 0 {
 			t.Skipf("the list offered as empty holds %d rows (total %d)", len(rows), p.Total)
@@ -311,17 +336,24 @@ func checkTotals(t *check.T, l pagedList) {
 	// show it (more rows, fewer rows, or rows past the end).
 	for _, lim := range []int{1, 7, 100} {
 		last := expectedLastPage(n, lim)
-		ps, rows := pages(t, l, lim, last, last+1)
-		if want := n - (last-1)*lim; len(rows) != want {
-			// On or after the change (afterPagingChange), a total other
-			// than the real count is the dated rule broken too.
-			t.Errorf("VER-009", "limit=%d: total %d is not the real count on or after %s", lim, n, pagingChange.Format("2006-01-02"))
-			t.Fatalf("PAGE-010", "limit=%d: pages %d and %d (the last by total %d, and the next) hold %d rows, want %d: total is not the count over all pages", lim, last, last+1, n, len(rows), want)
-		}
-		for i, p := range ps {
-			if p.Total != n {
-				t.Errorf("VER-009", "limit=%d&page=%d: total %d is not the real count %d on or after %s", lim, last+i, p.Total, n, pagingChange.Format("2006-01-02"))
-				t.Fatalf("PAGE-010", "limit=%d&page=%d reported total %d, want %d, the count over all pages", lim, last+i, p.Total, n)
+		ps, at := pages(t, l, lim, last, last)
+		psNext, next := pages(t, l, lim, last+1, last+1)
+		ps = append(ps, psNext...)
+		rows := append(slices.Clone(at), next...)
+		if want := n - (last-1)*lim; len(rows) != want || ps[0].Total != n || ps[1].Total != n {
+			if len(next) > 0 && slices.Equal(ids(at), ids(next)) && ps[1].Total == len(next) {
+				// Page ignored and a total of the page's own rows is the
+				// behaviour before the change (PAGE-015); on or after it
+				// (afterPagingChange) the dated rule is broken too.
+				t.Errorf("VER-009", "limit=%d: pages %d and %d answer the same rows %v with total %d, the rows returned: the behaviour before %s", lim, last, last+1, ids(next), ps[1].Total, pagingChange.Format("2006-01-02"))
+			}
+			if len(rows) != want {
+				t.Fatalf("PAGE-010", "limit=%d: pages %d and %d (the last by total %d, and the next) hold %d rows, want %d: total is not the count over all pages", lim, last, last+1, n, len(rows), want)
+			}
+			for i, p := range ps {
+				if p.Total != n {
+					t.Fatalf("PAGE-010", "limit=%d&page=%d reported total %d, want %d, the count over all pages", lim, last+i, p.Total, n)
+				}
 			}
 		}
 		seen := map[string]bool{}
