@@ -58,6 +58,7 @@ var WideRules = map[string]string{
 	"ERR-014":  "every problem+json answer's media type: any check reading a refusal sees it",
 	"CORR-003": "the X-Correlation-Id length check: the check-order checks send the same header",
 	"ERR-037":  "every 404 of an unknown or unreachable id has code null: any check reading such a 404 (bindings, reach, each resource's reads) sees the code",
+	"CORR-001": "X-Correlation-Id is optional on every request: the checks of every area send none, so each sees the refusal",
 	"CORR-006": "every answer to a request without X-Correlation-Id carries a generated one: the served OpenAPI document requires the header, so any check's schema judgement (VER-012) sees it missing",
 	"CORR-007": "every error answer carries X-Correlation-Id: the served OpenAPI document requires the header, so any check's schema judgement (VER-012) sees it missing",
 	"ERR-019":  "idempotency_key_invalid answers every mutating call without a key: the check-order checks assert its status",
@@ -72,6 +73,7 @@ var WideRules = map[string]string{
 	"CUST-006": "every customer object's status is a lifecycle status: the served OpenAPI document states the enum, so any check reading a customer (VER-012) sees it",
 	"CUST-007": "every customer object's record_type is Customer: the served OpenAPI document states it, so any check reading a customer (VER-012) sees it",
 	"CUST-008": "every customer object's timestamps carry an offset: the served OpenAPI document states their format, so any check reading a customer (VER-012) sees it",
+	"LIFE-005": "an Active customer passes the shared money precondition: every money check of every area moves money for an Active customer and sees it refused",
 }
 
 // BystanderCount is how many checks of other areas each fault and variant
