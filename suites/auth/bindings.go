@@ -299,6 +299,28 @@ func bindingsChecks() []check.Check {
 			},
 		},
 		{
+			ID:    "auth/end-customers-customer-id-is-parent",
+			Title: "on end-customers routes {customerId} is the parent: a tenant key reads the child under its parent, and gets 404 for it under another customer",
+			Rules: []string{"BIND-002"},
+			Needs: []string{"keys.tenant", "customers.parent", "customers.child", "customers.active_personal"},
+			Run: func(t *check.T) {
+				tk := t.Client("tenant")
+				parent, child, other := t.Customer("parent"), t.Customer("child"), t.Customer("active_personal")
+				t.SpendAuthFailuresAtMost(0, 2) // should either be refused at the key step
+				under := func(id string) *client.Response {
+					return t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id + "/end-customers/" + child})
+				}
+				own := under(parent)
+				if own.Status == http.StatusNotFound {
+					t.Skipf("GET /customers/{parent}/end-customers/{child} answers 404 to keys.tenant: the end-customer by-id route is not served by this target")
+				}
+				shape.StatusAnswer(t, own, shape.Want{Rule: "BIND-002", Status: http.StatusOK, What: "GET /customers/{parent}/end-customers/{child} with keys.tenant", Why: "{customerId} is the child's parent"})
+				// The tenant key reaches both customers: only {customerId}
+				// naming a customer that is not the parent makes this 404.
+				shape.StatusAnswer(t, under(other), shape.Want{Rule: "BIND-002", Status: http.StatusNotFound, What: "GET /customers/{active_personal}/end-customers/{child} with keys.tenant", Why: "on end-customers routes {customerId} means the parent, and active_personal is not the child's"})
+			},
+		},
+		{
 			ID:    "auth/tenant-key-reaches-any-customer",
 			Title: "a tenant key reads every customer of its tenant and none of another tenant's",
 			Rules: []string{"BIND-010", "SVC-001", "BIND-017", "BIND-018", "BIND-001", "ERR-004"},
