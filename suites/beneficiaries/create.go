@@ -14,8 +14,51 @@ import (
 func createChecks() []check.Check {
 	return slices.Concat(
 		creationChecks(),
+		resultPerRecordChecks(),
 		unsupportedCurrencyAndSchemeChecks(),
 	)
+}
+
+// resultPerRecordChecks returns check beneficiaries/create-result-per-record
+// (one of createChecks).
+func resultPerRecordChecks() []check.Check {
+	return []check.Check{
+		{
+			ID:     "beneficiaries/create-result-per-record",
+			Title:  "For a customer with no beneficiaries, one create answers exactly the records it made: data.beneficiaries holds one result per record the list then shows",
+			Rules:  []string{"BEN-005", "BEN-020", "BEN-021", "CUST-022"},
+			Labels: []string{check.Mutating, check.NeedsControl},
+			ControlWhy: "a customer with no beneficiary of its own, made Active through the control API (document 1, States / Customer lifecycle): " +
+				"the profile's customers already hold beneficiaries other checks create beside this one",
+			Needs: []string{"keys.tenant"},
+			Run: func(t *check.T) {
+				cust := fresh.Activated(t, "CUST-022")
+				r := fresh.PostBeneficiary(t, cust, fresh.GBPPayee("Counted Payee"))
+				answered := map[any]bool{}
+				for _, x := range shape.Array(t, "BEN-021", fresh.Success(t, "BEN-021", r), "beneficiaries") {
+					b, _ := x.(map[string]any)
+					answered[b["id"]] = true
+				}
+				l := shape.EnvelopeAnswer(t, get(t, "tenant", fresh.Beneficiaries(cust)), shape.Want{Rule: "BEN-020", Status: http.StatusOK})
+				made := map[any]bool{}
+				for _, x := range shape.Array(t, "BEN-020", l, "beneficiaries") {
+					if b, ok := x.(map[string]any); ok {
+						made[b["id"]] = true
+					}
+				}
+				for id := range made {
+					if !answered[id] {
+						t.FatalAt(r, "BEN-005", "the create made record %v (listed) but answered no result for it: %d results for %d records; one result per selected provider is due", id, len(answered), len(made))
+					}
+				}
+				for id := range answered {
+					if !made[id] {
+						t.Fatalf("BEN-020", "the create answered result %v, which the beneficiary list does not hold", id)
+					}
+				}
+			},
+		},
+	}
 }
 
 // creationChecks are the creation checks of create.go (see createChecks):
