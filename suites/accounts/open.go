@@ -33,17 +33,21 @@ func openingChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "accounts/open-complete-bank-details",
-			Title:  "POST banking/accounts answers data.account (id, status); once Completed it has provider_account_id and the currency's bank details (GBP sort_code + account_number, EUR iban + bic); the list and by-id read show it",
+			Title:  "POST banking/accounts answers data.account (id, status); an account opened without a provider is routed by the tenant's rule; once Completed it has provider_account_id and the currency's bank details (GBP sort_code + account_number, EUR iban + bic); the list and by-id read show it",
 			Rules:  []string{"FIAT-001", "FIAT-004", "FIAT-005", "FIAT-006", "FIAT-007", "FIAT-011", "FIAT-018", "FIAT-022", "SVC-002", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust := fresh.Activated(t, "FIAT-022")
+				// The tenant's routing rules name PROVIDER_A for both
+				// currencies: an account opened without a provider is routed
+				// by them.
+				policy(t, cust, map[string]any{"route": map[string]any{"GBP": "PROVIDER_A", "EUR": "PROVIDER_A"}})
 				for _, tc := range []struct{ cur, a, b string }{{"GBP", "sort_code", "account_number"}, {"EUR", "iban", "bic"}} {
 					a := opened(t, "FIAT-022", open(t, cust, map[string]any{"currency": tc.cur}))
 					id := a["id"].(string)
 					if p, _ := a["provider"].(string); a["provider"] != nil && p != "PROVIDER_A" && p != "PROVIDER_B" {
-						t.Errorf("FIAT-007", "a routed %s account names provider %v, want PROVIDER_A or PROVIDER_B", tc.cur, a["provider"])
+						t.Errorf("FIAT-001", "a %s account names provider %v, want PROVIDER_A or PROVIDER_B", tc.cur, a["provider"])
 					}
 					if a["status"] == "Completed" && a["provider_account_id"] == nil {
 						t.Errorf("FIAT-005", "the new %s account is Completed with provider_account_id null", tc.cur)
@@ -52,6 +56,9 @@ func openingChecks() []check.Check {
 					got := readAccount(t, cust, id)
 					if got["status"] != "Completed" {
 						t.Fatalf("FIAT-011", "after the provider completed it the account reads status %v, want Completed", got["status"])
+					}
+					if p := got["provider"]; p != nil && p != "PROVIDER_A" {
+						t.Errorf("FIAT-007", "a %s account opened without a provider under a routing rule naming PROVIDER_A is issued by %v", tc.cur, p)
 					}
 					if p, _ := got["provider_account_id"].(string); p == "" {
 						t.Errorf("FIAT-005", "the Completed %s account has provider_account_id %v, want it populated", tc.cur, got["provider_account_id"])
