@@ -87,11 +87,11 @@ func paginationChecks() []check.Check {
 				run(t, "property/pagination", rules, func(rt *rapid.T) {
 					var log steps
 					q := url.Values{}
-					limit := 100
+					limit, sent := 100, 100
 					if rapid.Bool().Draw(rt, "has limit") {
-						l := rapid.OneOf(rapid.IntRange(-3, 3), rapid.IntRange(1, min(total, 48)+2), rapid.IntRange(495, 10000)).Draw(rt, "limit")
-						q.Set("limit", strconv.Itoa(l))
-						limit = min(max(l, 1), 500)
+						sent = rapid.OneOf(rapid.IntRange(-3, 3), rapid.IntRange(1, min(total, 48)+2), rapid.IntRange(495, 10000)).Draw(rt, "limit")
+						q.Set("limit", strconv.Itoa(sent))
+						limit = min(max(sent, 1), 500)
 					}
 					last := max(1, (total+limit-1)/limit)
 					page := 1
@@ -112,18 +112,22 @@ func paginationChecks() []check.Check {
 					if hi <= len(ref) {
 						want = ref[lo:hi]
 					}
+					// The limit served decides last_page: a limit not
+					// clamped (or not defaulted) is judged before it.
 					rule := "PAGE-011"
 					switch {
+					case q.Get("limit") == "" && pg.PerPage != 100:
+						rule = "PAGE-001"
+					case pg.PerPage != limit && sent > 500:
+						rule = "PAGE-003"
+					case pg.PerPage != limit && sent == 0:
+						rule = "PAGE-002"
+					case pg.PerPage != limit && sent < 0:
+						rule = "PAGE-004"
 					case pg.Total != total:
 						rule = "PAGE-010"
 					case pg.LastPage != last:
 						rule = "PAGE-009"
-					case q.Get("limit") == "" && pg.PerPage != 100:
-						rule = "PAGE-001"
-					case pg.PerPage != limit && limit == 500:
-						rule = "PAGE-003"
-					case pg.PerPage != limit && limit == 1:
-						rule = "PAGE-002"
 					case pg.CurrentPage != page:
 						rule = "PAGE-006"
 					}
