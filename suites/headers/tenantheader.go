@@ -50,7 +50,7 @@ func tenantheaderChecks() []check.Check {
 		{
 			ID:    "headers/tenant-header-empty-refused",
 			Title: "an empty X-Tenant-Id is refused like any other value",
-			Rules: []string{"TEN-001", "TEN-004"},
+			Rules: []string{"TEN-001", "TEN-004", "ERR-018"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/me", Header: tenantHeader("")})
@@ -83,7 +83,7 @@ func tenantheaderChecks() []check.Check {
 		{
 			ID:     "headers/tenant-header-every-route",
 			Title:  "X-Tenant-Id is refused on writes and on the v2 prefix too",
-			Rules:  []string{"TEN-003", "TEN-001"},
+			Rules:  []string{"TEN-003", "TEN-001", "ERR-018"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
