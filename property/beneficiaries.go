@@ -134,8 +134,13 @@ func (m *benMachine) Patch(rt *rapid.T) {
 	r := m.t.Do(m.c, client.Request{Method: http.MethodPatch, Path: fresh.Beneficiaries(m.cust) + "/" + b.id, JSON: fresh.GBPPayee("Ada Payee"), IdempotencyKey: m.t.NewKey()})
 	m.log.add("PATCH beneficiaries/"+b.id, r)
 	if b.provider == "PROVIDER_B" && b.registration != "" {
+		// That it is refused is BEN-018's; how (409
+		// beneficiary_update_failed) is BEN-019's reading.
+		if r.Status/100 == 2 {
+			m.log.fail(rt, "BEN-018: PATCH of a PROVIDER_B record whose bank registration started (%s) was taken (%d %s); it cannot be replaced through PATCH", b.registration, r.Status, shape.Clip(r.Body))
+		}
 		if r.Status != http.StatusConflict || envCode(r) != "beneficiary_update_failed" {
-			m.log.fail(rt, "BEN-018: PATCH of a PROVIDER_B record whose bank registration started (%s) answered %d %s, want 409 beneficiary_update_failed", b.registration, r.Status, shape.Clip(r.Body))
+			m.log.fail(rt, "BEN-019: PATCH of a PROVIDER_B record whose bank registration started (%s) answered %d %s, want 409 beneficiary_update_failed", b.registration, r.Status, shape.Clip(r.Body))
 		}
 		return
 	}
