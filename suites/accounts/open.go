@@ -33,7 +33,7 @@ func openingChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "accounts/open-complete-bank-details",
-			Title:  "POST banking/accounts answers data.account (id, status); an account opened without a provider is routed by the tenant's rule; once Completed it has provider_account_id and the currency's bank details (GBP sort_code + account_number, EUR iban + bic); the list and by-id read show it",
+			Title:  "POST banking/accounts answers data.account (id, status) of the customer itself, though another customer holds accounts at the same provider; an account opened without a provider is routed by the tenant's rule; once Completed it has provider_account_id and the currency's bank details (GBP sort_code + account_number, EUR iban + bic); the list and by-id read show it",
 			Rules:  []string{"FIAT-001", "FIAT-004", "FIAT-005", "FIAT-006", "FIAT-007", "FIAT-011", "FIAT-018", "FIAT-022", "SVC-002", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
@@ -43,9 +43,19 @@ func openingChecks() []check.Check {
 				// currencies: an account opened without a provider is routed
 				// by them.
 				policy(t, cust, map[string]any{"route": map[string]any{"GBP": "PROVIDER_A", "EUR": "PROVIDER_A"}})
+				// Another customer of the tenant already holds accounts in both
+				// currencies at the same provider: the customer's are its own.
+				other := fresh.Activated(t, "FIAT-022")
+				policy(t, other, map[string]any{"route": map[string]any{"GBP": "PROVIDER_A", "EUR": "PROVIDER_A"}})
+				for _, cur := range []string{"GBP", "EUR"} {
+					opened(t, "FIAT-022", open(t, other, map[string]any{"currency": cur}))
+				}
 				for _, tc := range []struct{ cur, a, b string }{{"GBP", "sort_code", "account_number"}, {"EUR", "iban", "bic"}} {
 					a := opened(t, "FIAT-022", open(t, cust, map[string]any{"currency": tc.cur}))
 					id := a["id"].(string)
+					if owner, present := a["customer_id"]; present && owner != cust {
+						t.Fatalf("SVC-002", "the %s account opened for customer %s names customer_id %v: an account belongs to one customer", tc.cur, cust, owner)
+					}
 					if p, _ := a["provider"].(string); a["provider"] != nil && p != "PROVIDER_A" && p != "PROVIDER_B" {
 						t.Errorf("FIAT-001", "a %s account names provider %v, want PROVIDER_A or PROVIDER_B", tc.cur, a["provider"])
 					}
