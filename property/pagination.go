@@ -94,12 +94,12 @@ func paginationChecks() []check.Check {
 						limit = min(max(sent, 1), 500)
 					}
 					last := max(1, (total+limit-1)/limit)
-					page := 1
+					page, sentPage := 1, 1
 					if rapid.Bool().Draw(rt, "has page") {
 						known := max(1, (len(ref)+limit-1)/limit) // pages within the reference
 						p := rapid.OneOf(rapid.IntRange(-2, known+2), rapid.IntRange(max(-2, last-2), last+2)).Draw(rt, "page")
 						q.Set("page", strconv.Itoa(p))
-						page = max(p, 1)
+						page, sentPage = max(p, 1), p
 					}
 					r, a, err := listPage(t, c, q)
 					log.add("GET /customers?"+q.Encode(), r)
@@ -111,6 +111,18 @@ func paginationChecks() []check.Check {
 					var want []pageRow // the rows predicted one by one: those of the reference
 					if hi <= len(ref) {
 						want = ref[lo:hi]
+					}
+					// page 0 or negative: the page served (its rows) is the
+					// decision (PAGE-006), judged before what is reported.
+					if sentPage < 1 && limit == pg.PerPage && hi <= len(ref) {
+						if len(a.Data.Customers) != len(want) {
+							log.fail(rt, "PAGE-006: page=%d served %d rows, want page 1's %d", sentPage, len(a.Data.Customers), len(want))
+						}
+						for i := range want {
+							if a.Data.Customers[i].ID != want[i].ID {
+								log.fail(rt, "PAGE-006: page=%d served row %d %s, want %s (row %d of page 1)", sentPage, i+1, a.Data.Customers[i].ID, want[i].ID, i+1)
+							}
+						}
 					}
 					// The limit served decides last_page: a limit not
 					// clamped (or not defaulted) is judged before it.
@@ -129,7 +141,7 @@ func paginationChecks() []check.Check {
 					case pg.LastPage != last:
 						rule = "PAGE-009"
 					case pg.CurrentPage != page:
-						rule = "PAGE-006"
+						rule = "PAGE-011" // the page served is judged by its rows
 					}
 					if pg.Total != total || pg.LastPage != last || pg.PerPage != limit || pg.CurrentPage != page {
 						log.fail(rt, "%s: pagination %+v, want {CurrentPage:%d LastPage:%d PerPage:%d Total:%d}", rule, pg, page, last, limit, total)
