@@ -66,6 +66,8 @@ var WideRules = map[string]string{
 	"ERR-022":  "api_key_authentication_failed is every 401's code: every refused-key check asserts its status",
 	"ENV-003":  "every v1 envelope repeats its HTTP status in status_code: any check reading an envelope sees it differ",
 	"PAGE-018": "the customer list's pagination: any check reading the customer list sees it missing",
+	"BAL-002":  "every banking/balance row's balance_major is a JSON number: the served OpenAPI document states its type, so any check reading a balance (payout batches' funds, VER-012) sees it",
+	"BAL-004":  "every banking/balance answer holds data.balances: any check reading a balance (payout batches' funds, exchange, withdrawals) sees it missing",
 	"CUST-001": "every customer object's id is a UUID: the served OpenAPI document states its format, so any check reading a customer (schema judgement, VER-012) sees it",
 	"CUST-003": "every customer object's display_name is a string: the served OpenAPI document states its type, so any check reading a customer (VER-012) sees it",
 	"CUST-004": "every customer object's user_type is Personal or Business: the served OpenAPI document states the enum, so any check reading a customer (VER-012) sees it",
