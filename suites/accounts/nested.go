@@ -68,7 +68,7 @@ func nestedChecks() []check.Check {
 		{
 			ID:     "accounts/nested-prerequisites",
 			Title:  "Nested issuance needs the child approved (409 kyc_or_kyb_not_approved), the parent's completed account in the currency (refused without it) and the programme (403 sub_customer_onboarding_disabled); a Completed nested account has provider_account_id; EUR is taken too",
-			Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020", "SUB-026", "FIAT-004", "SUB-005", "CUST-022"},
+			Rules:  []string{"FIAT-009", "FIAT-023", "FIAT-017", "SUB-020", "SUB-026", "SUB-027", "FIAT-004", "SUB-005", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -88,6 +88,15 @@ func nestedChecks() []check.Check {
 				completedAccount(t, parent, "GBP")
 				a := openedNested(t, parent, child, "GBP")
 				id := a["id"].(string)
+				// The child's list holds its accounts, the one still being
+				// provisioned too.
+				listed := false
+				for _, x := range accountsOf(t, "SUB-027", "tenant", nestedPath(parent, child)+"/accounts") {
+					listed = listed || x["id"] == id
+				}
+				if !listed {
+					t.Errorf("SUB-027", "the child's new nested account %s (status %v) is not in its accounts list", id, a["status"])
+				}
 				outcome(t, id, "Completed")
 				one := shape.EnvelopeAnswer(t, get(t, "tenant", nestedPath(parent, child)+"/accounts/"+id), shape.Want{Rule: "SUB-027", Status: http.StatusOK})
 				if shape.String(t, "FIAT-017", one, "account.status") != "Completed" {
