@@ -116,7 +116,7 @@ func eventsConversionsChecks() []check.Check {
 		{
 			ID:     "webhooks/event-conversion-completed-live-rate",
 			Title:  "A conversion executes at the live rate, not the earlier quote; settling it reads Settled and emits conversion.completed with the reserved source, the quoted target and executed_rate target/source",
-			Rules:  []string{"CONV-002", "CONV-005", "CONV-006", "CONV-019", "EVT-060", "EVT-126", "EVT-127", "EVT-128", "WHM-003"},
+			Rules:  []string{"CONV-002", "CONV-006", "CONV-019", "EVT-060", "EVT-126", "EVT-127", "EVT-128", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
 			Run: func(t *check.T) {
