@@ -345,7 +345,7 @@ var apiVariants = []Variant{
 			}
 		}
 	}),
-	apiVariant("WHM-043", "webhook-reenable-over-limit", "re-enabling past 10 by PATCH is accepted", http.MethodPatch, pathSub, func(_ *http.Request, a *Answer, body map[string]any) {
+	apiVariant("WHM-028", "webhook-reenable-over-limit", "re-enabling past 10 by PATCH is accepted (the limit not counted again on re-enable)", http.MethodPatch, pathSub, func(_ *http.Request, a *Answer, body map[string]any) {
 		if a.Status == http.StatusConflict {
 			a.Status = http.StatusOK
 			for k := range body {
