@@ -57,6 +57,7 @@ var purposes = []struct{ prefix, what string }{
 	{"/customers/{id}/status", "a staff or compliance status change"},
 	{"/customers/{id}/manual-hold", "a manual compliance hold"},
 	{"/customers/{id}/programme", "a customer's programme setting"},
+	{"/onboarding/user-type", "a Draft customer recorded as a business, as the dashboard does"},
 	{"/keys/rotation-pair", "a rotated key pair from the dashboard"},
 	{"/payout-batches", "payout-batch operators, an interrupted submission or an erased customer at execution"},
 	{"/beneficiary-outcomes", "a provider's refusal of a beneficiary"},

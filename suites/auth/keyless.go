@@ -108,6 +108,18 @@ func keylessChecks() []check.Check {
 			RefusalsFirst: true,
 			Run: func(t *check.T) {
 				rows := keylessRows(tb, scopeFixtures(t))
+				// A target whose keys are live gets no keyless write without
+				// --allow-live either: a server that failed to require the
+				// key would carry it out on a live system.
+				if role := t.Profile().LiveRole(); role != "" && !t.Target().AllowLive {
+					reads := slices.DeleteFunc(slices.Clone(rows), func(r routeRow) bool { return r.method != http.MethodGet })
+					if len(reads) < len(rows) {
+						t.Logf("the target's keys are live (keys.%s) and --allow-live is not given: %d write routes sent no keyless request", role, len(rows)-len(reads))
+					}
+					if rows = reads; len(rows) == 0 {
+						t.Skipf("the target's keys are live (keys.%s): a keyless write is sent only with --allow-live", role)
+					}
+				}
 				t.SpendAuthFailures(len(rows))
 				for _, row := range rows {
 					req := client.Request{Method: row.method, Path: row.path, Query: row.query, JSON: row.body, KeyRefusal: true}
