@@ -49,6 +49,44 @@ func gatingChecks() []check.Check {
 			},
 		},
 		{
+			ID:         "subcustomers/no-grandchildren-programme-on",
+			Title:      "A sub-customer whose own programme setting is on still cannot create sub-customers: 403 sub_customer_onboarding_disabled",
+			Rules:      []string{"SUB-001"},
+			Labels:     []string{check.Mutating, check.NeedsControl},
+			Needs:      []string{"keys.tenant"},
+			ControlWhy: "switches the end-customer programme on for a sub-customer of the check's own, so only being a sub-customer can refuse the grandchild",
+			Run: func(t *check.T) {
+				// A parent and child of our own; the child's programme
+				// setting on, so the programme gate cannot refuse first.
+				parent := fresh.Activated(t, "SUB-001")
+				fresh.Programme(t, parent, true)
+				child := createChild(t, "tenant", parent, "Personal")
+				fresh.Programme(t, child, true)
+				fresh.Gated(t, "SUB-001", postChild(t, "tenant", child, childBody("Personal", newRef(), "Touchstone Grandchild")))
+			},
+		},
+		{
+			ID:         "subcustomers/gated-tenant-programme-off",
+			Title:      "With the tenant's end-customer programme off, creating a child of a parent that holds the programme is 403 sub_customer_onboarding_disabled",
+			Rules:      []string{"SUB-018"},
+			Labels:     []string{check.Mutating, check.NeedsControl, check.Alone},
+			Needs:      []string{"keys.tenant"},
+			ControlWhy: "switches the tenant's end-customer programme off (a tenant-wide setting, so the check runs alone) while the parent's stays on",
+			Run: func(t *check.T) {
+				parent := fresh.Activated(t, "SUB-018")
+				fresh.Programme(t, parent, true)
+				if err := t.Control().Call(t.Context(), http.MethodPost, "/customers/"+parent+"/programme", map[string]any{"enabled": false, "level": "tenant"}, nil); err != nil {
+					t.NoVerdict(err)
+				}
+				defer func() {
+					if err := t.Control().Call(t.Context(), http.MethodPost, "/customers/"+parent+"/programme", map[string]any{"enabled": true, "level": "tenant"}, nil); err != nil {
+						t.Logf("could not switch the tenant's end-customer programme back on: %v", err)
+					}
+				}()
+				fresh.Gated(t, "SUB-018", postChild(t, "tenant", parent, childBody("Personal", newRef(), "Touchstone Tenant Gated")))
+			},
+		},
+		{
 			ID:     "subcustomers/programme-revoked",
 			Title:  "With the programme revoked, creating and verifying children is 403 sub_customer_onboarding_disabled while reads of existing children stay available",
 			Rules:  []string{"SUB-018", "SUB-019", "SUB-021", "SUB-025", "ERR-051", "ERR-052", "CUST-022"},
