@@ -33,13 +33,17 @@ func exchangeControl(t *check.T, path string, in map[string]any) {
 	}
 }
 
-// settledConversion posts a conversion for cust, settles it through the
-// control API, asserts it reads Settled, and returns its id.
-func settledConversion(t *check.T, cust, from, to string, amount any) string {
+// settledConversion posts a conversion for cust, runs beforeSettle (when
+// not nil: a change of the world between creation and settlement), settles
+// it through the control API, asserts it reads Settled, and returns its id.
+func settledConversion(t *check.T, cust, from, to string, amount any, beforeSettle func()) string {
 	conv := api.Customer(cust) + "/banking/conversion-requests"
 	r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: conv, IdempotencyKey: t.NewKey(),
 		JSON: map[string]any{"from_currency": from, "to_currency": to, "amount_minor": amount}})
 	id := shape.String(t, "CONV-004", fresh.Setup(t, "CONV-014", r, "create a conversion request"), "conversion_request.id")
+	if beforeSettle != nil {
+		beforeSettle()
+	}
 	exchangeControl(t, "/exchange/conversions/"+id+"/settle", nil)
 	d := shape.EnvelopeAnswer(t, t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: conv + "/" + id}), shape.Want{Rule: "CONV-013", Status: http.StatusOK})
 	if st := shape.String(t, "CONV-006", d, "conversion_request.status"); st != "Settled" {
@@ -115,7 +119,7 @@ func eventsConversionsChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "webhooks/event-conversion-completed-live-rate",
-			Title:  "A conversion executes at the live rate, not the earlier quote; settling it reads Settled and emits conversion.completed with the reserved source, the quoted target and executed_rate target/source",
+			Title:  "A conversion executes at the live rate, not the earlier quote; settling it after the live rate moved reads Settled and emits conversion.completed with the reserved source, the quoted target and executed_rate target/source",
 			Rules:  []string{"CONV-002", "CONV-006", "CONV-019", "EVT-060", "EVT-126", "EVT-127", "EVT-128", "WHM-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant", "customers.exchange", "webhook_url"},
@@ -128,7 +132,13 @@ func eventsConversionsChecks() []check.Check {
 				q := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/transfer/price", Query: url.Values{"pair": {"GBP/EUR"}}})
 				shape.EnvelopeAnswer(t, q, shape.Want{Rule: "CONV-008", Status: http.StatusOK})
 				exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.25"})
-				id := settledConversion(t, cust, "GBP", "EUR", 10000)
+				// The live rate moves after the conversion is created and
+				// before it settles: the event reports the target quoted at
+				// creation (10000 × 1.25), not one filled at the rate of
+				// settlement (10000 × 1.50).
+				id := settledConversion(t, cust, "GBP", "EUR", 10000, func() {
+					exchangeControl(t, "/exchange/rate", map[string]any{"pair": "GBP/EUR", "rate": "1.50"})
+				})
 				in.await(subID, 1)
 				d := one(t, "EVT-060", in.events(subID, "conversion.completed", id), "conversion.completed of the settled conversion")
 				dest := checkCompleted(t, d, id, cust, "GBP", "EUR", big.NewInt(10000), 2, 2)
@@ -136,6 +146,8 @@ func eventsConversionsChecks() []check.Check {
 				case 12500:
 				case 11000:
 					t.Errorf("CONV-002", "the conversion executed at the earlier quote 1.10 (destination 11000), not the live rate 1.25 (12500)")
+				case 15000:
+					t.Errorf("EVT-127", "destination_amount_minor is 15000, the target at the rate of settlement 1.50 (a fill), want the target quoted at creation 10000 × 1.25 = 12500")
 				default:
 					t.Errorf("CONV-019", "destination_amount_minor is %s, want 10000 × 1.25 = 12500", dest)
 				}
@@ -152,7 +164,7 @@ func eventsConversionsChecks() []check.Check {
 				defer stop()
 				cust := t.Customer("exchange")
 				const wei = "9007199254740993"
-				id := settledConversion(t, cust, "ETH", "GBP", json.Number(wei))
+				id := settledConversion(t, cust, "ETH", "GBP", json.Number(wei), nil)
 				in.await(subID, 1)
 				d := one(t, "EVT-060", in.events(subID, "conversion.completed", id), "conversion.completed of the settled conversion")
 				amount, _ := new(big.Int).SetString(wei, 10)

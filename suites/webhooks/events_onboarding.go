@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -89,6 +90,38 @@ func eventsOnboardingChecks() []check.Check {
 				}
 				if st, ok := d["status"].(string); !ok || st == "" || st != strings.ToLower(st) {
 					t.Errorf("EVT-068", "data.status %v, want a lowercased onboarding state", d["status"])
+				}
+			},
+		},
+		{
+			ID:         "webhooks/event-verification-rejected-business",
+			Title:      "A Draft business that starts kyb onboarding and is rejected by the provider emits kyb.rejected (data.business_id the business, kyb_status rejected), never kyc.rejected",
+			Rules:      []string{"EVT-051", "EVT-069", "EVT-072", "WHM-003"},
+			Labels:     []string{check.Mutating, check.NeedsControl},
+			ControlWhy: "a fresh Draft business: a customer record's type is set in the dashboard or by an account manager, and POST /customers creates a person",
+			Needs:      []string{"keys.tenant", "webhook_url"},
+			Run: func(t *check.T) {
+				in, subID, stop := listen(t, "tenant", "kyc.rejected", "kyb.rejected")
+				defer stop()
+				id, _ := fresh.Customer(t)
+				if err := t.Control().Call(t.Context(), http.MethodPost, "/onboarding/user-type/"+id, map[string]any{"user_type": "Business"}, nil); err != nil {
+					t.NoVerdict(err)
+				}
+				if ut := fresh.Read(t, "EVT-051", id)["user_type"]; ut != "Business" {
+					t.NoVerdict(fmt.Errorf("the control API recorded customer %s as a Business, yet it reads user_type %v", id, ut))
+				}
+				fresh.Setup(t, "EVT-051", fresh.Initiate(t, id, "kyb"), "start kyb onboarding of the business")
+				fresh.Decide(t, id, "rejected")
+				in.await(subID, 1)
+				if n := len(in.events(subID, "kyc.rejected", id)); n != 0 {
+					t.Errorf("EVT-051", "a rejected business delivered kyc.rejected (%d), want kyb.rejected only", n)
+				}
+				d := one(t, "EVT-051", in.events(subID, "kyb.rejected", id), "kyb.rejected of the rejected business")
+				if d["business_id"] != id {
+					t.Errorf("EVT-069", "kyb.rejected data.business_id %v, want %s", d["business_id"], id)
+				}
+				if d["kyb_status"] != "rejected" {
+					t.Errorf("EVT-072", "kyb.rejected data.kyb_status %v, want rejected", d["kyb_status"])
 				}
 			},
 		},
