@@ -51,7 +51,7 @@ func gatingChecks() []check.Check {
 		{
 			ID:         "subcustomers/no-grandchildren-programme-on",
 			Title:      "A sub-customer whose own programme setting is on still cannot create sub-customers: 403 sub_customer_onboarding_disabled",
-			Rules:      []string{"SUB-001"},
+			Rules:      []string{"SUB-001", "CUST-022"},
 			Labels:     []string{check.Mutating, check.NeedsControl},
 			Needs:      []string{"keys.tenant"},
 			ControlWhy: "switches the end-customer programme on for a sub-customer of the check's own, so only being a sub-customer can refuse the grandchild",
@@ -68,7 +68,7 @@ func gatingChecks() []check.Check {
 		{
 			ID:         "subcustomers/gated-tenant-programme-off",
 			Title:      "With the tenant's end-customer programme off, creating a child of a parent that holds the programme is 403 sub_customer_onboarding_disabled",
-			Rules:      []string{"SUB-018"},
+			Rules:      []string{"SUB-018", "CUST-022"},
 			Labels:     []string{check.Mutating, check.NeedsControl, check.Alone},
 			Needs:      []string{"keys.tenant"},
 			ControlWhy: "switches the tenant's end-customer programme off (a tenant-wide setting, so the check runs alone) while the parent's stays on",

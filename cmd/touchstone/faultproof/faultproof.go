@@ -64,6 +64,7 @@ var WideRules = map[string]string{
 	"CORR-007": "every error answer carries X-Correlation-Id: the served OpenAPI document requires the header, so any check's schema judgement (VER-012) sees it missing",
 	"ERR-019":  "idempotency_key_invalid answers every mutating call without a key: the check-order checks assert its status",
 	"IDEM-002": "the check-order checks reach step 5 (idempotency_key_invalid) with a 7-character Idempotency-Key",
+	"TEN-001":  "the check-order checks send X-Tenant-Id as one of the steps a request fails at once",
 	"IDEM-019": "every replay of a write answers the stored result: a check of any area that retries a write with its key sees the replay change",
 	"ENV-005":  "every list payload's named key: any check reading the customer list reads it under data.customers",
 	"PAGE-021": "the banking withdrawals list's pagination: any check counting a customer's withdrawals reads it",
