@@ -58,8 +58,11 @@ func TestCheckDeadlineEndsAStalledCheck(t *testing.T) {
 // target).
 func TestDeadlineLeavesOutThePlansWaits(t *testing.T) {
 	tgt := wrongServer(t)
-	tgt.Bounds.Check = 300 * time.Millisecond
-	tgt.Plan().Sleep = func(context.Context, time.Duration) error { time.Sleep(time.Second); return nil }
+	// The wait is three times the deadline, and the check's own work a
+	// small part of it: on a loaded machine (a 300 ms deadline was seen
+	// spent by scheduling alone) the test still tells the two apart.
+	tgt.Bounds.Check = time.Second
+	tgt.Plan().Sleep = func(context.Context, time.Duration) error { time.Sleep(3 * time.Second); return nil }
 	c := &Check{ID: "demo/waits", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
 		if err := t.Target().Plan().NextWindow(t.Context(), "a fresh window"); err != nil {
 			t.NoVerdict(err)
