@@ -62,6 +62,11 @@ func TestDeadlineLeavesOutThePlansWaits(t *testing.T) {
 	// small part of it: on a loaded machine (a 300 ms deadline was seen
 	// spent by scheduling alone) the test still tells the two apart.
 	tgt.Bounds.Check = time.Second
+	// The plan's clock (the target's) runs ahead of ours: the deadline
+	// reads the wall clock, and so must the waits it leaves out (they
+	// once read the plan's, and this test failed in the first 10 s of
+	// every minute, where wrongServer's clock is ahead).
+	tgt.Plan().Now = func() time.Time { return time.Now().Add(10 * time.Second) }
 	tgt.Plan().Sleep = func(context.Context, time.Duration) error { time.Sleep(3 * time.Second); return nil }
 	c := &Check{ID: "demo/waits", Title: "t", Rules: []string{"X-001"}, Run: func(t *T) {
 		if err := t.Target().Plan().NextWindow(t.Context(), "a fresh window"); err != nil {

@@ -165,9 +165,9 @@ func (p *Plan) AwaitWindow(ctx context.Context, c *Claim) (time.Time, error) {
 		d := p.start.Add(Window).Sub(p.targetNow()) + 50*time.Millisecond
 		p.mu.Unlock()
 		w := waitsOf(ctx)
-		w.begin(p.Now())
+		w.begin()
 		err := p.Sleep(ctx, d)
-		w.end(p.Now())
+		w.end()
 		if err != nil {
 			return time.Time{}, err
 		}

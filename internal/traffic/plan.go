@@ -276,9 +276,9 @@ func (p *Plan) sleepLocked(ctx context.Context, d time.Duration) error {
 	p.sleepers++
 	p.mu.Unlock()
 	w := waitsOf(ctx)
-	w.begin(p.Now())
+	w.begin()
 	err := p.Sleep(ctx, d)
-	w.end(p.Now())
+	w.end()
 	p.mu.Lock()
 	if p.sleepers--; p.sleepers == 0 {
 		p.waited += p.Now().Sub(p.sleepSince)

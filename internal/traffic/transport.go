@@ -210,8 +210,8 @@ func (p *Plan) fits(b Bucket) bool {
 // budgets, counted in its Waits, not against its deadline.
 func (p *Plan) waitRelease(ctx context.Context, ch chan struct{}) error {
 	w := waitsOf(ctx)
-	w.begin(p.Now())
-	defer func() { w.end(p.Now()) }()
+	w.begin()
+	defer func() { w.end() }()
 	select {
 	case <-ch:
 		return nil

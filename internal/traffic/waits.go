@@ -35,10 +35,13 @@ func waitsOf(ctx context.Context) *Waits {
 	return w
 }
 
-func (w *Waits) begin(now time.Time) {
+// begin and end read the wall clock, as the check's deadline does: the
+// plan's clock may be the target's (offset from ours) or a test's.
+func (w *Waits) begin() {
 	if w == nil {
 		return
 	}
+	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.n == 0 {
@@ -50,10 +53,11 @@ func (w *Waits) begin(now time.Time) {
 	w.n++
 }
 
-func (w *Waits) end(now time.Time) {
+func (w *Waits) end() {
 	if w == nil {
 		return
 	}
+	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.n--; w.n == 0 {
@@ -81,7 +85,7 @@ func (w *Waits) Total(now time.Time) time.Duration {
 // claim owns, waits its turn like a request the plan holds.
 func WaitFor(ctx context.Context, d time.Duration) error {
 	w := waitsOf(ctx)
-	w.begin(time.Now())
-	defer func() { w.end(time.Now()) }()
+	w.begin()
+	defer func() { w.end() }()
 	return sleep(ctx, d)
 }
