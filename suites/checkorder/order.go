@@ -73,7 +73,9 @@ func orderChecks() []check.Check {
 				shape.StatusAnswer(t, exhaust(t, func() *client.Response { return t.Do(c, me) }), shape.Want{Rule: "RATE-004", Status: http.StatusTooManyRequests, What: "request 601 of GET /me in one window"})
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous().With("read_only", wrongSecretOf(t, "read_only")), me)
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-007", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "wrong key secret while GET /me's budget is spent", Why: "the key step comes before rate limits"})
+				// Which step answers is the order (ORDER-007); the key step's own
+				// refusal, its code and body, is step 3's (ORDER-006).
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-007", ShapeRule: "ORDER-006", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "wrong key secret while GET /me's budget is spent", Why: "the key step comes before rate limits"})
 			},
 		},
 		{
@@ -138,6 +140,14 @@ func orderChecks() []check.Check {
 				}
 				shape.StatusAnswer(t, exhaust(t, func() *client.Response { return t.Do(c, patch(t.NewKey())) }), shape.Want{Rule: "RATE-004", Status: http.StatusTooManyRequests, What: "request 601 of PATCH /customers/{id} in one window"})
 				r := t.Do(c, patch(""))
+				// Which step answers is the order (ORDER-010); the rate step's
+				// own code is step 4's (ORDER-009); the 429 body's members and
+				// Retry-After are ERR-009's.
+				if r.Status == http.StatusTooManyRequests {
+					if code := shape.BodyCode(r); code != "rate_limited" {
+						t.FatalAt(r, "ORDER-009", "PATCH /customers/{id} without Idempotency-Key while the route budget is spent: 429 with code %q, want rate_limited; body: %s", code, shape.Clip(r.Body))
+					}
+				}
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-010", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-009", What: "PATCH /customers/{id} without Idempotency-Key while the route budget is spent", Why: "rate limits come before the Idempotency-Key step"})
 				if ra := r.Header.Get("Retry-After"); ra == "" || strings.Trim(ra, "0123456789") != "" {
 					t.Errorf("ERR-009", "429 Retry-After is %q, want whole seconds", ra)
