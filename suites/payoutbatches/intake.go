@@ -117,6 +117,12 @@ func intakeChecks() []check.Check {
 							t.ErrorAt(r, "PB-072", "%s batch on the book-transfer rail %q answered %d code %q, want 422 unsupported_rail", cur, rail, r.Status, shape.BodyCode(r))
 							continue // the refusal's form is not judged on a batch taken
 						}
+						if r.Status/100 == 2 {
+							// Another currency's rail, neither canonical nor an
+							// alias for the batch currency: refused (reading PB-073).
+							t.ErrorAt(r, "PB-073", "%s batch on rail %q (not a rail of %s) was taken (%d); want 422 unsupported_rail", cur, rail, cur, r.Status)
+							continue
+						}
 						data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-096", Status: http.StatusUnprocessableEntity, Code: "unsupported_rail"})
 						detail, _ := data["detail"].(string)
 						for _, allowed := range rails.Canonical(cur) {
