@@ -14,6 +14,7 @@ import (
 //   - paths.go: pathsChecks
 //   - v2customers.go: v2customersChecks
 //   - v2writes.go: v2writesChecks
+//   - reconciliation.go: reconciliationChecks
 //
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
 // carries the location of its Run function.
@@ -22,5 +23,6 @@ func Checks() []check.Check {
 		pathsChecks(),
 		v2customersChecks(),
 		v2writesChecks(),
+		reconciliationChecks(),
 	)
 }
