@@ -144,15 +144,17 @@ func (t *T) noteRefused(err error) {
 	}
 }
 
-// controlVerdict turns a check that did not pass after a control call the
-// target does not serve into what it is: a skip naming the calls its
-// capabilities do not list, or no verdict (the target's control failure)
-// for a call it lists but refused. Either way no rule of the check is
-// judged: the failure, if any, came from a world the target did not set.
+// controlVerdict turns a check that made a control call the target does
+// not serve into what it is: a skip naming the calls its capabilities do
+// not list, or no verdict (the target's control failure) for a call it
+// lists but refused. Either way no rule of the check is judged, failed or
+// passed: the world the check meant to set was not set (a check that
+// expects the call refused, an operator's submit of a Rejected batch,
+// would otherwise pass on any refusal).
 func (t *T) controlVerdict(status Status, errText string) (Status, string, []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if status == Passed || status == Skipped {
+	if status == Skipped {
 		return status, errText, nil
 	}
 	switch {
