@@ -360,10 +360,15 @@ func manualChecks() []check.Check {
 				submitted(t, submitWith(t, "subject", "kyc", body))
 				defer fresh.ProgrammeOff(t, t.Customer("parent"))()
 				body, _ = submission(t, "kyc", fresh.Email(), "")
-				fresh.Gated(t, "ONB-036", submitWith(t, "subject", "kyc", body))
-				// A tenant-wide key is not gated.
+				fresh.GatedWhere(t, "ONB-036", submitWith(t, "subject", "kyc", body))
+				// A tenant-wide key is not gated: the gate is POST
+				// customers' (ONB-037), not a switch for every key.
 				body, _ = submission(t, "kyc", fresh.Email(), "")
-				submitted(t, submitWith(t, "tenant", "kyc", body))
+				r := submitWith(t, "tenant", "kyc", body)
+				if r.Status == http.StatusForbidden {
+					t.FatalAt(r, "ONB-037", "a tenant-wide key's manual submission is refused 403 while the bound key's customer lacks the programme; gated like POST customers, a tenant-wide key is not gated: %s", shape.Clip(r.Body))
+				}
+				submitted(t, r)
 			},
 		},
 	}
