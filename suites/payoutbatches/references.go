@@ -132,6 +132,15 @@ func runReferences(t *check.T, currency, rail, ben string, cases []refCase) {
 	}
 	b := fresh.Batch(t, "PB-048", map[string]any{"currency": currency, "rail": rail, "items": items})
 	got := batchItems(t, "PB-008", b)
+	// The 256-character readings on BACS (PB-106) are judged only where a
+	// plain 40-letter reference is taken: a server refusing that breaks
+	// BACS's own rule (PB-083), whatever it does at 256.
+	plainTaken := false
+	for i, c := range cases {
+		if c.what == "40 letters" && got[i+1] != nil && got[i+1]["status"] == "Pending" {
+			plainTaken = true
+		}
+	}
 	for i, c := range cases {
 		seq := i + 1
 		it := got[seq]
@@ -140,6 +149,9 @@ func runReferences(t *check.T, currency, rail, ben string, cases []refCase) {
 		}
 		f := rails.Reference(rail, c.ref)
 		rule := ruleFor(rail, c, f)
+		if rule == "PB-106" && !plainTaken {
+			rule = "PB-083"
+		}
 		wantStatus := "Pending"
 		if f.Skipped {
 			wantStatus = "Skipped"
