@@ -124,7 +124,13 @@ func pricePairChecks() []check.Check {
 				// A pair naming an unknown asset is invalid (CONV-010), judged
 				// first and without stopping.
 				for _, pair := range []string{"GBP/XYZ", "/EUR"} {
-					if r := price(t, ptr(pair)); r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "invalid_pair" {
+					r := price(t, ptr(pair))
+					switch {
+					case shape.BodyCode(r) == "invalid_pair" && r.Status != http.StatusUnprocessableEntity:
+						// Refused as invalid, at another status: the code's
+						// status sentence.
+						t.ErrorAt(r, "ERR-054", "the invalid pair %q answered invalid_pair with status %d; the error catalogue gives it 422", pair, r.Status)
+					case r.Status != http.StatusUnprocessableEntity || shape.BodyCode(r) != "invalid_pair":
 						t.ErrorAt(r, "CONV-010", "the invalid pair %q answered %d code %q, want 422 invalid_pair", pair, r.Status, shape.BodyCode(r))
 					}
 				}
