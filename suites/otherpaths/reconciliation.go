@@ -62,15 +62,13 @@ func reconciliationChecks() []check.Check {
 				// ledger.
 				for _, p := range noFeeds {
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: base + p})
-					if r.Status != http.StatusNotFound {
-						t.ErrorAt(r, "SVC-006", "GET P/customers/{id}%s answered %d; there is no customer-level or unified feed and no crypto ledger feed (want 404, no such route)", p, r.Status)
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "SVC-006", Status: http.StatusNotFound, Continue: true,
+						What: "GET P/customers/{id}" + p + " (no customer-level or unified feed and no crypto ledger feed: no such route)"})
 				}
 				for _, p := range []string{"/transactions", "/feed"} {
 					r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + p})
-					if r.Status != http.StatusNotFound {
-						t.ErrorAt(r, "SVC-006", "GET P%s answered %d; there is no unified feed (want 404, no such route)", p, r.Status)
-					}
+					shape.StatusAnswer(t, r, shape.Want{Rule: "SVC-006", Status: http.StatusNotFound, Continue: true,
+						What: "GET P" + p + " (no unified feed: no such route)"})
 				}
 			},
 		},
