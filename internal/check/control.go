@@ -128,7 +128,8 @@ func controlNeedNote(c *Check) string {
 	return ""
 }
 
-// noteRefused hears a control call the target does not serve.
+// noteRefused hears a control call the target does not serve (any other
+// error is ignored).
 func (t *T) noteRefused(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -140,7 +141,9 @@ func (t *T) noteRefused(err error) {
 			t.notServed = append(t.notServed, ns.Op)
 		}
 	case errors.As(err, &re):
-		t.refused = append(t.refused, re.Error())
+		if !slices.Contains(t.refused, re.Error()) {
+			t.refused = append(t.refused, re.Error())
+		}
 	}
 }
 
