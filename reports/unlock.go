@@ -1,37 +1,37 @@
 package reports
 
 import (
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 )
 
 // unlockCalls are the control calls (operation ids of the control
-// contract) that would unlock a skipped rule on this target: those whose
-// absence skipped its checks (Result.ControlMissing), and, for a rule its
-// checks judged only with the control API, the calls those checks make
-// there (their measured calls, the clock's left to a virtual clock).
+// contract) that would unlock a skipped rule on this target: of its
+// checks skipped for want of calls (Result.ControlMissing), or that judge
+// it only with the control API (their measured calls, the clock's left to
+// a virtual clock), the calls of the one needing the fewest.
 func unlockCalls(results, notJudged []*check.Result) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(ops []string) {
-		for _, op := range ops {
-			if !seen[op] {
-				seen[op] = true
-				out = append(out, op)
-			}
+	var best []string
+	consider := func(ops []string) {
+		if len(ops) == 0 {
+			return
+		}
+		ops = slices.Sorted(slices.Values(ops))
+		if best == nil || len(ops) < len(best) || (len(ops) == len(best) && strings.Join(ops, ",") < strings.Join(best, ",")) {
+			best = ops
 		}
 	}
 	for _, res := range results {
 		if res.Status == check.Skipped {
-			add(res.ControlMissing)
+			consider(res.ControlMissing)
 		}
 	}
 	for _, res := range notJudged {
 		if c := check.Get(res.ID); c != nil && res.NotJudgedWhy != "" {
-			add(c.NeededCalls(false))
+			consider(c.NeededCalls(false))
 		}
 	}
-	sort.Strings(out)
-	return out
+	return best
 }
