@@ -255,7 +255,7 @@ func walletBalanceChecks() []check.Check {
 		{
 			ID:     "crypto/balance-newest-request",
 			Title:  "The balance read reports Unknown with the all-zero id when no request exists, the pooled ledger id once funded, then the newest wallet request whatever its status; the wallet list shows only issued addresses",
-			Rules:  []string{"CRYP-020", "CRYP-021", "CRYP-022", "CRYP-023", "CRYP-019", "CUST-022"},
+			Rules:  []string{"CRYP-020", "CRYP-021", "CRYP-022", "CRYP-023", "CRYP-019", "CRYP-007", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -298,6 +298,12 @@ func walletBalanceChecks() []check.Check {
 					t.Fatalf("CRYP-019", "the wallet list shows %d rows while no address is issued (only requests): %v", len(rows), rows[0].Raw)
 				}
 				w := issued(t, "CRYP-027", cust, "BTC")
+				// The read reports the request on the asset's default
+				// network: the issued address must be on it (the asset
+				// table) for the read to report it.
+				if w["network"] != "BITCOIN" {
+					t.Fatalf("CRYP-007", "the BTC deposit address is issued on %v, want BITCOIN", w["network"])
+				}
 				if d = read("CRYP-020"); d["status"] != "Active" || d["id"] != w["id"] {
 					t.Fatalf("CRYP-020", "after issuance the balance reports status %v id %v, want Active and %v", d["status"], d["id"], w["id"])
 				}
