@@ -141,8 +141,8 @@ func submitChecks() []check.Check {
 		},
 		{
 			ID:     "cryptowithdrawals/network-required-for-usdt",
-			Title:  "A USDT withdrawal without network is refused with a 422 envelope and no row; BTC without network takes its default network",
-			Rules:  []string{"CWD-003", "CWD-004", "CUST-022"},
+			Title:  "A USDT withdrawal without network is refused with a 422 envelope and no row; USDT on TRON (tenant policy on) to the USDT entry on ETHEREUM is 422 whitelisted_address_asset_mismatch",
+			Rules:  []string{"CWD-003", "CWD-004", "CWD-024", "ERR-112", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -159,6 +159,14 @@ func submitChecks() []check.Check {
 				refusedNoRow(t, "CWD-004", r, cust, mark, b)
 				r = withdraw(t, cust, wbody("USDT", "ETHEREUM", "1", entry))
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-003", Status: http.StatusOK})
+				// The entry must match the network too: with USDT-on-TRON
+				// enabled, the ETHEREUM entry does not pay on TRON.
+				defer policy(t, cust, "usdt_tron")()
+				b = wbody("USDT", "TRON", "1", entry)
+				r = withdraw(t, cust, b)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-024", Status: http.StatusUnprocessableEntity, Code: "whitelisted_address_asset_mismatch",
+					What: "a USDT withdrawal on TRON to the customer's USDT entry on ETHEREUM"})
+				refusedNoRow(t, "CWD-024", r, cust, mark, b)
 			},
 		},
 		{
@@ -406,6 +414,11 @@ func balanceAndPauseChecks() []check.Check {
 				defer policy(t, cust, "usdt_tron")()
 				entry := activeEntry(t, cust, "USDT", "TRON")
 				r := withdraw(t, cust, wbody("USDT", "TRON", "1", entry))
+				if r.Status == http.StatusUnprocessableEntity && shape.BodyCode(r) == "insufficient_funds" {
+					// The 10 USDT arrived on the ETHEREUM deposit address; a
+					// balance per network would hold nothing on TRON.
+					t.FatalAt(r, "CRYP-006", "1 USDT on TRON was refused insufficient_funds while the customer holds 10 USDT (deposited on ETHEREUM): the balance is keyed on the asset across networks")
+				}
 				// USDT-on-TRON enabled for the tenant (CRYP-015), TRON a USDT
 				// withdrawal network (CRYP-010): the withdrawal is taken.
 				shape.StatusAnswer(t, r, shape.Want{Rule: "CRYP-015", Status: http.StatusOK, Continue: true, Why: "USDT-on-TRON is enabled for this customer's tenant"})
