@@ -40,6 +40,20 @@ func intakeChecks() []check.Check {
 				if after := balance(); after != before {
 					t.Fatalf("PB-045", "the customer's GBP balance moved from %d to %d when a Draft batch of 7500 was created", before, after)
 				}
+				// Create validates every item: two identical zero-amount
+				// items, one before and one after a valid item (and after
+				// the first, skipped), are judged alike.
+				ben := t.Beneficiary("child_gbp")
+				r = t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(child), IdempotencyKey: t.NewKey(),
+					JSON: map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(ben, 0, "Zero"), fresh.BatchItem(ben, 100, "Valid"), fresh.BatchItem(ben, 0, "Zero")}}})
+				b, _ = shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-045", Status: http.StatusOK})["payout_batch"].(map[string]any)
+				if items, _ := b["items"].([]any); len(items) == 3 {
+					first, _ := items[0].(map[string]any)
+					third, _ := items[2].(map[string]any)
+					if first["status"] != third["status"] {
+						t.ErrorAt(r, "PB-045", "two identical zero-amount items are judged apart: item 1 is %v, item 3 (after a skipped and a valid item) is %v; create validates every item", first["status"], third["status"])
+					}
+				}
 			},
 		},
 		{
@@ -150,14 +164,15 @@ func intakeChecks() []check.Check {
 		},
 		{
 			ID:     "payoutbatches/create-not-found",
-			Title:  "POST payout-batches for an unknown or another tenant's customer is the flat 404 'Customer was not found.'; without an Idempotency-Key it is 400 idempotency_key_invalid",
+			Title:  "POST payout-batches for an unknown customer, another tenant's, or one of the tenant's the (subject) key cannot act for is the flat 404 'Customer was not found.'; without an Idempotency-Key it is 400 idempotency_key_invalid",
 			Rules:  []string{"PB-090", "PB-089"},
 			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.tenant", "customers.other_tenant", "beneficiaries.gbp"},
+			Needs:  []string{"keys.tenant", "keys.subject", "customers.other_tenant", "customers.active_personal", "beneficiaries.gbp"},
 			Run: func(t *check.T) {
 				body := map[string]any{"currency": "GBP", "items": []any{fresh.BatchItem(t.Beneficiary("gbp"), 100, "Rent")}}
-				for _, id := range []string{"5d1f0c3e-2a47-4b8e-9c11-0e6f2b7a9d40", t.Customer("other_tenant")} {
-					r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(id), JSON: body, IdempotencyKey: t.NewKey()})
+				for _, c := range [][2]string{{"tenant", "5d1f0c3e-2a47-4b8e-9c11-0e6f2b7a9d40"}, {"tenant", t.Customer("other_tenant")}, {"subject", t.Customer("active_personal")}} {
+					key, id := c[0], c[1]
+					r := t.Do(t.Client(key), client.Request{Method: http.MethodPost, Path: fresh.BatchesPath(id), JSON: body, IdempotencyKey: t.NewKey()})
 					m := shape.FlatAnswer(t, r, shape.Want{Rule: "PB-090", Status: http.StatusNotFound})
 					if m["title"] != "Customer was not found." {
 						t.ErrorAt(r, "PB-090", "404 title %v, want 'Customer was not found.'", m["title"])
