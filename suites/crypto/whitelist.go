@@ -56,6 +56,14 @@ func whitelistChecks() []check.Check {
 				if n := entryCount(t, "WLA-004", cust); n != 1 {
 					t.Fatalf("WLA-004", "the customer lists %d entries after the duplicates, want 1", n)
 				}
+				// A repeat is the same asset, network and address: the address
+				// for another asset on the same network is a new entry.
+				other := whitelist(t, "tenant", cust, map[string]any{"asset": "USDC", "network": "ETHEREUM", "address": addr, "label": "Treasury USDC"})
+				created := http.StatusCreated // or 200, as the first create may answer
+				if other.Status == http.StatusOK {
+					created = http.StatusOK
+				}
+				shape.EnvelopeAnswer(t, other, shape.Want{Rule: "WLA-004", Status: created, What: "the USDT entry's address whitelisted for USDC"})
 			},
 		},
 		{

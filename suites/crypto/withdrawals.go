@@ -56,7 +56,7 @@ func submitChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "cryptowithdrawals/submit-round-and-list",
-			Title:  "A BTC withdrawal of 0.000000015 to an Active whitelist entry answers 200 SubmittedToProvider with amount 2 (atomic, rounded away from zero); its list row has type crypto, asset_code BTC, currency null, the unmasked whitelisted address and the stored description",
+			Title:  "A BTC withdrawal of 0.000000015 to an Active whitelist entry answers 200 SubmittedToProvider with amount 2 (atomic, rounded away from zero; 0.000000011 also 2); its list row has type crypto, asset_code BTC, currency null, the unmasked whitelisted address and the stored description",
 			Rules:  []string{"CWD-002", "CWD-005", "CWD-007", "CWD-008", "CWD-009", "CWD-010", "CWD-013", "CWD-020", "CWD-021", "PAGE-022"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
@@ -81,6 +81,11 @@ func submitChecks() []check.Check {
 						rule = "CWD-008"
 					}
 					t.FatalAt(r, rule, "0.000000015 BTC is reported as amount %s, want 2 (atomic units, rounded away from zero at scale 8)", amt)
+				}
+				// Away from zero, not half up: 1.1 atomic units are 2.
+				small := withdraw(t, cust, wbody("BTC", "", "0.000000011", entry))
+				if amt := atomic(t, "CWD-008", wdOf(t, small, shape.EnvelopeAnswer(t, small, shape.Want{Rule: "CWD-021", Status: http.StatusOK})), "amount"); amt.Cmp(big.NewInt(2)) != 0 {
+					t.FatalAt(small, "CWD-005", "0.000000011 BTC is reported as amount %s, want 2 (atomic units, rounded away from zero at scale 8)", amt)
 				}
 				id := shape.String(t, "CWD-021", w, "id")
 				shape.Pagination(t, "PAGE-022", shape.EnvelopeAnswer(t, get(t, path(cust, "/withdrawals?limit=1")), shape.Want{Rule: "CWD-020", Status: http.StatusOK}))
