@@ -397,7 +397,7 @@ func lifecycleChecks() []check.Check {
 			Run: func(t *check.T) {
 				c := t.Client("tenant")
 				counted(c)
-				decided := t.Target().Control != nil
+				decided := t.ServesControl()
 				if !decided {
 					t.WithoutControl()
 				}

@@ -201,3 +201,12 @@ func preflightMissing(target *Target, c *Check, reason string) []string {
 	}
 	return nil
 }
+
+// ServesControl tells whether the target has a control service that
+// serves every control call the check was measured making (the clock's
+// left to its clock): a check that runs on any target chooses its form
+// with it, so that a control URL serving a subset judges no fewer rules
+// than none.
+func (t *T) ServesControl() bool {
+	return t.target.Control != nil && len(missingCalls(t.target, t.check)) == 0
+}

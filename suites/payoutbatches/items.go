@@ -106,7 +106,7 @@ func itemsChecks() []check.Check {
 					t.ErrorAt(r, "PB-022", "Rejected batch has approved_at %v completed_at %v, want null", b["approved_at"], b["completed_at"])
 				}
 				// Rejected is terminal: an operator cannot submit it.
-				if t.Target().Control == nil {
+				if !t.ServesControl() {
 					t.WithoutControl()
 				} else {
 					id := shape.String(t, "PB-021", b, "id")
