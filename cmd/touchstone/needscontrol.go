@@ -81,8 +81,8 @@ func printNeedsControl(w io.Writer, cat *catalogue.Catalogue, area string) {
 		need++
 		fmt.Fprintf(w, "  %-10s [%s] %s\n  %-10s only by: %s\n", r.ID, sectionRef(r), r.Rule, "", strings.Join(by, ", "))
 	}
-	fmt.Fprintf(w, "rules needing the control API: %d/%d checked\n", need, total)
 	printControlRanking(w, cat, area)
+	fmt.Fprintf(w, "\nrules needing the control API: %d/%d checked\n", need, total)
 }
 
 // callsNote names the control calls a check was measured making.
