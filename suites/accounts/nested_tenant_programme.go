@@ -19,7 +19,7 @@ func nestedTenantProgrammeChecks() []check.Check {
 		{
 			ID:         "accounts/nested-tenant-programme-off",
 			Title:      "With the tenant's end-customer programme off and the parent's on, issuing an Active child's GBP account is 403 sub_customer_onboarding_disabled",
-			Rules:      []string{"SUB-020"},
+			Rules:      []string{"SUB-020", "FIAT-022", "SUB-005", "CUST-022"},
 			Labels:     []string{check.Mutating, check.NeedsControl, check.Alone},
 			Needs:      []string{"keys.tenant"},
 			ControlWhy: "switches the tenant's end-customer programme off (a tenant-wide setting, so the check runs alone) while the parent's stays on",

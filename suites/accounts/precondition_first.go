@@ -19,7 +19,7 @@ func preconditionFirstChecks() []check.Check {
 		{
 			ID:     "accounts/kyc-precondition-first",
 			Title:  "Opening a fiat account for a Draft customer that compliance also blocks is 409 kyc_or_kyb_not_approved: the shared precondition comes before the policy gates",
-			Rules:  []string{"ERR-042"},
+			Rules:  []string{"ERR-042", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
