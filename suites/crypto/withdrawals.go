@@ -264,7 +264,7 @@ func decisionChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "cryptowithdrawals/park-and-fee-policy-202",
-			Title:  "A parked withdrawal answers 202 ManualReviewRequired with no code and can settle later; a tenant fee policy of manual review answers 202 Blocked, final, nothing reserved",
+			Title:  "A parked withdrawal (a screening hold; above the tenant's transaction limit) answers 202 ManualReviewRequired with no code and can settle later; a tenant fee policy of manual review answers 202 Blocked, final, nothing reserved",
 			Rules:  []string{"CWD-014", "CWD-015", "ERR-137", "CWD-017", "CWD-012", "CWD-021", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
@@ -297,6 +297,21 @@ func decisionChecks() []check.Check {
 					t.Fatalf("CWD-014", "control: settle the parked withdrawal: %v", err)
 				}
 				listedStatus(t, "CWD-014", cust, parked, "Settled")
+				// A transaction limit (the tenant's policy): the server parks
+				// a withdrawal above it itself.
+				limit := func(atomic string) {
+					if err := t.Control().Call(t.Context(), http.MethodPost, "/crypto/policy/"+cust, map[string]any{"transaction_limit_atomic": atomic}, nil); err != nil {
+						t.NoVerdict(err)
+					}
+				}
+				limit("5000")
+				r = withdraw(t, cust, wbody("BTC", "", "0.0001", entry))
+				limit("")
+				w = wdOf(t, r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-014", Status: http.StatusAccepted, ShapeRule: "ERR-137", What: "a withdrawal of 10000 atomic units above a transaction limit of 5000"}))
+				if w["status"] != "ManualReviewRequired" {
+					t.FatalAt(r, "CWD-014", "a withdrawal above the transaction limit answered 202 with status %v, want ManualReviewRequired", w["status"])
+				}
+				listedStatus(t, "CWD-014", cust, shape.String(t, "CWD-014", w, "id"), "ManualReviewRequired")
 				before := available(t, "CWD-012", cust, "BTC")
 				defer policy(t, cust, "fee_review")()
 				r = withdraw(t, cust, wbody("BTC", "", "0.0001", entry))
