@@ -105,9 +105,13 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "checkorder/key-before-idempotency-key",
-			Title:  "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
-			Rules:  []string{"ORDER-018"},
+			ID:    "checkorder/key-before-idempotency-key",
+			Title: "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
+			// ORDER-018 states which step answers (the status); the
+			// refusal's body is the key step's own: a 401's code is
+			// AUTH-018's, its media type and members AUTH-017's; a scope
+			// 403's code is ERR-023's, its media type ERR-003's.
+			Rules:  []string{"ORDER-018", "AUTH-017", "AUTH-018", "ERR-023", "ERR-003"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "keys.read_only"},
 			Run: func(t *check.T) {
@@ -119,10 +123,14 @@ func orderChecks() []check.Check {
 				}
 				r := post(t.Anonymous().With("tenant", wrongSecretKey(t)))
 				laterStepWon(t, r, "ORDER-018", "POST /customers with a wrong key secret and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "POST /customers with a wrong key secret and no Idempotency-Key", Why: "the key step comes before the Idempotency-Key step"})
+				if code := shape.BodyCode(r); r.Status == http.StatusUnauthorized && code != "" && code != "api_key_authentication_failed" {
+					t.ErrorAt(r, "AUTH-018", "POST /customers with a wrong key secret and no Idempotency-Key: 401 code is %q, want api_key_authentication_failed (every 401 carries it)", code)
+				} else {
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", ShapeRule: "AUTH-017", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "POST /customers with a wrong key secret and no Idempotency-Key", Why: "the key step comes before the Idempotency-Key step"})
+				}
 				r = post(t.Client("read_only"))
 				laterStepWon(t, r, "ORDER-018", "POST /customers with keys.read_only and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", ShapeRule: "ERR-023", MediaRule: "ERR-003", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
 			},
 		},
 		{
