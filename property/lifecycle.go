@@ -236,7 +236,22 @@ func (m *lifeMachine) Status(rt *rapid.T) {
 	before := m.status
 	m.refresh()
 	if d["customer_status"] != m.status {
-		m.log.fail(rt, "%s: onboarding/status customer_status %v, the model %s (stored %s, latest case %q)", m.statusRule(before), d["customer_status"], m.status, before, m.decision)
+		rule := m.statusRule(before)
+		// The customer's own status field (GET customers/{id}, refreshing
+		// too, but the refresh already happened) and this answer's
+		// kyc_status say what the model says: onboarding/status reported
+		// something other than the lifecycle status (ONB-008), not a
+		// wrong lifecycle (a read that did not refresh is stale in both).
+		c := m.t.Do(m.c, client.Request{Method: http.MethodGet, Path: api.Customer(m.id)})
+		m.log.add("GET customers/{id}", c)
+		cd := m.data(rt, m.readRule("LIFE-011"), c)
+		if inner, ok := cd["customer"].(map[string]any); ok {
+			cd = inner
+		}
+		if cd["status"] == m.status && d["kyc_status"] == vocab[m.status] {
+			rule = "ONB-008"
+		}
+		m.log.fail(rt, "%s: onboarding/status customer_status %v, the model %s (stored %s, latest case %q; the customer's status field says %v)", rule, d["customer_status"], m.status, before, m.decision, cd["status"])
 	}
 	want := vocab[m.status]
 	rule := mappingRule[m.status]

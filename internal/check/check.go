@@ -14,8 +14,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/touchstone-harness/touchstone/internal/control"
 )
 
 // Labels every check may carry, besides its area.
@@ -87,36 +85,6 @@ type Check struct {
 	// code.
 	File string `json:"-"`
 	Line int    `json:"-"`
-}
-
-// ControlReason is why a check labelled NeedsControl skips on a target
-// without a control API.
-func (c *Check) ControlReason() string {
-	if why := c.ControlNeed(); why != "" {
-		return "needs the sandbox control API: " + why + "; target has no control_url"
-	}
-	return "needs the sandbox control API; target has no control_url"
-}
-
-// ControlNeed says what only the control API does for the check: its
-// ControlWhy, else what the control calls it was measured making do
-// (spend.json: "for the identity provider's decision, moving the
-// clock"), else "".
-func (c *Check) ControlNeed() string {
-	if c.ControlWhy != "" {
-		return c.ControlWhy
-	}
-	var whats []string
-	for _, call := range Spends()[c.ID].Control {
-		method, template, _ := strings.Cut(call, " ")
-		if w := control.Purpose(method, template); w != "" && !slices.Contains(whats, w) {
-			whats = append(whats, w)
-		}
-	}
-	if len(whats) == 0 {
-		return ""
-	}
-	return "for " + strings.Join(whats, ", ")
 }
 
 // judged are the rules a result names: all of them, or, when the check

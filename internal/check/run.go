@@ -69,6 +69,10 @@ type Result struct {
 	// is what only that API does (Check.ControlWhy).
 	NotJudged    []string `json:"not_judged,omitempty"`
 	NotJudgedWhy string   `json:"not_judged_why,omitempty"`
+	// ControlMissing are the control calls (operation ids of the control
+	// contract) whose absence skipped the check: serving them would
+	// unlock it (control.go).
+	ControlMissing []string `json:"control_missing,omitempty"`
 	// NotJudgedReasons are the rules the check found it could not judge
 	// on this target (T.NotJudged: a route not served, no key to judge
 	// with), each with the reason; they are in NotJudged too.
@@ -179,6 +183,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	if reason := preflight(target, c); reason != "" {
 		ticket.Close()
 		res.Status, res.SkipReason = Skipped, reason
+		res.ControlMissing = preflightMissing(target, c, reason)
 		return res
 	}
 	if fresh {
@@ -196,6 +201,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 		}
 	}()
 	status, errText, transport := execute(t, c)
+	status, errText, res.ControlMissing = t.controlVerdict(status, errText)
 	st.observe(transport, t.answered(), errText)
 	var stop *stopError
 	if status != Skipped && errors.As(context.Cause(parent), &stop) {
@@ -383,8 +389,8 @@ func preflight(target *Target, c *Check) string {
 			return "profile has no " + need
 		}
 	}
-	if c.HasLabel(NeedsControl) && target.Control == nil {
-		return c.ControlReason()
+	if reason, _ := controlPreflight(target, c); reason != "" {
+		return reason
 	}
 	if c.HasLabel(Mutating) && !target.AllowLive {
 		if name := p.LiveRole(); name != "" {

@@ -40,6 +40,8 @@ type T struct {
 	pacedFrom  int               // failures seen when it did
 	shared     []string          // control calls other checks would see (noteControl)
 	controlled []string          // every control call, "METHOD TEMPLATE" (noteControl)
+	notServed  []string          // control calls the target's capabilities do not list (noteRefused)
+	refused    []string          // control calls the target lists but refused (noteRefused)
 }
 
 // Failure is one violated rule with its evidence.
@@ -141,6 +143,7 @@ func (t *T) Control() *control.Client {
 	}
 	cc := *t.target.Control
 	cc.OnCall = t.noteControl
+	cc.OnRefused = t.noteRefused
 	return &cc
 }
 
@@ -208,7 +211,7 @@ func (t *T) NotJudged(why string, rules ...string) {
 func (t *T) NeedVirtualClock() {
 	t.Control()
 	if !t.target.VirtualClock() {
-		t.Skipf("target clock is real; this form of the check needs a virtual clock")
+		t.Skipf("target clock is real; this form of the check needs a virtual clock (the control calls %s)", strings.Join(control.ClockOps, ", "))
 	}
 	t.mu.Lock()
 	t.selfPaced = true

@@ -77,11 +77,9 @@ func NewTargetWith(ctx context.Context, p *profile.Profile, allowLive bool, b Bo
 	t := &Target{Profile: p, HTTP: hc, AllowLive: allowLive, Redactor: redact.New(p.Secrets()...), Bounds: b}
 	if p.ControlURL != "" {
 		t.Control = &control.Client{URL: p.ControlURL, HTTP: hc}
-		clk, err := t.Control.Clock(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("control API at %s: %v", p.ControlURL, err)
+		if err := t.initControl(ctx); err != nil {
+			return nil, err
 		}
-		t.virtual = clk.Virtual
 	}
 	// Every request of the run passes the traffic plan (inside the
 	// live-key guard, so a refused write spends nothing).

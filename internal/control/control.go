@@ -24,6 +24,15 @@ type Client struct {
 	// OnCall, when set, hears each call before it is sent (the check
 	// runner notes the calls that change what other checks see).
 	OnCall func(method, path string)
+	// OnRefused, when set, hears each call the target does not serve: one
+	// its capabilities do not list (*NotServedError, not sent) or one it
+	// refused at run time (*RefusedError).
+	OnRefused func(err error)
+	// Served are the operation ids the target serves (Learn); nil: all.
+	Served map[string]bool
+	// ServedFrom says where Served was learnt ("capabilities",
+	// "openapi.json"), "" when the target published neither.
+	ServedFrom string
 }
 
 // globalPaths are the control calls whose effect every check sees: the
@@ -102,6 +111,13 @@ func (c *Client) Call(ctx context.Context, method, path string, in, out any) err
 	if c.OnCall != nil {
 		c.OnCall(method, path)
 	}
+	if op := OperationID(method, path); !c.Serves(op) {
+		err := &NotServedError{Op: op, Method: method, Path: path}
+		if c.OnRefused != nil {
+			c.OnRefused(err)
+		}
+		return err
+	}
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -123,6 +139,13 @@ func (c *Client) Call(ctx context.Context, method, path string, in, out any) err
 	}
 	defer resp.Body.Close()
 	raw, err := client.ReadBody(resp.Body)
+	if refusal(resp.StatusCode, raw) {
+		err := &RefusedError{Op: OperationID(method, path), Method: method, Path: path, Status: resp.StatusCode, Body: clip(raw)}
+		if c.OnRefused != nil {
+			c.OnRefused(err)
+		}
+		return err
+	}
 	if resp.StatusCode/100 != 2 {
 		if len(raw) > 512 {
 			raw = raw[:512]

@@ -380,6 +380,10 @@ func openRefusalChecks() []check.Check {
 						acceptedAt = append(acceptedAt, acceptedOpening{r, tc.rule})
 						continue
 					}
+					if r.Status == http.StatusConflict {
+						// A compliance hold: the 409 is the flat body (ERR-005).
+						conflictForm(t, r, formFlat, "a 409 for compliance state "+tc.state)
+					}
 					shape.FlatAnswer(t, r, shape.Want{Rule: tc.rule, Status: tc.status, Code: tc.code})
 				}
 				if len(accepted) == 4 {
@@ -387,6 +391,37 @@ func openRefusalChecks() []check.Check {
 				}
 				for _, a := range acceptedAt {
 					t.ErrorAt(a.r, a.rule, "account opening was accepted for a customer in compliance state %v", accepted)
+				}
+				if len(accepted) > 0 {
+					return
+				}
+				// The other two 409s of the status table (ERR-005): an
+				// operation refusal is the envelope, an idempotency
+				// conflict problem+json. Each is judged by its form only
+				// when the server answers 409; its code is another check's.
+				compliance(t, cust, "")
+				key := t.NewKey()
+				first := map[string]any{"currency": "GBP"}
+				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: accountsPath(cust), JSON: first, IdempotencyKey: key})
+				if r.Status/100 != 2 {
+					t.Skipf("the GBP account was not opened once the compliance state cleared (%d): the envelope and problem+json 409s need it", r.Status)
+				}
+				held := accountIn(r)
+				id, _ := held["id"].(string)
+				if id == "" {
+					t.Skipf("the GBP opening's answer names no data.account.id: the envelope and problem+json 409s need it")
+				}
+				other := "PROVIDER_A"
+				if held["provider"] == "PROVIDER_A" {
+					other = "PROVIDER_B"
+				}
+				outcome(t, id, "Completed")
+				if r := open(t, cust, map[string]any{"currency": "GBP", "provider": other}); r.Status == http.StatusConflict {
+					conflictForm(t, r, formEnvelope, "a second GBP account at another provider (an operation refusal)")
+				}
+				reused := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: accountsPath(cust), JSON: map[string]any{"currency": "EUR"}, IdempotencyKey: key})
+				if reused.Status == http.StatusConflict {
+					conflictForm(t, reused, formProblem, "the opening's Idempotency-Key reused with another body (an idempotency conflict)")
 				}
 			},
 		},

@@ -21,9 +21,26 @@ func listChecks() []check.Check {
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Query: map[string][]string{"limit": {"500"}}})
+				// A list payload carries the list under a named key inside
+				// data (ENV-005); that this list's key is customers is the
+				// endpoint's own row (CUST-009).
+				if m, err := r.JSON(); err == nil && r.Status == http.StatusOK {
+					if _, isList := m["data"].([]any); isList {
+						t.FatalAt(r, "ENV-005", "data is the list itself, want an object carrying the list under a named key")
+					}
+				}
 				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CUST-009", Status: http.StatusOK})
+				named := false
+				for _, v := range data {
+					if _, ok := v.([]any); ok {
+						named = true
+					}
+				}
+				if !named {
+					t.FatalAt(r, "ENV-005", "data carries no list under a named key: data has %v", mapKeys(data))
+				}
 				if _, ok := data["customers"]; !ok {
-					t.ErrorAt(r, "ENV-005", "the list is not under its named key data.customers: data has %v", mapKeys(data))
+					t.FatalAt(r, "CUST-009", "the list is not under the key the endpoint names, data.customers: data has %v", mapKeys(data))
 				}
 				items := shape.Array(t, "CUST-009", data, "customers")
 				if _, ok := data["pagination"].(map[string]any); !ok {

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -26,6 +27,8 @@ import (
 var (
 	uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	// ISO 8601 date-time with an offset (Z or ±hh:mm / ±hhmm).
+	// ISO 8601 date or date-time, the offset optional.
+	isoRe       = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}([Tt]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?)?$`)
 	isoOffsetRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)$`)
 )
 
@@ -83,6 +86,19 @@ func customerTimestamps(t *check.T, c map[string]any, path string) {
 		s, ok := c[k].(string)
 		if !ok || !isoOffsetRe.MatchString(s) {
 			t.Errorf("CUST-008", "%s.%s is %v, want an ISO 8601 timestamp with an offset", path, k, c[k])
+		}
+	}
+}
+
+// isoTimestamps asserts every *_at member of a record is an ISO 8601
+// string (or null: a moment that has not happened).
+func isoTimestamps(t *check.T, r *client.Response, rec map[string]any, path string) {
+	for _, k := range slices.Sorted(maps.Keys(rec)) {
+		if !strings.HasSuffix(k, "_at") || rec[k] == nil {
+			continue
+		}
+		if s, ok := rec[k].(string); !ok || !isoRe.MatchString(s) {
+			t.ErrorAt(r, "ENV-006", "%s.%s is %v, want an ISO 8601 timestamp", path, k, rec[k])
 		}
 	}
 }
@@ -148,7 +164,7 @@ func envelopeChecks() []check.Check {
 		},
 		{
 			ID:    "headers/envelope-ids-and-timestamps",
-			Title: "ids in v1 bodies are UUID strings; customer timestamps are ISO 8601 with an offset",
+			Title: "ids in v1 bodies are UUID strings; customer timestamps are ISO 8601 with an offset, end-customer timestamps ISO 8601",
 			Rules: []string{"ENV-006", "CUST-001", "CUST-008"},
 			Needs: []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
@@ -170,6 +186,18 @@ func envelopeChecks() []check.Check {
 				for i, x := range shape.Array(t, "ENV-006", ldata, "customers") {
 					if m, ok := x.(map[string]any); ok {
 						customerTimestamps(t, m, "data.customers["+strconv.Itoa(i)+"]")
+					}
+				}
+				// A list of records other than customers: the parent's end
+				// customers, their ids and timestamps.
+				if parent := t.Profile().CustomerMap()["parent"]; parent != "" {
+					e := t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + parent + "/end-customers"})
+					edata := shape.EnvelopeAnswer(t, e, shape.Want{Rule: "ENV-006", Status: http.StatusOK})
+					walkIDs(t, edata, "data", &n)
+					for i, x := range shape.Array(t, "ENV-006", edata, "end_customers") {
+						if m, ok := x.(map[string]any); ok {
+							isoTimestamps(t, e, m, "data.end_customers["+strconv.Itoa(i)+"]")
+						}
 					}
 				}
 				if n == 0 {

@@ -22,7 +22,7 @@ func keysChecks() []check.Check {
 		{
 			ID:     "idempotency/key-missing",
 			Title:  "POST, PATCH and DELETE without Idempotency-Key (or a POST with an empty one) are 400 idempotency_key_invalid before the operation runs",
-			Rules:  []string{"IDEM-001", "IDEM-006", "ERR-019", "SVC-005", "CUST-009"},
+			Rules:  []string{"IDEM-001", "IDEM-006", "ERR-019", "CUST-009"},
 			Labels: mut, Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				mark := customersMark(t) // every customer made from here on is newer

@@ -27,7 +27,7 @@ func payoutbatchesChecks() []check.Check {
 			Rules:  []string{"PB-098", "RATE-004"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.active_personal", "beneficiaries.gbp"},
-			Budget: &check.Budget{Routes: []string{route("tenant", "POST", api.P+"/customers/{id}/payout-batches")}, Tenant: 601},
+			Budget: &check.Budget{Routes: []string{route("tenant", "POST", api.P+"/customers/{id}/payout-batches")}, Tenant: 601 + overflowProbe},
 			Run: func(t *check.T) {
 				clk := t.Clock()
 				c := t.Client("tenant")
@@ -41,7 +41,9 @@ func payoutbatchesChecks() []check.Check {
 				last := t.Do(c, create)
 				sameMinute(t, clk, "the 600 creates and the 601st", first, last)
 				allPass(t, "PB-098", rs, create.Method+" "+create.Path+" replayed x"+strconv.Itoa(routeBudget-1))
-				limited(t, "PB-098", last, "601st POST payout-batches")
+				// The probes replay the 601st (its key and body): a replay
+				// creates nothing.
+				limitedOr(t, clk, "PB-098", last, "601st POST payout-batches", c, create)
 			},
 		},
 	}

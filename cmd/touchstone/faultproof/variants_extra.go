@@ -93,7 +93,7 @@ var extraVariants = []Variant{
 	statusRenamed("LIFE-007", "customer-suspended-reads-active", http.MethodGet, `/partner/customers/[^/]+$`, "Suspended", "Active"),
 	statusRenamed("LIFE-008", "customer-blocked-reads-active", http.MethodGet, `/partner/customers/[^/]+$`, "Blocked", "Active"),
 	statusRenamed("LIFE-009", "customer-closed-reads-active", http.MethodGet, `/partner/customers/[^/]+$`, "Closed", "Active"),
-	dataEdit("ENV-005", "customers-list-key-items", "the customer list is data.items, not data.customers", http.MethodGet, `/partner/customers$`, rename("customers", "items")),
+	dataEdit("CUST-009", "customers-list-key-items", "the customer list is data.items, not data.customers", http.MethodGet, `/partner/customers$`, rename("customers", "items")),
 	dataEdit("ME-001", "me-tenant-key-customer", "a tenant-bound key's customer_id is set", http.MethodGet, `/me$`, func(_ *http.Request, d map[string]any) {
 		if d["subject_binding"] == "tenant" && d["customer_id"] == nil {
 			d["customer_id"] = otherUUID
