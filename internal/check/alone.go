@@ -49,14 +49,14 @@ func (c *Check) aloneOn(target *Target) bool {
 	return c.HasLabel(Alone)
 }
 
-// probesBudget tells whether an alone check spends a budget on purpose and
+// ProbesBudget tells whether an alone check spends a budget on purpose and
 // judges the 429s: it owns the traffic plan while it runs (its requests
 // are counted, never held, and its 429s are its own). Those are the checks
 // of the rate-limit rules (RATE-*) and those that declare the budgets they
 // spend to get a 429 to judge another rule (Check.Budget: the check order
 // around it, its shape, its headers). Other alone checks (a property, a
 // webhook check) are paced like any other.
-func (c *Check) probesBudget() bool {
+func (c *Check) ProbesBudget() bool {
 	if !c.aloneOn(nil) {
 		return false
 	}
