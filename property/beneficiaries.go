@@ -2,6 +2,8 @@ package property
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/big"
 	"net/http"
 
 	"pgregory.net/rapid"
@@ -286,6 +288,24 @@ func envCode(r *client.Response) string {
 	return e.Code
 }
 
+// benCustomer is a fresh Active customer with GBP funds and no
+// beneficiary: the model's creates are its only ones, so that a create
+// answering without data.beneficiaries fails the property under BEN-021
+// instead of stopping its setup.
+func benCustomer(t *check.T, c *client.Client) string {
+	cust := createCustomer(t, c)
+	fresh.Initiate(t, cust, "kyc")
+	fresh.Decide(t, cust, "approved")
+	if st := fresh.Status(t, "LIFE-011", cust); st != "Active" {
+		t.NoVerdict(fmt.Errorf("the beneficiary customer is %s after approval, want Active", st))
+	}
+	funds := new(big.Int).Exp(big.NewInt(10), big.NewInt(13), nil)
+	if err := t.Control().Call(t.Context(), http.MethodPost, "/withdrawals/funds/"+cust, map[string]any{"currency": "GBP", "available_minor": json.Number(funds.String())}, nil); err != nil {
+		t.NoVerdict(err)
+	}
+	return cust
+}
+
 // beneficiariesChecks are the checks of beneficiaries.go.
 func beneficiariesChecks() []check.Check {
 	rules := []string{"BEN-009", "BEN-010", "BEN-012", "BEN-013", "BEN-014", "BEN-015", "BEN-018", "BEN-019", "BEN-020", "BEN-021", "BEN-022", "BEN-023", "LIFE-011"}
@@ -304,7 +324,7 @@ func beneficiariesChecks() []check.Check {
 				c := t.Client("tenant")
 				if staffed {
 					t.NeedVirtualClock()
-					cust, _ = pbCustomer(t, c)
+					cust = benCustomer(t, c)
 				} else {
 					// The profile's Active customer: its payees stay
 					// PendingApproval until the target's staff decide.

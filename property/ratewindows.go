@@ -169,7 +169,7 @@ func (m *rateMachine) Burst(rt *rapid.T) {
 	case len(ok) < admit:
 		// A 429 the budgets do not explain.
 		m.log.fail(rt, "%s: %s %s as %s: a burst of %d answered %d times 429, the model %d: %d of 600 used on the route and %d of 6,000 for the tenant in the window from %s",
-			m.early429(k, rr), rr.method, rr.name, m.keys[k].KeyName, n, len(refused), n-admit, routeBefore, tenantBefore, m.window.Format("15:04:05"))
+			m.early429(k, rr, routeBefore+n, len(refused)), rr.method, rr.name, m.keys[k].KeyName, n, len(refused), n-admit, routeBefore, tenantBefore, m.window.Format("15:04:05"))
 	case len(ok) > admit:
 		rule := "RATE-004"
 		if len(m.paths[id]) > 1 {
@@ -226,7 +226,7 @@ func (m *rateMachine) one(rt *rapid.T, k int, rr rateRoute, n, i int) *client.Re
 		}
 		m.paths[id][rr.path] = true
 		if r.Status == http.StatusTooManyRequests {
-			m.fail(rt, rr, c, n, i, r, m.early429(k, rr), "429 with %d of 600 used on the route and %d of 6,000 for the tenant in the window from %s", m.count[id]-1, m.tenant-1, m.window.Format("15:04:05"))
+			m.fail(rt, rr, c, n, i, r, m.early429(k, rr, m.count[id], 1), "429 with %d of 600 used on the route and %d of 6,000 for the tenant in the window from %s", m.count[id]-1, m.tenant-1, m.window.Format("15:04:05"))
 		}
 		return r
 	}
@@ -252,28 +252,60 @@ func (m *rateMachine) one(rt *rapid.T, k int, rr rateRoute, n, i int) *client.Re
 	return r
 }
 
-// early429 names the rules an unexpected 429 may break: the budget, and
-// whichever sharing the window shows (another key, another method on the
-// template, a window that did not restart at the clock minute).
-func (m *rateMachine) early429(k int, rr rateRoute) string {
-	rule := "RATE-004"
+// early429 names the rule an unexpected 429 breaks, used being the
+// requests of this key, method and template the 429 came with (those
+// counted before it and its own) and refused how many of them were 429 (1
+// for a single request, the first refused: the check stops at it): another
+// method of the key on the template (RATE-006) or another key on the method
+// and template (RATE-007) when a counter shared with that one explains the
+// 429s exactly (its count added to used passes the budget by refused; when
+// both do, one more request tells which); else a
+// window that did not restart at the clock minute (RATE-008) once one has
+// rolled over; else the budget itself (RATE-004).
+func (m *rateMachine) early429(k int, rr rateRoute, used, refused int) string {
+	methods, keys, other := 0, 0, 0
 	for id, n := range m.count {
-		if n == 0 {
-			continue
-		}
 		var ok, om, ot string
 		fmt.Sscanf(strings.ReplaceAll(id, "|", " "), "%s %s %s", &ok, &om, &ot)
 		switch {
 		case ok != strconv.Itoa(k) && om == rr.method && ot == rr.template:
-			rule += "/RATE-007"
+			keys += n
+			if n > 0 {
+				other, _ = strconv.Atoi(ok)
+			}
 		case ok == strconv.Itoa(k) && om != rr.method && ot == rr.template:
-			rule += "/RATE-006"
+			methods += n
 		}
 	}
-	if m.rolled > 0 {
-		rule += "/RATE-008"
+	explains := func(shared int) bool {
+		over := used + shared - routeBudget
+		return shared > 0 && over == refused
 	}
-	return rule
+	var rules []string
+	switch {
+	case explains(methods) && explains(keys):
+		// Both would: one more request, of another key that used the
+		// method and template, tells them apart. A counter shared by the
+		// keys is spent for it too; one shared by the methods is not.
+		r := m.send(other, rr)
+		m.log.add(fmt.Sprintf("%s %s as %s, to tell a counter shared by methods from one shared by keys", rr.method, rr.name, m.keys[other].KeyName), r)
+		if r.Status == http.StatusTooManyRequests {
+			rules = append(rules, "RATE-007")
+		} else {
+			rules = append(rules, "RATE-006")
+		}
+	case explains(methods):
+		rules = append(rules, "RATE-006")
+	case explains(keys):
+		rules = append(rules, "RATE-007")
+	}
+	if len(rules) == 0 && m.rolled > 0 {
+		rules = append(rules, "RATE-008")
+	}
+	if len(rules) == 0 {
+		rules = append(rules, "RATE-004")
+	}
+	return strings.Join(rules, "/")
 }
 
 func (m *rateMachine) fail(rt *rapid.T, rr rateRoute, c *client.Client, n, i int, r *client.Response, rule, format string, args ...any) {

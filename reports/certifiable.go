@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/touchstone-harness/touchstone/internal/catalogue"
+	"github.com/touchstone-harness/touchstone/internal/check"
 )
 
 // Verdict is whether a run can back a certificate, and why not.
@@ -30,6 +31,8 @@ type Verdict struct {
 type NotVerifiedRule struct {
 	ID  string `json:"id"`
 	Why string `json:"why"`
+	// Unlock are the control calls that would have it judged here.
+	Unlock []string `json:"unlock,omitempty"`
 }
 
 // NotVerifiedStatement names the required rules not verified on the
@@ -46,7 +49,11 @@ func (v Verdict) NotVerifiedStatement() string {
 		if byWhy[w] == nil {
 			whys = append(whys, w)
 		}
-		byWhy[w] = append(byWhy[w], r.ID)
+		id := r.ID
+		if len(r.Unlock) > 0 {
+			id += " [serve " + strings.Join(r.Unlock, ", ") + "]"
+		}
+		byWhy[w] = append(byWhy[w], id)
 	}
 	sort.Strings(whys)
 	var parts []string
@@ -61,6 +68,8 @@ func (v Verdict) NotVerifiedStatement() string {
 func notVerifiedClass(why string) string {
 	low := strings.ToLower(why)
 	switch {
+	case strings.HasPrefix(why, check.NotServedPrefix):
+		return "they need control calls this target does not serve"
 	case strings.Contains(low, "control api"):
 		return "they need the sandbox control API, which this target does not offer"
 	case strings.Contains(low, "virtual clock") || strings.Contains(low, "real clock"):
@@ -102,7 +111,7 @@ func Certify(doc *Document, cat *catalogue.Catalogue) Verdict {
 			missing[f] = append(missing[f], rs.ID)
 		} else {
 			v.NotVerifiedHere++
-			v.NotVerified = append(v.NotVerified, NotVerifiedRule{ID: rs.ID, Why: rs.Reason})
+			v.NotVerified = append(v.NotVerified, NotVerifiedRule{ID: rs.ID, Why: rs.Reason, Unlock: rs.Unlock})
 		}
 	}
 	for f := range missing {

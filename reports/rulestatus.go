@@ -65,6 +65,9 @@ type RuleStatus struct {
 	Reason string `json:"reason,omitempty"`
 	// By are the checks of this run that decided the status.
 	By []string `json:"by,omitempty"`
+	// Unlock, for a skipped rule, are the control calls (operation ids of
+	// the control contract) the target would serve to have it judged.
+	Unlock []string `json:"unlock,omitempty"`
 }
 
 // RuleStatuses are every catalogued rule's status in the run, in catalogue
@@ -125,6 +128,9 @@ func RuleStatuses(doc *Document, cat *catalogue.Catalogue) []RuleStatus {
 			rs.Status, rs.Reason = RuleNotSelected, "its checks were not selected: "+strings.Join(r.Checks, ", ")
 		}
 		sort.Strings(rs.By)
+		if rs.Status == RuleSkipped {
+			rs.Unlock = unlockCalls(results, notJudged[r.ID])
+		}
 		out = append(out, rs)
 	}
 	return out

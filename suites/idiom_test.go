@@ -38,10 +38,6 @@ func TestOneWayToAssertAResponse(t *testing.T) {
 		"webhooks/manage.go WHM-047":     "DELETE is 200 or 204",
 		"webhooks/retries.go WHM-008":    "a rotation is 200 or 201",
 		"webhooks/rotation.go WHM-008":   "a rotation is 200 or 201",
-		// Status and code judged under one rule without stopping, before
-		// the answer's shape is asserted under another.
-		"crypto/wallets.go CRYP-031": "then EnvelopeAnswer under CRYP-035",
-		"exchange/price.go CONV-010": "each unknown-asset pair, then EnvelopeAnswer under ERR-007",
 	}
 	oldHelper := regexp.MustCompile(`\bshape\.(Envelope|Refusal|Status|StatusOfCode|ProblemJSON|Flat|NotFound|FlatOrRefusal)\(`)
 	statusIf := regexp.MustCompile(`\bif (?:[^{]*; )?[\w.\[\]()]+\.Status != [^{]+\{\s*$`)

@@ -50,11 +50,11 @@ func printNeedsControl(w io.Writer, cat *catalogue.Catalogue, area string) {
 	}
 	fmt.Fprintf(w, "checks skipped on a target without the control API (%d):\n", len(skipping))
 	for _, c := range skipping {
-		fmt.Fprintf(w, "  %s  [%s]\n      %s\n", c.ID, strings.Join(c.Rules, ", "), why(c))
+		fmt.Fprintf(w, "  %s  [%s]\n      %s%s\n", c.ID, strings.Join(c.Rules, ", "), why(c), callsNote(c))
 	}
 	fmt.Fprintf(w, "\nchecks that run there but judge some rules only with it (%d):\n", len(partial))
 	for _, c := range partial {
-		fmt.Fprintf(w, "  %s  not judged there: %s\n      %s\n", c.ID, strings.Join(c.ControlRules, ", "), why(c))
+		fmt.Fprintf(w, "  %s  not judged there: %s\n      %s%s\n", c.ID, strings.Join(c.ControlRules, ", "), why(c), callsNote(c))
 	}
 	need, total := 0, 0
 	fmt.Fprintln(w, "\nrules no check judges on a target without the control API:")
@@ -81,5 +81,14 @@ func printNeedsControl(w io.Writer, cat *catalogue.Catalogue, area string) {
 		need++
 		fmt.Fprintf(w, "  %-10s [%s] %s\n  %-10s only by: %s\n", r.ID, sectionRef(r), r.Rule, "", strings.Join(by, ", "))
 	}
-	fmt.Fprintf(w, "rules needing the control API: %d/%d checked\n", need, total)
+	printControlRanking(w, cat, area)
+	fmt.Fprintf(w, "\nrules needing the control API: %d/%d checked\n", need, total)
+}
+
+// callsNote names the control calls a check was measured making.
+func callsNote(c *check.Check) string {
+	if calls := c.ControlCalls(); len(calls) > 0 {
+		return "\n      control calls: " + strings.Join(calls, ", ")
+	}
+	return ""
 }

@@ -128,7 +128,8 @@ func controlNeedNote(c *Check) string {
 	return ""
 }
 
-// noteRefused hears a control call the target does not serve.
+// noteRefused hears a control call the target does not serve (any other
+// error is ignored).
 func (t *T) noteRefused(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -140,19 +141,23 @@ func (t *T) noteRefused(err error) {
 			t.notServed = append(t.notServed, ns.Op)
 		}
 	case errors.As(err, &re):
-		t.refused = append(t.refused, re.Error())
+		if !slices.Contains(t.refused, re.Error()) {
+			t.refused = append(t.refused, re.Error())
+		}
 	}
 }
 
-// controlVerdict turns a check that did not pass after a control call the
-// target does not serve into what it is: a skip naming the calls its
-// capabilities do not list, or no verdict (the target's control failure)
-// for a call it lists but refused. Either way no rule of the check is
-// judged: the failure, if any, came from a world the target did not set.
+// controlVerdict turns a check that made a control call the target does
+// not serve into what it is: a skip naming the calls its capabilities do
+// not list, or no verdict (the target's control failure) for a call it
+// lists but refused. Either way no rule of the check is judged, failed or
+// passed: the world the check meant to set was not set (a check that
+// expects the call refused, an operator's submit of a Rejected batch,
+// would otherwise pass on any refusal).
 func (t *T) controlVerdict(status Status, errText string) (Status, string, []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if status == Passed || status == Skipped {
+	if status == Skipped {
 		return status, errText, nil
 	}
 	switch {
@@ -195,4 +200,13 @@ func preflightMissing(target *Target, c *Check, reason string) []string {
 		return missing
 	}
 	return nil
+}
+
+// ServesControl tells whether the target has a control service that
+// serves every control call the check was measured making (the clock's
+// left to its clock): a check that runs on any target chooses its form
+// with it, so that a control URL serving a subset judges no fewer rules
+// than none.
+func (t *T) ServesControl() bool {
+	return t.target.Control != nil && len(missingCalls(t.target, t.check)) == 0
 }

@@ -408,7 +408,10 @@ func (t *T) Skipf(format string, args ...any) {
 }
 
 // NoVerdict stops the check without a verdict: the harness could not tell.
-func (t *T) NoVerdict(err error) { panic(noVerdict{err}) }
+func (t *T) NoVerdict(err error) {
+	t.noteRefused(err) // a control call not served, even one sent without T.Control
+	panic(noVerdict{err})
+}
 
 // Logf adds a line to the check's log.
 func (t *T) Logf(format string, args ...any) {

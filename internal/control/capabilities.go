@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/touchstone-harness/touchstone/controlcontract"
 	"github.com/touchstone-harness/touchstone/internal/client"
 )
 
@@ -64,7 +65,10 @@ func refusal(status int, body []byte) bool {
 func (c *Client) Learn(ctx context.Context) error {
 	var caps Capabilities
 	err := c.get(ctx, "/capabilities", &caps)
-	if err == nil {
+	// A 2xx that is not a capabilities document of this contract (no
+	// contract name, no operations list: a server answering {} to
+	// everything) says nothing about what is served.
+	if err == nil && caps.Contract == controlcontract.Name && caps.Operations != nil {
 		c.Served, c.ServedFrom = map[string]bool{}, "capabilities"
 		for _, op := range caps.Operations {
 			c.Served[op] = true
@@ -72,7 +76,7 @@ func (c *Client) Learn(ctx context.Context) error {
 		return nil
 	}
 	var re *RefusedError
-	if !errors.As(err, &re) {
+	if err != nil && !errors.As(err, &re) {
 		return err
 	}
 	var doc struct {

@@ -7,8 +7,8 @@ import (
 
 // CryptoPolicy sets the tenant's crypto configuration as it applies to a
 // customer: keys trx, usdt_tron, raw_addresses, deposits_disabled,
-// wallet_opening_unconfigured, fee_review (booleans; absent keys keep
-// their value).
+// wallet_opening_unconfigured, fee_review, network_policy_unconfigured
+// (booleans; absent keys keep their value).
 func (c *Client) CryptoPolicy(ctx context.Context, customerID string, policy map[string]bool) error {
 	in := map[string]any{}
 	for k, v := range policy {

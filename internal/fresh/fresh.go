@@ -215,6 +215,26 @@ func Gated(t *check.T, rule string, r *client.Response) {
 	}
 }
 
+// GatedWhere is Gated for a check that also judges where the refusal
+// carries its code (ERR-052: data.code of an envelope or the top-level code
+// of a flat body): a 403 whose code is in neither place fails under
+// ERR-052, one naming another code under rule.
+func GatedWhere(t *check.T, rule string, r *client.Response) {
+	shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusForbidden, Code: "sub_customer_onboarding_disabled"})
+	shape.ContentType(t, rule, r, shape.JSON)
+	m := shape.Object(t, rule, r)
+	code := m["code"]
+	if d, ok := m["data"].(map[string]any); ok && code == nil {
+		code = d["code"]
+	}
+	if code == nil {
+		t.FatalAt(r, "ERR-052", "the 403 carries its code neither in data.code (envelope) nor in code (flat); body: %s", shape.Clip(r.Body))
+	}
+	if code != "sub_customer_onboarding_disabled" {
+		t.Fatalf(rule, "403 code is %v, want sub_customer_onboarding_disabled; body: %s", code, shape.Clip(r.Body))
+	}
+}
+
 // ProviderUnreachable makes the identity provider unreachable for
 // refreshing reads through the control API and returns a function that
 // makes it reachable again; call it deferred.

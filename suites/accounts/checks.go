@@ -16,7 +16,9 @@ import (
 //
 //   - deposits.go: depositsChecks
 //   - nested.go: nestedChecks
+//   - nested_tenant_programme.go: nestedTenantProgrammeChecks
 //   - open.go: openChecks
+//   - precondition_first.go: preconditionFirstChecks
 //   - reach.go: reachChecks
 //
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
@@ -25,7 +27,9 @@ func Checks() []check.Check {
 	return slices.Concat(
 		depositsChecks(),
 		nestedChecks(),
+		nestedTenantProgrammeChecks(),
 		openChecks(),
+		preconditionFirstChecks(),
 		reachChecks(),
 	)
 }

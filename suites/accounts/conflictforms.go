@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"encoding/json"
+	"net/http"
 
 	"github.com/touchstone-harness/touchstone/internal/check"
 	"github.com/touchstone-harness/touchstone/internal/client"
@@ -50,4 +51,36 @@ func accountIn(r *client.Response) map[string]any {
 	}
 	_ = json.Unmarshal(r.Body, &m)
 	return m.Data.Account
+}
+
+// flatForm fails (and stops the check) under rule unless r is the flat
+// error body: application/json with title, detail and status, no envelope;
+// what names the request. The code member is not judged.
+func flatForm(t *check.T, rule string, r *client.Response, what string) {
+	var m map[string]any
+	_ = json.Unmarshal(r.Body, &m)
+	_, hasSuccess := m["success"]
+	_, hasTitle := m["title"]
+	_, hasStatus := m["status"]
+	if r.ContentType() != shape.JSON || hasSuccess || !hasTitle || !hasStatus {
+		t.FatalAt(r, rule, "%s is not the flat error body (title, detail, status; Content-Type %q); body: %s", what, r.Header.Get("Content-Type"), shape.Clip(r.Body))
+	}
+}
+
+// gateForm fails (and stops the check) under SVC-010 unless the 403 r of
+// account opening's blocked-jurisdiction or currency-type gate is the flat
+// body (the reading: both are policy gates, listed with the flat body in
+// document 2); what names the request. The status and the code are the
+// gate's own rules.
+func gateForm(t *check.T, r *client.Response, what string) {
+	if r.Status != http.StatusForbidden {
+		return
+	}
+	var m map[string]any
+	_ = json.Unmarshal(r.Body, &m)
+	_, hasSuccess := m["success"]
+	_, hasTitle := m["title"]
+	if r.ContentType() != shape.JSON || hasSuccess || !hasTitle {
+		t.FatalAt(r, "SVC-010", "%s: the 403 is not the flat body of a policy gate (title, detail, status, code; Content-Type %q); body: %s", what, r.Header.Get("Content-Type"), shape.Clip(r.Body))
+	}
 }

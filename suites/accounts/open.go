@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -125,7 +126,7 @@ func openingChecks() []check.Check {
 		{
 			ID:     "accounts/form-schema-and-transactions",
 			Title:  "form-schema is its own route (200 envelope); a credited deposit is a journal line of the receiving account only",
-			Rules:  []string{"FIAT-019", "FIAT-020", "FIAT-021", "FIAT-024", "SVC-006", "CUST-022"},
+			Rules:  []string{"FIAT-019", "FIAT-020", "FIAT-021", "FIAT-024", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -222,9 +223,13 @@ func jurisdictionChecks() []check.Check {
 			Needs:  []string{"keys.tenant", "customers.blocked_country"},
 			Run: func(t *check.T) {
 				cust := t.Customer("blocked_country")
-				shape.FlatAnswer(t, open(t, cust, map[string]any{"currency": "GBP"}), shape.Want{Rule: "SVC-007", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction"})
+				r := open(t, cust, map[string]any{"currency": "GBP"})
+				gateForm(t, r, "a GBP account for customers.blocked_country")
+				shape.FlatAnswer(t, r, shape.Want{Rule: "SVC-007", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction"})
+				// Every currency and any requested provider (SVC-008); the
+				// code at another status is ERR-033's.
 				for _, b := range []map[string]any{{"currency": "EUR", "provider": "PROVIDER_A"}, {"currency": "USD"}, {"currency": "GBP", "provider": "PROVIDER_B"}} {
-					shape.FlatAnswer(t, open(t, cust, b), shape.Want{Rule: "ERR-033", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction"})
+					shape.FlatAnswer(t, open(t, cust, b), shape.Want{Rule: "SVC-008", ShapeRule: "ERR-033", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction", What: fmt.Sprintf("opening %v for customers.blocked_country", b)})
 				}
 			},
 		},
@@ -241,6 +246,7 @@ func jurisdictionChecks() []check.Check {
 					shape.EnvelopeAnswer(t, fresh.Patch(t, cust, map[string]any{"jurisdiction": j}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
 					r := open(t, cust, map[string]any{"currency": "GBP"})
 					if r.Status == http.StatusForbidden {
+						gateForm(t, r, "a GBP account for a customer in "+j)
 						shape.FlatAnswer(t, r, shape.Want{Rule: "SVC-008", Status: http.StatusForbidden, Code: "fiat_unsupported_jurisdiction"})
 						continue
 					}
@@ -263,18 +269,32 @@ func jurisdictionChecks() []check.Check {
 		{
 			ID:     "accounts/currency-type-and-self-serve",
 			Title:  "A currency not offered to the customer's type is 403 flat currency_not_available_for_customer_type; a locked customer gets 403 self_serve_provisioning_disabled first, even before the kyc precondition",
-			Rules:  []string{"SVC-009", "SVC-010", "ERR-034", "ERR-035", "ERR-036", "CUST-022"},
+			Rules:  []string{"SVC-009", "SVC-010", "ERR-034", "ERR-035", "ERR-036", "CUST-022", "CUST-011"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust := fresh.Activated(t, "FIAT-022")
 				policy(t, cust, map[string]any{"not_offered": []string{"USD"}})
-				shape.FlatAnswer(t, open(t, cust, map[string]any{"currency": "USD"}), shape.Want{Rule: "SVC-009", Status: http.StatusForbidden, Code: "currency_not_available_for_customer_type"})
+				r := open(t, cust, map[string]any{"currency": "USD"})
+				if r.Status == http.StatusForbidden {
+					gateForm(t, r, "a USD account the customer's type is not offered")
+				}
+				shape.FlatAnswer(t, r, shape.Want{Rule: "SVC-009", Status: http.StatusForbidden, Code: "currency_not_available_for_customer_type"})
 				policy(t, cust, map[string]any{"self_serve_disabled": true, "not_offered": []string{"USD"}})
 				shape.FlatAnswer(t, open(t, cust, map[string]any{"currency": "USD"}), shape.Want{Rule: "ERR-035", Status: http.StatusForbidden, Code: "self_serve_provisioning_disabled"})
 				draft, _ := fresh.Customer(t)
 				policy(t, draft, map[string]any{"self_serve_disabled": true})
 				shape.FlatAnswer(t, open(t, draft, map[string]any{"currency": "GBP"}), shape.Want{Rule: "ERR-035", Status: http.StatusForbidden, Code: "self_serve_provisioning_disabled"})
+				// First of every operation refusal (ERR-036's reading): a
+				// locked customer in a blocked country gets the lock's 403,
+				// not the jurisdiction's.
+				policy(t, cust, map[string]any{"self_serve_disabled": true})
+				shape.EnvelopeAnswer(t, fresh.Patch(t, cust, map[string]any{"jurisdiction": "RU"}), shape.Want{Rule: "CUST-011", Status: http.StatusOK})
+				r = open(t, cust, map[string]any{"currency": "GBP"})
+				if code := shape.BodyCode(r); code == "fiat_unsupported_jurisdiction" {
+					t.FatalAt(r, "ERR-036", "a customer with account opening locked, in a blocked country, got %d %s: self_serve_provisioning_disabled is checked first", r.Status, code)
+				}
+				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-035", Status: http.StatusForbidden, Code: "self_serve_provisioning_disabled"})
 			},
 		},
 	}
@@ -292,7 +312,9 @@ func openRefusalChecks() []check.Check {
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust := fresh.Activated(t, "FIAT-022")
-				shape.EnvelopeAnswer(t, open(t, cust, map[string]any{"currency": "JPY"}), shape.Want{Rule: "ERR-068", Status: http.StatusUnprocessableEntity, Code: "unsupported_currency"})
+				// Each code's status is its own sentence; that operation
+				// codes ride in the envelope's data.code is ERR-041's.
+				shape.EnvelopeAnswer(t, open(t, cust, map[string]any{"currency": "JPY"}), shape.Want{Rule: "ERR-068", ShapeRule: "ERR-041", Status: http.StatusUnprocessableEntity, Code: "unsupported_currency"})
 				cases := []struct {
 					rule, code string
 					status     int
@@ -305,8 +327,13 @@ func openRefusalChecks() []check.Check {
 				}
 				for _, tc := range cases {
 					policy(t, cust, tc.p)
-					shape.EnvelopeAnswer(t, open(t, cust, map[string]any{"currency": "GBP"}), shape.Want{Rule: tc.rule, Status: tc.status, Code: tc.code})
+					shape.EnvelopeAnswer(t, open(t, cust, map[string]any{"currency": "GBP"}), shape.Want{Rule: tc.rule, ShapeRule: "ERR-041", Status: tc.status, Code: tc.code})
 				}
+				// A customer-scoped route also answers the flat 404 (ERR-041):
+				// an unknown customer id.
+				r := open(t, uuid.NewString(), map[string]any{"currency": "GBP"})
+				shape.StatusAnswer(t, r, shape.Want{Rule: "ERR-041", Status: http.StatusNotFound, What: "POST banking/accounts for an unknown customer id"})
+				flatForm(t, "ERR-041", r, "the 404 of an unknown customer id")
 			},
 		},
 		{
@@ -338,7 +365,7 @@ func openRefusalChecks() []check.Check {
 		{
 			ID:     "accounts/kyc-precondition",
 			Title:  "Opening a fiat account for a customer that is not Active is 409 kyc_or_kyb_not_approved",
-			Rules:  []string{"LIFE-025", "LIFE-026", "ERR-042", "FIAT-022"},
+			Rules:  []string{"LIFE-025", "FIAT-022"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.draft"},
 			Run: func(t *check.T) {

@@ -31,18 +31,32 @@ const (
 func spendBudget(t *check.T) {
 	bad := withKey(t, "unknown", unknownKey(t))
 	ro, tn := t.Client("read_only"), t.Client("tenant")
+	oks := 0
 	for i := 1; i <= 15; i++ {
 		r := t.Do(bad, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
-		shape.StatusAnswer(t, r, shape.Want{Rule: "RATE-012", Status: http.StatusUnauthorized, What: fmt.Sprintf("failed attempt %d of %d (unknown key)", i, failedAuthBudget)})
+		failure(t, r, i, oks, http.StatusUnauthorized, "unknown key")
 		if i%5 == 0 {
 			ok := t.Do(tn, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 			shape.StatusAnswer(t, ok, shape.Want{Rule: "RATE-013", Status: http.StatusOK, What: fmt.Sprintf("a valid call after %d failures", i)})
+			oks++
 		}
 	}
 	for i := 16; i <= failedAuthBudget; i++ {
 		r := t.Do(ro, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
-		shape.StatusAnswer(t, r, shape.Want{Rule: "RATE-012", Status: http.StatusForbidden, What: fmt.Sprintf("failed attempt %d of %d (missing scope)", i, failedAuthBudget)})
+		failure(t, r, i, oks, http.StatusForbidden, "missing scope")
 	}
+}
+
+// failure asserts failed attempt i of the window, oks successful calls
+// having been answered before it, got its own refusal (want) and not yet the
+// budget's 429 (RATE-012). A 429 exactly where the failures and the
+// successful calls together reach the budget shows the successful calls
+// were counted (RATE-013).
+func failure(t *check.T, r *client.Response, i, oks, want int, why string) {
+	if r.Status == http.StatusTooManyRequests && oks > 0 && i-1+oks == failedAuthBudget {
+		t.FatalAt(r, "RATE-013", "failed attempt %d of %d (%s) is 429 after %d failures and %d successful calls: the successful calls consumed the failed-authentication budget", i, failedAuthBudget, why, i-1, oks)
+	}
+	shape.StatusAnswer(t, r, shape.Want{Rule: "RATE-012", Status: want, What: fmt.Sprintf("failed attempt %d of %d (%s)", i, failedAuthBudget, why)})
 }
 
 // overBudget asserts the 21st failure and what follows it in the same window.

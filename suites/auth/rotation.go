@@ -41,8 +41,8 @@ const (
 // its overlap, and the two keys: the profile's keys.rotated_old and
 // keys.rotated_new, or with the control API a pair made now like them.
 func rotatedPair(t *check.T) (old, succ *client.Client, oldKey, newKey string) {
-	if ctl := t.Target().Control; ctl != nil {
-		oldKey, newKey, err := ctl.RotationPair(t.Context(), publicPrefix(t.Profile().Key("rotated_old")), maxOverlap)
+	if t.ServesControl() {
+		oldKey, newKey, err := t.Control().RotationPair(t.Context(), publicPrefix(t.Profile().Key("rotated_old")), maxOverlap)
 		if err != nil {
 			t.NoVerdict(err)
 		}

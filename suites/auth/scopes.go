@@ -215,7 +215,10 @@ func scopesChecks() []check.Check {
 		{
 			ID:    "auth/unlisted-customer-subpath-default-scopes",
 			Title: "an unlisted sub-path under /customers/... needs onboarding:read for GET and onboarding:write for every other method: the key lacking exactly that scope is refused, the key lacking only the other passes to 404",
-			Rules: []string{"SCOPE-081", "SCOPE-083"},
+			// The refusal's body is the error catalogue's: problem+json
+			// (ERR-003) carrying api_key_not_authorized (ERR-023), judged
+			// under those sentences by expect403, not under SCOPE-081.
+			Rules: []string{"SCOPE-081", "SCOPE-083", "ERR-003", "ERR-023"},
 			Needs: []string{"keys." + lacking("onboarding:read", false), "keys." + lacking("onboarding:write", false), "customers.active_personal"},
 			// Every refusal goes out before the first request that passes
 			// the key step (and spends a budget).

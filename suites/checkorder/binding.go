@@ -18,7 +18,7 @@ func bindingChecks() []check.Check {
 		{
 			ID:     "checkorder/binding-400-errors-map",
 			Title:  "an unbindable body (malformed JSON, wrong type) is 400 problem+json with an errors map and no code",
-			Rules:  []string{"ERR-015", "ERR-020", "ERR-021", "ORDER-015", "ERR-001"},
+			Rules:  []string{"ERR-015", "ERR-020", "ERR-021"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {

@@ -23,7 +23,7 @@ func notfoundChecks() []check.Check {
 		{
 			ID:    "checkorder/not-found-flat-code-null",
 			Title: "the 404 for an unknown route and for an unknown customer is flat with code null",
-			Rules: []string{"ERR-004", "ERR-037", "ERR-013", "SCOPE-083"},
+			Rules: []string{"ERR-004", "ERR-037", "ERR-013"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				c := t.Client("tenant")

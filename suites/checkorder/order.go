@@ -76,7 +76,9 @@ func orderChecks() []check.Check {
 				shape.StatusAnswer(t, exhaust(t, func() *client.Response { return t.Do(c, me) }), shape.Want{Rule: "RATE-004", Status: http.StatusTooManyRequests, What: "request 601 of GET /me in one window"})
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous().With("read_only", wrongSecretOf(t, "read_only")), me)
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-007", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "wrong key secret while GET /me's budget is spent", Why: "the key step comes before rate limits"})
+				// Which step answers is the order (ORDER-007); the key step's own
+				// refusal, its code and body, is step 3's (ORDER-006).
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-007", ShapeRule: "ORDER-006", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "wrong key secret while GET /me's budget is spent", Why: "the key step comes before rate limits"})
 			},
 		},
 		{
@@ -111,9 +113,13 @@ func orderChecks() []check.Check {
 			ID:         "checkorder/key-before-idempotency-key",
 			FailedAuth: 2,
 			Title:      "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
-			Rules:      []string{"ORDER-018"},
-			Labels:     []string{check.Mutating},
-			Needs:      []string{"keys.tenant", "keys.read_only"},
+			// ORDER-018 states which step answers (the status); the
+			// refusal's body is the key step's own: a 401's code is
+			// AUTH-018's, its media type and members AUTH-017's; a scope
+			// 403's code is ERR-023's, its media type ERR-003's.
+			Rules:  []string{"ORDER-018", "AUTH-017", "AUTH-018", "ERR-023", "ERR-003"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "keys.read_only"},
 			Run: func(t *check.T) {
 				// One refusal per key step: a wrong secret (the whole key
 				// check, presence included, comes first) and a missing scope.
@@ -123,10 +129,14 @@ func orderChecks() []check.Check {
 				}
 				r := post(t.Anonymous().With("tenant", wrongSecretKey(t)))
 				laterStepWon(t, r, "ORDER-018", "POST /customers with a wrong key secret and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "POST /customers with a wrong key secret and no Idempotency-Key", Why: "the key step comes before the Idempotency-Key step"})
+				if code := shape.BodyCode(r); r.Status == http.StatusUnauthorized && code != "" && code != "api_key_authentication_failed" {
+					t.ErrorAt(r, "AUTH-018", "POST /customers with a wrong key secret and no Idempotency-Key: 401 code is %q, want api_key_authentication_failed (every 401 carries it)", code)
+				} else {
+					shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", ShapeRule: "AUTH-017", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", What: "POST /customers with a wrong key secret and no Idempotency-Key", Why: "the key step comes before the Idempotency-Key step"})
+				}
 				r = post(t.Client("read_only"))
 				laterStepWon(t, r, "ORDER-018", "POST /customers with keys.read_only and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-018", ShapeRule: "ERR-023", MediaRule: "ERR-003", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "POST /customers with keys.read_only (no onboarding:write) and no Idempotency-Key"})
 			},
 		},
 		{
@@ -145,6 +155,14 @@ func orderChecks() []check.Check {
 				}
 				shape.StatusAnswer(t, exhaust(t, func() *client.Response { return t.Do(c, patch(t.NewKey())) }), shape.Want{Rule: "RATE-004", Status: http.StatusTooManyRequests, What: "request 601 of PATCH /customers/{id} in one window"})
 				r := t.Do(c, patch(""))
+				// Which step answers is the order (ORDER-010); the rate step's
+				// own code is step 4's (ORDER-009); the 429 body's members and
+				// Retry-After are ERR-009's.
+				if r.Status == http.StatusTooManyRequests {
+					if code := shape.BodyCode(r); code != "rate_limited" {
+						t.FatalAt(r, "ORDER-009", "PATCH /customers/{id} without Idempotency-Key while the route budget is spent: 429 with code %q, want rate_limited; body: %s", code, shape.Clip(r.Body))
+					}
+				}
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ORDER-010", Status: http.StatusTooManyRequests, Code: "rate_limited", ShapeRule: "ERR-009", What: "PATCH /customers/{id} without Idempotency-Key while the route budget is spent", Why: "rate limits come before the Idempotency-Key step"})
 				if ra := r.Header.Get("Retry-After"); ra == "" || strings.Trim(ra, "0123456789") != "" {
 					t.Errorf("ERR-009", "429 Retry-After is %q, want whole seconds", ra)

@@ -41,7 +41,7 @@ func problemcodesChecks() []check.Check {
 		{
 			ID:    "checkorder/code-tenant-header",
 			Title: "problem+json row X-Tenant-Id: 400, title 'Invalid tenant header.', no code",
-			Rules: []string{"ERR-018", "TEN-004", "TEN-005"},
+			Rules: []string{"ERR-018", "TEN-004"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/customers", Header: http.Header{"X-Tenant-Id": {uuid.NewString()}}})

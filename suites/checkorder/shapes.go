@@ -8,8 +8,10 @@ package checkorder
 // status_code, message, data.code and data.detail) for operation 422s.
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -30,6 +32,7 @@ func shapesChecks() []check.Check {
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody()})
+				statusMemberIsHTTPStatus(t, r, "status")
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-001", Status: http.StatusBadRequest, Code: "idempotency_key_invalid", MediaRule: "ERR-014", What: "POST /customers without Idempotency-Key"})
 			},
 		},
@@ -42,6 +45,7 @@ func shapesChecks() []check.Check {
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
+				statusMemberIsHTTPStatus(t, r, "status")
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-002", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", MediaRule: "ERR-014", What: "GET /me without a key"})
 			},
 		},
@@ -49,12 +53,15 @@ func shapesChecks() []check.Check {
 			ID:         "checkorder/shape-403-scope-problem-json",
 			FailedAuth: 1,
 			Title:      "a 403 for a missing scope is application/problem+json with code api_key_not_authorized",
-			Rules:      []string{"ERR-003", "ERR-014", "ERR-016"},
+			Rules:      []string{"ERR-003", "ERR-016"},
 			Needs:      []string{"keys.read_only"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
-				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-003", Status: http.StatusForbidden, Code: "api_key_not_authorized", MediaRule: "ERR-014", What: "PATCH /customers/{id} with keys.read_only"})
+				statusMemberIsHTTPStatus(t, r, "status")
+				// Status, media type and body are ERR-003's own sentence: a scope
+				// 403 uses problem+json.
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-003", Status: http.StatusForbidden, Code: "api_key_not_authorized", What: "PATCH /customers/{id} with keys.read_only"})
 			},
 		},
 		{
@@ -87,13 +94,14 @@ func shapesChecks() []check.Check {
 				if m, err := r.JSON(); err == nil && r.Status == http.StatusNotFound && m["code"] != nil {
 					t.FatalAt(r, "ERR-037", "GET /customers/{nonexistent}: 404 code is %v, want null (an unknown id)", m["code"])
 				}
+				statusMemberIsHTTPStatus(t, r, "status")
 				shape.FlatAnswer(t, r, shape.Want{Rule: "ERR-004", ShapeRule: "ERR-013", MediaRule: "ERR-004", Status: http.StatusNotFound, What: "GET /customers/{nonexistent}"})
 			},
 		},
 		{
 			ID:    "checkorder/shape-422-envelope",
 			Title: "a 422 is the envelope: success false, status_code 422, message, data.code and data.detail",
-			Rules: []string{"ERR-006", "ERR-012", "ERR-016", "ERR-007"},
+			Rules: []string{"ERR-006", "ERR-012", "ERR-016"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + "/onboarding/requirements",
@@ -102,8 +110,24 @@ func shapesChecks() []check.Check {
 				if m, err := r.JSON(); err == nil && r.Status == http.StatusUnprocessableEntity && m["success"] == nil {
 					t.FatalAt(r, "ERR-006", "GET /onboarding/requirements?level=ts-no-such-level: the 422 is not the envelope (no success member): %s", shape.Clip(r.Body))
 				}
+				statusMemberIsHTTPStatus(t, r, "status_code")
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-006", ShapeRule: "ERR-012", MediaRule: "ERR-006", Status: http.StatusUnprocessableEntity, Code: "unknown_level", What: "GET /onboarding/requirements?level=ts-no-such-level"})
 			},
 		},
+	}
+}
+
+// statusMemberIsHTTPStatus judges the reading ERR-016 takes: an error
+// body's status member (problem+json and flat status, the envelope's
+// status_code) equals the HTTP status. A member absent or not a number is
+// the body shape's own rule, judged by the shape helper after this.
+func statusMemberIsHTTPStatus(t *check.T, r *client.Response, member string) {
+	m, err := r.JSON()
+	if err != nil {
+		return
+	}
+	n, ok := m[member].(json.Number)
+	if ok && n.String() != strconv.Itoa(r.Status) {
+		t.FatalAt(r, "ERR-016", "the error body's %s member is %s, the HTTP status %d: they must be equal", member, n, r.Status)
 	}
 }

@@ -56,6 +56,14 @@ func whitelistChecks() []check.Check {
 				if n := entryCount(t, "WLA-004", cust); n != 1 {
 					t.Fatalf("WLA-004", "the customer lists %d entries after the duplicates, want 1", n)
 				}
+				// A repeat is the same asset, network and address: the address
+				// for another asset on the same network is a new entry.
+				other := whitelist(t, "tenant", cust, map[string]any{"asset": "USDC", "network": "ETHEREUM", "address": addr, "label": "Treasury USDC"})
+				created := http.StatusCreated // or 200, as the first create may answer
+				if other.Status == http.StatusOK {
+					created = http.StatusOK
+				}
+				shape.EnvelopeAnswer(t, other, shape.Want{Rule: "WLA-004", Status: created, What: "the USDT entry's address whitelisted for USDC"})
 			},
 		},
 		{
@@ -93,7 +101,7 @@ func whitelistChecks() []check.Check {
 		{
 			ID:     "whitelist/staff-decisions",
 			Title:  "Staff approval makes an entry Active (rejected_reason null); a refusal makes it Rejected with rejected_reason; Disabled exists (reason null)",
-			Rules:  []string{"WLA-007", "WLA-008", "WLA-009", "WLA-003", "CUST-022"},
+			Rules:  []string{"WLA-007", "WLA-008", "WLA-009", "WLA-003", "WLA-011", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -121,7 +129,10 @@ func whitelistChecks() []check.Check {
 				} {
 					id := want.id
 					row := listedEntry(t, want.rule, cust, id)
-					if row == nil || row["status"] != want.status {
+					if row == nil {
+						t.Fatalf("WLA-011", "entry %s is not in its customer's whitelist list (staff decided %s)", id, want.status)
+					}
+					if row["status"] != want.status {
 						t.Fatalf(want.rule, "entry %s is listed as %v, want status %s", id, row, want.status)
 					}
 					if reason, has := row["rejected_reason"]; !has || reason != want.reason {
@@ -133,7 +144,7 @@ func whitelistChecks() []check.Check {
 		{
 			ID:         "whitelist/active-needs-control-and-approval",
 			Title:      "A whitelist entry becomes Active only once both hold: staff approval alone, or a deposit from the address alone (or from another address), leaves it PendingVerification; the other fact then makes it Active, in either order",
-			Rules:      []string{"WLA-007", "CUST-022"},
+			Rules:      []string{"WLA-007", "WLA-011", "CUST-022"},
 			Labels:     []string{check.Mutating, check.NeedsControl},
 			ControlWhy: "the two world facts: a staff approval, and a confirmed inbound deposit from the whitelisted address (the custodian's side)",
 			Needs:      []string{"keys.tenant"},
@@ -157,7 +168,10 @@ func whitelistChecks() []check.Check {
 				}
 				status := func(id, when, want string) {
 					row := listedEntry(t, "WLA-007", cust, id)
-					if row == nil || row["status"] != want {
+					if row == nil {
+						t.Fatalf("WLA-011", "entry %s %s is not in its customer's whitelist list", id, when)
+					}
+					if row["status"] != want {
 						t.Fatalf("WLA-007", "entry %s %s is listed as %v, want status %s", id, when, row, want)
 					}
 				}
@@ -178,7 +192,7 @@ func whitelistChecks() []check.Check {
 		{
 			ID:     "whitelist/no-api-approval",
 			Title:  "No API route approves a whitelist entry: PATCH of the entry and POST .../approve are refused and the entry stays PendingVerification",
-			Rules:  []string{"WLA-010", "CUST-022"},
+			Rules:  []string{"WLA-010", "WLA-011", "CUST-022"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -196,7 +210,11 @@ func whitelistChecks() []check.Check {
 						t.FatalAt(resp, "WLA-010", "%s %s answered %d: no API route approves a whitelist entry", req.Method, req.Path, resp.Status)
 					}
 				}
-				if row := listedEntry(t, "WLA-010", cust, id); row == nil || row["status"] != "PendingVerification" {
+				row := listedEntry(t, "WLA-010", cust, id)
+				if row == nil {
+					t.Fatalf("WLA-011", "entry %s is not in its customer's whitelist list", id)
+				}
+				if row["status"] != "PendingVerification" {
 					t.Fatalf("WLA-010", "after the attempts the entry is %v, want PendingVerification", row)
 				}
 			},

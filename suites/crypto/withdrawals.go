@@ -15,11 +15,13 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
-// wdOf returns data.withdrawal of a withdrawal answer (fails under rule).
-func wdOf(t *check.T, rule string, r *client.Response, d map[string]any) map[string]any {
+// wdOf returns data.withdrawal of a withdrawal answer: POST
+// crypto/withdrawals returns data.withdrawal with 200, 202 or 422
+// (CWD-021), whatever the answer says of it.
+func wdOf(t *check.T, r *client.Response, d map[string]any) map[string]any {
 	w, _ := d["withdrawal"].(map[string]any)
 	if w == nil {
-		t.FatalAt(r, rule, "data.withdrawal is %v, want an object", d["withdrawal"])
+		t.FatalAt(r, "CWD-021", "data.withdrawal is %v, want an object (data holds %v)", d["withdrawal"], slices.Sorted(maps.Keys(d)))
 	}
 	return w
 }
@@ -55,7 +57,7 @@ func submitChecks() []check.Check {
 		{
 			ID:          "cryptowithdrawals/submit-round-and-list",
 			SerialGroup: "crypto withdrawals",
-			Title:       "A BTC withdrawal of 0.000000015 to an Active whitelist entry answers 200 SubmittedToProvider with amount 2 (atomic, rounded away from zero); its list row has type crypto, asset_code BTC, currency null, the unmasked whitelisted address and the stored description",
+			Title:       "A BTC withdrawal of 0.000000015 to an Active whitelist entry answers 200 SubmittedToProvider with amount 2 (atomic, rounded away from zero; 0.000000011 also 2); its list row has type crypto, asset_code BTC, currency null, the unmasked whitelisted address and the stored description",
 			Rules:       []string{"CWD-002", "CWD-005", "CWD-007", "CWD-008", "CWD-009", "CWD-010", "CWD-013", "CWD-020", "CWD-021", "PAGE-022"},
 			Labels:      []string{check.Mutating},
 			Needs:       []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
@@ -63,7 +65,14 @@ func submitChecks() []check.Check {
 				cust, entry := t.Crypto("customer"), t.Crypto("whitelist_btc")
 				b := wbody("BTC", "", "0.000000015", entry)
 				r := withdraw(t, cust, b)
-				w := wdOf(t, "CWD-021", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-021", Status: http.StatusOK}))
+				// The body carries the documented members (asset, amount,
+				// whitelisted_address_id, description; network defaults for
+				// BTC): a refusal saying one is missing is a member the
+				// server does not read (CWD-002).
+				if code := shape.BodyCode(r); r.Status == http.StatusUnprocessableEntity && (code == "whitelisted_address_required" || code == "unsupported_asset" || code == "invalid_amount") {
+					t.FatalAt(r, "CWD-002", "a body carrying asset BTC, amount 0.000000015 and whitelisted_address_id %s (an Active entry) was refused %s: the request's members are asset, network, amount, whitelisted_address_id, destination_address and description", entry, code)
+				}
+				w := wdOf(t, r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-021", Status: http.StatusOK}))
 				if st := shape.String(t, "CWD-013", w, "status"); st != "SubmittedToProvider" {
 					t.FatalAt(r, "CWD-013", "a submitted crypto withdrawal answered 200 with status %q, want SubmittedToProvider", st)
 				}
@@ -73,6 +82,11 @@ func submitChecks() []check.Check {
 						rule = "CWD-008"
 					}
 					t.FatalAt(r, rule, "0.000000015 BTC is reported as amount %s, want 2 (atomic units, rounded away from zero at scale 8)", amt)
+				}
+				// Away from zero, not half up: 1.1 atomic units are 2.
+				small := withdraw(t, cust, wbody("BTC", "", "0.000000011", entry))
+				if amt := atomic(t, "CWD-008", wdOf(t, small, shape.EnvelopeAnswer(t, small, shape.Want{Rule: "CWD-021", Status: http.StatusOK})), "amount"); amt.Cmp(big.NewInt(2)) != 0 {
+					t.FatalAt(small, "CWD-005", "0.000000011 BTC is reported as amount %s, want 2 (atomic units, rounded away from zero at scale 8)", amt)
 				}
 				id := shape.String(t, "CWD-021", w, "id")
 				shape.Pagination(t, "PAGE-022", shape.EnvelopeAnswer(t, get(t, path(cust, "/withdrawals?limit=1")), shape.Want{Rule: "CWD-020", Status: http.StatusOK}))
@@ -135,8 +149,8 @@ func submitChecks() []check.Check {
 		{
 			ID:          "cryptowithdrawals/network-required-for-usdt",
 			SerialGroup: "crypto withdrawals",
-			Title:       "A USDT withdrawal without network is refused with a 422 envelope and no row; BTC without network takes its default network",
-			Rules:       []string{"CWD-003", "CWD-004", "CUST-022"},
+			Title:       "A USDT withdrawal without network is refused with a 422 envelope and no row; USDT on TRON (tenant policy on) to the USDT entry on ETHEREUM is 422 whitelisted_address_asset_mismatch",
+			Rules:       []string{"CWD-003", "CWD-004", "CWD-024", "ERR-112", "CUST-022"},
 			Labels:      []string{check.Mutating, check.NeedsControl},
 			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -153,13 +167,21 @@ func submitChecks() []check.Check {
 				refusedNoRow(t, "CWD-004", r, cust, mark, b)
 				r = withdraw(t, cust, wbody("USDT", "ETHEREUM", "1", entry))
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-003", Status: http.StatusOK})
+				// The entry must match the network too: with USDT-on-TRON
+				// enabled, the ETHEREUM entry does not pay on TRON.
+				defer policy(t, cust, "usdt_tron")()
+				b = wbody("USDT", "TRON", "1", entry)
+				r = withdraw(t, cust, b)
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-024", Status: http.StatusUnprocessableEntity, Code: "whitelisted_address_asset_mismatch",
+					What: "a USDT withdrawal on TRON to the customer's USDT entry on ETHEREUM"})
+				refusedNoRow(t, "CWD-024", r, cust, mark, b)
 			},
 		},
 		{
 			ID:          "cryptowithdrawals/usdc-on-ethereum",
 			SerialGroup: "crypto withdrawals",
 			Title:       "USDC withdraws on ETHEREUM, its one withdrawal network (the asset table): a USDC withdrawal on ETHEREUM is taken, one naming TRON is refused",
-			Rules:       []string{"CRYP-009", "CUST-022"},
+			Rules:       []string{"CRYP-009", "CWD-021", "CUST-022"},
 			Labels:      []string{check.Mutating, check.NeedsControl},
 			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -168,10 +190,7 @@ func submitChecks() []check.Check {
 				if r.Status != http.StatusOK && r.Status != http.StatusAccepted {
 					t.FatalAt(r, "CRYP-009", "a USDC withdrawal on ETHEREUM (funded, whitelisted, Active entry) answered %d, want 200 or 202: ETHEREUM is USDC's withdrawal network", r.Status)
 				}
-				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-009", Status: r.Status})
-				if w, _ := d["withdrawal"].(map[string]any); w == nil {
-					t.FatalAt(r, "CRYP-009", "the USDC withdrawal on ETHEREUM carries no data.withdrawal")
-				}
+				wdOf(t, r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CRYP-009", Status: r.Status}))
 				tron := withdraw(t, cust, wbody("USDC", "TRON", "1", entry))
 				if tron.Status/100 == 2 {
 					t.FatalAt(tron, "CRYP-009", "a USDC withdrawal naming network TRON answered %d; USDC withdraws on ETHEREUM only", tron.Status)
@@ -182,7 +201,7 @@ func submitChecks() []check.Check {
 			ID:          "cryptowithdrawals/raw-destination-policy",
 			SerialGroup: "crypto withdrawals",
 			Title:       "With raw addresses enabled a destination_address alone is paid (an invalid one is 422 invalid_destination_address) and is ignored when a whitelisted_address_id is given",
-			Rules:       []string{"CWD-006", "ERR-113", "CUST-022"},
+			Rules:       []string{"CWD-006", "ERR-113", "CWD-020", "CWD-021", "CUST-022"},
 			Labels:      []string{check.Mutating, check.NeedsControl},
 			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -192,16 +211,21 @@ func submitChecks() []check.Check {
 				b := wbody("BTC", "", "0.00000010", "")
 				b["destination_address"] = raw
 				r := withdraw(t, cust, b)
-				w := wdOf(t, "CWD-006", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-006", Status: http.StatusOK}))
-				if row := listedWithdrawal(t, "CWD-006", cust, shape.String(t, "CWD-006", w, "id")); row == nil || row["destination_address"] != raw {
-					t.Fatalf("CWD-006", "the raw-address withdrawal is listed as %v, want destination_address %s", row, raw)
+				w := wdOf(t, r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-006", Status: http.StatusOK}))
+				rawID := shape.String(t, "CWD-006", w, "id")
+				row := listedWithdrawal(t, "CWD-020", cust, rawID)
+				if row == nil {
+					t.Fatalf("CWD-020", "the raw-address withdrawal %s is not in its customer's crypto withdrawal list", rawID)
+				}
+				if row["destination_address"] != raw {
+					t.Fatalf("CWD-006", "the raw-address withdrawal is listed with destination_address %v, want %s", row["destination_address"], raw)
 				}
 				b["destination_address"] = "not-an-address"
 				shape.EnvelopeAnswer(t, withdraw(t, cust, b), shape.Want{Rule: "ERR-113", Status: http.StatusUnprocessableEntity, Code: "invalid_destination_address"})
 				b = wbody("BTC", "", "0.00000010", entry)
 				b["destination_address"] = sampleAddress("BITCOIN")
 				r = withdraw(t, cust, b)
-				w = wdOf(t, "CWD-006", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-006", Status: http.StatusOK}))
+				w = wdOf(t, r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-006", Status: http.StatusOK}))
 				full := whitelistAddress(t, "CWD-006", cust, entry)
 				if row := listedWithdrawal(t, "CWD-006", cust, shape.String(t, "CWD-006", w, "id")); row == nil || row["destination_address"] != full {
 					t.Fatalf("CWD-006", "a withdrawal naming a whitelist entry and a destination_address is listed as %v, want the entry's address %s", row, full)
@@ -211,7 +235,7 @@ func submitChecks() []check.Check {
 		{
 			ID:          "cryptowithdrawals/entry-not-active-and-no-wallet",
 			SerialGroup: "crypto withdrawals",
-			Title:       "A PendingVerification entry is 409 whitelisted_address_not_active; a customer without a custody wallet is 409 crypto_withdrawal_prerequisites_missing",
+			Title:       "A PendingVerification entry is 409 whitelisted_address_not_active; a customer without a custody wallet is 409 crypto_withdrawal_prerequisites_missing, also when it holds an address for another asset only",
 			Rules:       []string{"ERR-115", "CWD-022", "ERR-116", "CWD-026", "CUST-022"},
 			Labels:      []string{check.Mutating, check.NeedsControl},
 			Needs:       []string{"keys.tenant"},
@@ -228,6 +252,12 @@ func submitChecks() []check.Check {
 				r = withdraw(t, bare, wbody("ETH", "", "0.5", entry))
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-022", Status: http.StatusConflict, Code: "crypto_withdrawal_prerequisites_missing"})
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-116", Status: http.StatusConflict, Code: "crypto_withdrawal_prerequisites_missing"})
+				// The custody wallet is the issued address for the withdrawn
+				// asset (reading CWD-026): a BTC address is none for ETH.
+				issued(t, "CWD-026", bare, "BTC")
+				r = withdraw(t, bare, wbody("ETH", "", "0.5", entry))
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-026", Status: http.StatusConflict, Code: "crypto_withdrawal_prerequisites_missing",
+					What: "an ETH withdrawal from a customer holding a BTC deposit address only"})
 			},
 		},
 	}
@@ -241,7 +271,7 @@ func decisionChecks() []check.Check {
 		{
 			ID:          "cryptowithdrawals/park-and-fee-policy-202",
 			SerialGroup: "crypto withdrawals",
-			Title:       "A parked withdrawal answers 202 ManualReviewRequired with no code and can settle later; a tenant fee policy of manual review answers 202 Blocked, final, nothing reserved",
+			Title:       "A parked withdrawal (a screening hold; above the tenant's transaction limit) answers 202 ManualReviewRequired with no code and can settle later; a tenant fee policy of manual review answers 202 Blocked, final, nothing reserved",
 			Rules:       []string{"CWD-014", "CWD-015", "ERR-137", "CWD-017", "CWD-012", "CWD-021", "CUST-022"},
 			Labels:      []string{check.Mutating, check.NeedsControl},
 			Needs:       []string{"keys.tenant"},
@@ -251,17 +281,22 @@ func decisionChecks() []check.Check {
 					t.NoVerdict(err)
 				}
 				r := withdraw(t, cust, wbody("BTC", "", "0.0001", entry))
-				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-014", Status: http.StatusAccepted})
-				w := wdOf(t, "CWD-014", r, d)
+				// Parked: 202 (CWD-014) in the normal body, the success
+				// envelope a submission answers (ERR-137).
+				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-014", Status: http.StatusAccepted, ShapeRule: "ERR-137"})
+				w := wdOf(t, r, d)
 				if w["status"] != "ManualReviewRequired" {
 					t.FatalAt(r, "CWD-014", "a parked withdrawal answered 202 with status %v, want ManualReviewRequired", w["status"])
 				}
+				// No code: the park's reason is not in the body (CWD-015),
+				// neither as data.code nor on the withdrawal.
 				if code, has := d["code"]; has {
-					t.ErrorAt(r, "ERR-137", "a parked withdrawal answered 202 with data.code %v: a park answers the normal body and no code", code)
 					t.FatalAt(r, "CWD-015", "a parked withdrawal carries data.code %v: the reason code is not in the body", code)
 				}
-				if code, has := w["code"]; has {
-					t.FatalAt(r, "ERR-137", "a parked withdrawal carries data.withdrawal.code %v: a park has no code", code)
+				for _, k := range []string{"code", "failure_code"} {
+					if code := w[k]; code != nil {
+						t.FatalAt(r, "CWD-015", "a parked withdrawal carries data.withdrawal.%s %v: the reason code is not in the body", k, code)
+					}
 				}
 				parked := shape.String(t, "CWD-014", w, "id")
 				listedStatus(t, "CWD-014", cust, parked, "ManualReviewRequired")
@@ -269,10 +304,25 @@ func decisionChecks() []check.Check {
 					t.Fatalf("CWD-014", "control: settle the parked withdrawal: %v", err)
 				}
 				listedStatus(t, "CWD-014", cust, parked, "Settled")
+				// A transaction limit (the tenant's policy): the server parks
+				// a withdrawal above it itself.
+				limit := func(atomic string) {
+					if err := t.Control().Call(t.Context(), http.MethodPost, "/crypto/policy/"+cust, map[string]any{"transaction_limit_atomic": atomic}, nil); err != nil {
+						t.NoVerdict(err)
+					}
+				}
+				limit("5000")
+				r = withdraw(t, cust, wbody("BTC", "", "0.0001", entry))
+				limit("")
+				w = wdOf(t, r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-014", Status: http.StatusAccepted, ShapeRule: "ERR-137", What: "a withdrawal of 10000 atomic units above a transaction limit of 5000"}))
+				if w["status"] != "ManualReviewRequired" {
+					t.FatalAt(r, "CWD-014", "a withdrawal above the transaction limit answered 202 with status %v, want ManualReviewRequired", w["status"])
+				}
+				listedStatus(t, "CWD-014", cust, shape.String(t, "CWD-014", w, "id"), "ManualReviewRequired")
 				before := available(t, "CWD-012", cust, "BTC")
 				defer policy(t, cust, "fee_review")()
 				r = withdraw(t, cust, wbody("BTC", "", "0.0001", entry))
-				w = wdOf(t, "CWD-017", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-017", Status: http.StatusAccepted}))
+				w = wdOf(t, r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-017", Status: http.StatusAccepted}))
 				if w["status"] != "Blocked" {
 					t.FatalAt(r, "CWD-017", "a withdrawal under a fee policy of manual review answered 202 with status %v, want Blocked", w["status"])
 				}
@@ -287,14 +337,14 @@ func decisionChecks() []check.Check {
 			ID:          "cryptowithdrawals/422-row-kept-and-decision-codes",
 			SerialGroup: "crypto withdrawals",
 			Title:       "A withdrawal its funds do not cover is 422 insufficient_funds with a Failed row kept in the list and nothing held; the workflow's decision codes pass through verbatim as 422 (awaiting_crypto_delivery says how much can be sent now; provider_submission_failed releases the hold)",
-			Rules:       []string{"CWD-018", "CWD-019", "CWD-012", "ERR-125", "ERR-126", "ERR-127", "ERR-128", "ERR-129", "ERR-130", "ERR-131", "ERR-132", "ERR-133", "ERR-134", "ERR-117", "CUST-022"},
+			Rules:       []string{"CWD-018", "CWD-019", "CWD-012", "CWD-021", "ERR-125", "ERR-126", "ERR-127", "ERR-128", "ERR-129", "ERR-130", "ERR-131", "ERR-132", "ERR-133", "ERR-134", "ERR-117", "CUST-022"},
 			Labels:      []string{check.Mutating, check.NeedsControl},
 			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "CWD-018", "BTC", "BITCOIN", "100000000")
 				r := withdraw(t, cust, wbody("BTC", "", "2", entry))
 				d := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "ERR-126", Status: http.StatusUnprocessableEntity, Code: "insufficient_funds"})
-				w := wdOf(t, "CWD-019", r, d)
+				w := wdOf(t, r, d)
 				if w["status"] != "Failed" && w["status"] != "Blocked" {
 					t.FatalAt(r, "CWD-019", "the 422 body's withdrawal status is %v, want Blocked or Failed", w["status"])
 				}
@@ -336,14 +386,14 @@ func decisionChecks() []check.Check {
 			ID:          "cryptowithdrawals/settle-and-fail",
 			SerialGroup: "crypto withdrawals",
 			Title:       "A submitted withdrawal moves ProviderPending then Settled (the hold leaves the balance); a failed one is Failed and its amount is available again",
-			Rules:       []string{"CWD-011", "CWD-012", "CUST-022"},
+			Rules:       []string{"CWD-011", "CWD-012", "CWD-021", "CUST-022"},
 			Labels:      []string{check.Mutating, check.NeedsControl},
 			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "CWD-011", "BTC", "BITCOIN", "100000")
 				submit := func() string {
 					r := withdraw(t, cust, wbody("BTC", "", "0.0004", entry))
-					return shape.String(t, "CWD-021", wdOf(t, "CWD-021", r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-021", Status: http.StatusOK})), "id")
+					return shape.String(t, "CWD-021", wdOf(t, r, shape.EnvelopeAnswer(t, r, shape.Want{Rule: "CWD-021", Status: http.StatusOK})), "id")
 				}
 				outcome := func(id, st string) {
 					if err := t.Control().CryptoWithdrawalOutcome(t.Context(), id, st); err != nil {
@@ -394,6 +444,11 @@ func balanceAndPauseChecks() []check.Check {
 				defer policy(t, cust, "usdt_tron")()
 				entry := activeEntry(t, cust, "USDT", "TRON")
 				r := withdraw(t, cust, wbody("USDT", "TRON", "1", entry))
+				if r.Status == http.StatusUnprocessableEntity && shape.BodyCode(r) == "insufficient_funds" {
+					// The 10 USDT arrived on the ETHEREUM deposit address; a
+					// balance per network would hold nothing on TRON.
+					t.FatalAt(r, "CRYP-006", "1 USDT on TRON was refused insufficient_funds while the customer holds 10 USDT (deposited on ETHEREUM): the balance is keyed on the asset across networks")
+				}
 				// USDT-on-TRON enabled for the tenant (CRYP-015), TRON a USDT
 				// withdrawal network (CRYP-010): the withdrawal is taken.
 				shape.StatusAnswer(t, r, shape.Want{Rule: "CRYP-015", Status: http.StatusOK, Continue: true, Why: "USDT-on-TRON is enabled for this customer's tenant"})

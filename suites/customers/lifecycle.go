@@ -11,6 +11,13 @@ import (
 	"github.com/touchstone-harness/touchstone/internal/shape"
 )
 
+// openAccount asks for a GBP fiat account for the customer (a money-moving
+// route: it begins with the shared precondition).
+func openAccount(t *check.T, id string) *client.Response {
+	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodPost, Path: api.Customer(id) + "/banking/accounts",
+		JSON: map[string]any{"currency": "GBP"}, IdempotencyKey: t.NewKey()})
+}
+
 func get(t *check.T, path string) *client.Response {
 	return t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: api.P + path})
 }
@@ -21,7 +28,7 @@ func lifecycleChecks() []check.Check {
 		{
 			ID:     "customers/lifecycle-initiate-opens-onboarding",
 			Title:  "Verification initiate moves a Draft customer to Onboarding and returns the session",
-			Rules:  []string{"LIFE-010", "LIFE-002", "LIFE-003", "CUST-022"},
+			Rules:  []string{"LIFE-010", "LIFE-002", "LIFE-003", "LIFE-025", "CUST-022"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
@@ -41,6 +48,13 @@ func lifecycleChecks() []check.Check {
 				if got := fresh.ListStatus(t, "LIFE-010", id); got != "Onboarding" {
 					t.Fatalf("LIFE-010", "after initiate the customer is listed %s, want Onboarding", got)
 				}
+				// Onboarding blocks money movement: opening a fiat account is
+				// refused by the shared precondition.
+				r := openAccount(t, id)
+				if r.Status/100 == 2 {
+					t.FatalAt(r, "LIFE-003", "an Onboarding customer opened a fiat account (%d): money movement is blocked", r.Status)
+				}
+				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "LIFE-025", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})
 			},
 		},
 		{
@@ -71,7 +85,7 @@ func lifecycleChecks() []check.Check {
 						}
 					}},
 					{"GET onboarding/{kind}/status", func(id, kind string) {
-						d := shape.EnvelopeAnswer(t, get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), shape.Want{Rule: "ONB-009", Status: http.StatusOK})
+						d := shape.EnvelopeAnswer(t, get(t, "/customers/"+id+"/onboarding/"+kind+"/status"), shape.Want{Rule: "LIFE-011", Status: http.StatusOK})
 						if d["customer_status"] != "Active" {
 							t.Fatalf("LIFE-011", "onboarding/%s/status after approval answered customer_status %v, want Active", kind, d["customer_status"])
 						}
@@ -102,6 +116,14 @@ func lifecycleChecks() []check.Check {
 				fresh.Decide(t, id, "approved")
 				if got := fresh.Status(t, "CUST-010", id); got != "Active" {
 					t.Fatalf("LIFE-011", "a PendingCompliance customer whose case the provider then approved reads %s on GET customers/{id}, want Active", got)
+				}
+				// Active allows money movement: the shared precondition lets
+				// the customer through (whatever else the opening decides).
+				r := openAccount(t, id)
+				if m, err := r.JSON(); err == nil && r.Status == http.StatusConflict {
+					if d, _ := m["data"].(map[string]any); d != nil && d["code"] == "kyc_or_kyb_not_approved" {
+						t.FatalAt(r, "LIFE-005", "an Active customer's fiat account opening was refused 409 kyc_or_kyb_not_approved: Active is the status that passes the precondition")
+					}
 				}
 			},
 		},

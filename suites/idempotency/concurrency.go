@@ -55,7 +55,7 @@ func concurrencyChecks() []check.Check {
 				// answers (a different body after completion is 409
 				// reused too): without a hold, several pairs raise the odds.
 				pairs := 1
-				if t.Target().Control == nil {
+				if !t.ServesControl() {
 					pairs = 3
 					t.Logf("no hold on POST /customers (no control API): %d pairs sent together, each body with %d KiB of JSON whitespace; whether they met in flight is not observable", pairs, padding>>10)
 				}
@@ -108,7 +108,7 @@ func inFlight(t *check.T, n int, countRule, retry string) {
 	c := t.Client("tenant")
 	release := slowCreates(t)
 	defer release()
-	held := t.Target().Control != nil
+	held := t.ServesControl()
 	if !held {
 		t.Logf("no hold on POST /customers (no control API): each body carries %d KiB of JSON whitespace, which the target parses while the later requests arrive", padding>>10)
 	}
@@ -166,8 +166,7 @@ func spaced(req client.Request) client.Request {
 // control API (nothing otherwise); the caller defers the returned func,
 // which removes the latency.
 func slowCreates(t *check.T) func() {
-	ctl := t.Target().Control
-	if ctl == nil {
+	if !t.ServesControl() {
 		return func() {}
 	}
 	if err := t.Control().SetLatency(t.Context(), http.MethodPost, customers, hold); err != nil {

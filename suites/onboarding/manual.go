@@ -195,12 +195,21 @@ func submitted(t *check.T, r *client.Response) map[string]any {
 func manualChecks() []check.Check {
 	manual := func(kind, userType string) func(t *check.T) {
 		return func(t *check.T) {
+			if t.Target().Control == nil {
+				t.WithoutControl() // LIFE-001 needs a provider that decided nothing
+			}
 			// A new email: the submission creates the customer.
 			email := fresh.Email()
 			body, _ := submission(t, kind, email, "")
 			d := submitted(t, submit(t, kind, body))
 			id := d["customer_id"].(string)
 			c := fresh.Read(t, "ONB-035", id)
+			if t.Target().Control != nil && (c["status"] == "Active" || d["status"] == "Approved") {
+				// The provider decides, and here it has decided nothing (its
+				// decisions come only through the control API): the API
+				// takes the submission and reports status, never approves.
+				t.Fatalf("LIFE-001", "a %s submission for a new customer answered status %v and left the customer %v before any decision of the identity provider; the decision happens at the provider", kind, d["status"], c["status"])
+			}
 			if c["external_reference"] != email {
 				t.Fatalf("ONB-035", "the customer created by manual submission has external_reference %v, want %s", c["external_reference"], email)
 			}
@@ -256,20 +265,24 @@ func manualChecks() []check.Check {
 	}
 	return []check.Check{
 		{
-			ID:     "onboarding/manual-kyc-submission",
-			Title:  "POST onboarding/kyc resolves the customer by email (creating it if new) and returns the case",
-			Rules:  []string{"ONB-034", "ONB-035", "ONB-027", "ONB-022"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.tenant"},
-			Run:    manual("kyc", "Personal"),
+			ID:           "onboarding/manual-kyc-submission",
+			Title:        "POST onboarding/kyc resolves the customer by email (creating it if new) and returns the case",
+			Rules:        []string{"ONB-034", "ONB-035", "ONB-027", "ONB-022", "LIFE-001"},
+			Labels:       []string{check.Mutating},
+			Needs:        []string{"keys.tenant"},
+			ControlWhy:   "the identity provider decides nothing on its own only where its decisions come through the control API: there a submission left Active was approved by the API itself (LIFE-001); an integrator's provider may approve at once",
+			ControlRules: []string{"LIFE-001"},
+			Run:          manual("kyc", "Personal"),
 		},
 		{
-			ID:     "onboarding/manual-kyb-submission",
-			Title:  "POST onboarding/kyb creates a business customer for a new email and returns the case",
-			Rules:  []string{"ONB-034", "ONB-035", "ONB-027", "ONB-022"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.tenant"},
-			Run:    manual("kyb", "Business"),
+			ID:           "onboarding/manual-kyb-submission",
+			Title:        "POST onboarding/kyb creates a business customer for a new email and returns the case",
+			Rules:        []string{"ONB-034", "ONB-035", "ONB-027", "ONB-022", "LIFE-001"},
+			Labels:       []string{check.Mutating},
+			Needs:        []string{"keys.tenant"},
+			ControlWhy:   "the identity provider decides nothing on its own only where its decisions come through the control API: there a submission left Active was approved by the API itself (LIFE-001); an integrator's provider may approve at once",
+			ControlRules: []string{"LIFE-001"},
+			Run:          manual("kyb", "Business"),
 		},
 		{
 			ID:     "onboarding/manual-missing-fields",
@@ -348,10 +361,15 @@ func manualChecks() []check.Check {
 				submitted(t, submitWith(t, "subject", "kyc", body))
 				defer fresh.ProgrammeOff(t, t.Customer("parent"))()
 				body, _ = submission(t, "kyc", fresh.Email(), "")
-				fresh.Gated(t, "ONB-036", submitWith(t, "subject", "kyc", body))
-				// A tenant-wide key is not gated.
+				fresh.GatedWhere(t, "ONB-036", submitWith(t, "subject", "kyc", body))
+				// A tenant-wide key is not gated: the gate is POST
+				// customers' (ONB-037), not a switch for every key.
 				body, _ = submission(t, "kyc", fresh.Email(), "")
-				submitted(t, submitWith(t, "tenant", "kyc", body))
+				r := submitWith(t, "tenant", "kyc", body)
+				if r.Status == http.StatusForbidden {
+					t.FatalAt(r, "ONB-037", "a tenant-wide key's manual submission is refused 403 while the bound key's customer lacks the programme; gated like POST customers, a tenant-wide key is not gated: %s", shape.Clip(r.Body))
+				}
+				submitted(t, r)
 			},
 		},
 	}

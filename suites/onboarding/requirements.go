@@ -133,7 +133,7 @@ func requirementsChecks() []check.Check {
 		{
 			ID:    "onboarding/requirements-unknown-level",
 			Title: "GET onboarding/requirements with an unknown level is 422 unknown_level",
-			Rules: []string{"ONB-033", "ERR-047", "ERR-007"},
+			Rules: []string{"ONB-033", "ERR-047"},
 			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				shape.EnvelopeAnswer(t, requirementsResp(t, url.Values{"level": {"no-such-level"}}), shape.Want{Rule: "ONB-033", Status: http.StatusUnprocessableEntity, Code: "unknown_level"})

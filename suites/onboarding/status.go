@@ -94,7 +94,7 @@ func statusChecks() []check.Check {
 		{
 			ID:    "onboarding/status-shape",
 			Title: "GET onboarding/status reports current_step, steps, one non-null kind status by user_type, can_proceed_to_kyb and customer_status",
-			Rules: []string{"ONB-030", "ONB-001", "ONB-002", "ONB-003", "ONB-004", "ONB-005", "ONB-006", "ONB-008"},
+			Rules: []string{"ONB-030", "ONB-001", "ONB-003", "ONB-004", "ONB-005", "ONB-006", "ONB-008"},
 			Needs: []string{"keys.tenant", "customers.active_personal", "customers.active_business"},
 			Run: func(t *check.T) {
 				for _, f := range fixtures {

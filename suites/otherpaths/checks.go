@@ -14,6 +14,8 @@ import (
 //   - paths.go: pathsChecks
 //   - v2customers.go: v2customersChecks
 //   - v2writes.go: v2writesChecks
+//   - v2_patch_delete_keys.go: v2PatchDeleteKeysChecks
+//   - reconciliation.go: reconciliationChecks
 //
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
 // carries the location of its Run function.
@@ -22,5 +24,7 @@ func Checks() []check.Check {
 		pathsChecks(),
 		v2customersChecks(),
 		v2writesChecks(),
+		v2PatchDeleteKeysChecks(),
+		reconciliationChecks(),
 	)
 }

@@ -58,7 +58,9 @@ func pathsChecks() []check.Check {
 				ok(t, "OTHER-003", getPath(t, t.Client("tenant"), api.Callback), "GET "+api.Callback+" with keys.tenant")
 				// read_only holds onboarding:read, not onboarding:write: one
 				// refusal proves the rule.
-				shape.ProblemAnswer(t, getPath(t, t.Client("read_only"), api.Callback), shape.Want{Rule: "OTHER-003", Status: http.StatusForbidden, Code: "api_key_not_authorized"})
+				// The status says the route requires onboarding:write; the
+				// refusal's body is a missing scope's (SCOPE-076).
+				shape.ProblemAnswer(t, getPath(t, t.Client("read_only"), api.Callback), shape.Want{Rule: "OTHER-003", ShapeRule: "SCOPE-076", Status: http.StatusForbidden, Code: "api_key_not_authorized"})
 			},
 		},
 		{

@@ -125,7 +125,7 @@ func v2customersChecks() []check.Check {
 		{
 			ID:    "otherpaths/v2-customers-binding",
 			Title: "GET V2/customers follows the key's binding: narrowed for a subject key, unfiltered for a tenant key, empty for an unbound key",
-			Rules: []string{"BIND-005", "BIND-008", "BIND-011", "BIND-014", "SCOPE-070", "V2-008"},
+			Rules: []string{"BIND-005", "BIND-011", "BIND-014", "V2-008"},
 			Needs: []string{"keys.tenant", "keys.subject", "customers.parent", "customers.active_personal"},
 			Run: func(t *check.T) {
 				parent := t.Customer("parent")

@@ -138,6 +138,8 @@ func createConversion(t *check.T) string {
 	if _, ok := d["conversion_request"].(map[string]any); !ok {
 		t.FatalAt(r, "CONV-014", "POST conversion-requests answered no data.conversion_request object: data has %v", d)
 	}
+	// The answer is data.conversion_request with id and status (CONV-004).
+	shape.String(t, "CONV-004", d, "conversion_request.status")
 	return shape.String(t, "CONV-004", d, "conversion_request.id")
 }
 

@@ -39,7 +39,9 @@ func readsChecks() []check.Check {
 				r := t.Do(t.Client("tenant"), client.Request{Method: http.MethodGet, Path: path + "?limit=20"})
 				data := shape.EnvelopeAnswer(t, r, shape.Want{Rule: "PB-042", Status: http.StatusOK})
 				pg := shape.Pagination(t, "PAGE-024", data)
-				key := shape.ListKey(t, "PB-042", data, "")
+				// The list's member is not named: the single array member of
+				// data is taken as the list (the reading PAGE-025 takes).
+				key := shape.ListKey(t, "PAGE-025", data, "")
 				rows := shape.Items(t, "PB-042", data, key, true)
 				if pg.Total < 3 || pg.PerPage != 20 || len(rows) != min(pg.Total, 20) {
 					t.FatalAt(r, "PB-042", "pagination %+v with %d rows after creating 3 batches", pg, len(rows))

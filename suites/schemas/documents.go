@@ -45,6 +45,13 @@ func documentsServed(t *check.T) {
 		rule := []string{"VER-003", "VER-004"}[i]
 		r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: path})
 		shape.StatusAnswer(t, r, shape.Want{Rule: rule, Status: http.StatusOK, What: fmt.Sprintf("GET %s without a key", path)})
+		// The reading VER-005 takes of what is served: a JSON body with an
+		// openapi (or swagger) version member and a paths object.
+		m, err := r.JSON()
+		_, hasPaths := m["paths"].(map[string]any)
+		if err != nil || (m["openapi"] == nil && m["swagger"] == nil) || !hasPaths {
+			t.FatalAt(r, "VER-005", "GET %s without a key: the body is not a JSON object with an openapi (or swagger) member and a paths object: %s", path, shape.Clip(r.Body))
+		}
 		if _, err := openapicheck.Parse(r.Body, t.Profile().BaseURL); err != nil {
 			t.Fatalf(rule, "%s: %v", path, err)
 		}

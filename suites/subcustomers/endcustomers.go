@@ -65,7 +65,7 @@ func endcustomersChecks() []check.Check {
 		{
 			ID:     "subcustomers/create",
 			Title:  "POST end-customers returns data.end_customer with id and parent_customer_id; the child starts Onboarding",
-			Rules:  []string{"SUB-005", "SUB-006", "SUB-003", "LIFE-003", "BIND-002", "BIND-009", "SUB-004"},
+			Rules:  []string{"SUB-005", "SUB-006", "SUB-003", "BIND-009"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.parent"},
 			Run: func(t *check.T) {
@@ -121,7 +121,7 @@ func endcustomersChecks() []check.Check {
 		{
 			ID:     "subcustomers/list-all-unpaged",
 			Title:  "GET end-customers returns data.end_customers with every child, no pagination, ignoring page and limit",
-			Rules:  []string{"SUB-007", "SUB-023", "PAGE-016", "PAGE-017", "SUB-005"},
+			Rules:  []string{"SUB-007", "SUB-023", "SUB-005"},
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant", "customers.parent", "customers.child"},
 			Run: func(t *check.T) {

@@ -19,7 +19,7 @@ func gatingChecks() []check.Check {
 			Needs:  []string{"keys.tenant", "customers.active_business"},
 			Run: func(t *check.T) {
 				plain := t.Customer("active_business")
-				fresh.Gated(t, "SUB-018", postChild(t, "tenant", plain, childBody("Personal", newRef(), "Touchstone Gated")))
+				fresh.GatedWhere(t, "SUB-018", postChild(t, "tenant", plain, childBody("Personal", newRef(), "Touchstone Gated")))
 				d := shape.EnvelopeAnswer(t, get(t, "tenant", base(plain)), shape.Want{Rule: "SUB-021", Status: http.StatusOK})
 				list := shape.Array(t, "SUB-021", d, "end_customers")
 				if len(list) != 0 {
@@ -99,8 +99,8 @@ func gatingChecks() []check.Check {
 				fresh.Programme(t, parent, true)
 				child := createChild(t, "tenant", parent, "Personal")
 				fresh.Programme(t, parent, false)
-				fresh.Gated(t, "SUB-018", postChild(t, "tenant", parent, childBody("Personal", newRef(), "Touchstone Revoked")))
-				fresh.Gated(t, "SUB-019", onboard(t, parent, child, map[string]any{"contact_email": fresh.Email()}))
+				fresh.GatedWhere(t, "SUB-018", postChild(t, "tenant", parent, childBody("Personal", newRef(), "Touchstone Revoked")))
+				fresh.GatedWhere(t, "SUB-019", onboard(t, parent, child, map[string]any{"contact_email": fresh.Email()}))
 				d := shape.EnvelopeAnswer(t, get(t, "tenant", base(parent)), shape.Want{Rule: "SUB-021", Status: http.StatusOK})
 				list := shape.Array(t, "SUB-021", d, "end_customers")
 				if len(list) != 1 {

@@ -45,8 +45,9 @@ func childSession(t *check.T, rule string, s map[string]any) {
 	}
 }
 
-// refused asserts a refusal whose code is not documented (SUB-013): 400
-// (body binding) or a 422 envelope, and no session.
+// refused asserts a refusal whose status and code are not documented: an
+// acceptance fails under rule, the refusal's form under SUB-013 (the
+// reading: 400 body binding or a 422 envelope, and no session).
 func refused(t *check.T, rule string, r *client.Response, what string) {
 	switch r.Status {
 	case http.StatusBadRequest:
@@ -57,10 +58,13 @@ func refused(t *check.T, rule string, r *client.Response, what string) {
 			t.Fatalf(rule, "%s: 422 without data.code", what)
 		}
 		if _, ok := d["onboarding_case_id"]; ok {
-			t.Fatalf(rule, "%s: the refusal carries a verification session", what)
+			t.FatalAt(r, "SUB-013", "%s: the refusal carries a verification session", what)
 		}
 	default:
-		t.Fatalf(rule, "%s: status %d, want 400 or 422; body: %s", what, r.Status, r.Body)
+		if r.Status/100 == 2 {
+			t.FatalAt(r, rule, "%s: accepted (%d), want it refused; body: %s", what, r.Status, shape.Clip(r.Body))
+		}
+		t.FatalAt(r, "SUB-013", "%s: refused with status %d, want 400 or 422 (the status is not stated; a malformed request is read as 400 or 422); body: %s", what, r.Status, shape.Clip(r.Body))
 	}
 }
 

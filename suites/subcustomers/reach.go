@@ -42,6 +42,14 @@ func reachChecks() []check.Check {
 					}
 					shape.FlatAnswer(t, r, shape.Want{Rule: "BIND-006", Status: http.StatusNotFound})
 				}
+				// On end-customers routes {customerId} is the parent: the key
+				// reaches customers.child, yet its own new child is not an
+				// end customer of customers.child.
+				r := get(t, "subject", base(child)+"/"+own)
+				if r.Status == http.StatusForbidden {
+					t.FatalAt(r, "BIND-001", "status 403 for a customer the subject key cannot act for; it is 404, never 403; body: %s", shape.Clip(r.Body))
+				}
+				shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-002", Status: http.StatusNotFound, What: "GET end-customers/{id} under a customer that is not the child's parent"})
 				// Not a child of the parent: unreachable through the parent.
 				unreachable(get(t, "subject", base(parent)+"/"+stranger))
 				// Another customer's end-customer routes: unreachable.

@@ -24,6 +24,7 @@ import (
 //   - leftovers.go: leftoversChecks
 //   - manage.go: manageChecks
 //   - policy.go: policyChecks
+//   - registrable.go: registrableChecks
 //   - registration.go: registrationChecks
 //   - retries.go: retriesChecks
 //   - rotation.go: rotationChecks
@@ -51,6 +52,7 @@ func Checks() []check.Check {
 			leftoversChecks(),
 			manageChecks(),
 			policyChecks(),
+			registrableChecks(),
 			registrationChecks(),
 			retriesChecks(),
 			rotationChecks(),

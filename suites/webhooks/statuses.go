@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -16,7 +17,7 @@ func statusesChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "webhooks/retryable-and-final-statuses",
-			Title:  "408, 425, 429 and 5xx are retried 30 s later; 400, 401, 403, 404 and 422 dead-letter on the first attempt",
+			Title:  "408, 425, 429 and 5xx are retried 30 s later; 400, 401, 403, 404 and 422 dead-letter on the first attempt; 201, 202 and 204 (any 2xx) are Delivered with no further attempt",
 			Rules:  []string{"EVT-026", "EVT-027", "EVT-028", "EVT-029", "EVT-035", "EVT-025", "WHM-003", "WHM-009", "WHM-068"},
 			Labels: []string{check.Mutating, check.NeedsControl},
 			Needs:  []string{"keys.subject", "customers.parent", "webhook_url"},
@@ -24,8 +25,8 @@ func statusesChecks() []check.Check {
 				in := startInbox(t)
 				defer in.close()
 				rules := map[int]string{408: "EVT-026", 425: "EVT-027", 429: "EVT-028", 500: "EVT-029", 502: "EVT-029", 504: "EVT-029",
-					400: "EVT-035", 401: "EVT-035", 403: "EVT-035", 404: "EVT-035", 422: "EVT-035"}
-				for _, status := range []int{408, 425, 429, 500, 502, 504, 400, 401, 403, 404, 422} {
+					400: "EVT-035", 401: "EVT-035", 403: "EVT-035", 404: "EVT-035", 422: "EVT-035", 201: "EVT-025", 202: "EVT-025", 204: "EVT-025"}
+				for _, status := range []int{408, 425, 429, 500, 502, 504, 400, 401, 403, 404, 422, 201, 202, 204} {
 					before := len(in.records())
 					s := in.subscribe("WHM-003", "subject", nil, "customer.created")
 					id := s["subscriptionId"].(string)
@@ -47,7 +48,7 @@ func statusesChecks() []check.Check {
 					rows := attemptRows(t, "WHM-009", "subject", id, "")
 					if len(rows) > 0 {
 						wantStatus := "DeadLettered"
-						if retryable {
+						if retryable || status/100 == 2 {
 							wantStatus = "Delivered"
 						}
 						switch got := rows[0]["status"]; got {
@@ -122,6 +123,15 @@ func statusesChecks() []check.Check {
 				in.advance(time.Hour)
 				if n := len(forSub(in.records(), id)); n != 1 {
 					t.Fatalf("EVT-037", "a dead-lettered event was re-sent without a replay (%d attempts)", n)
+				}
+				// Not re-sent by any API: a PATCH of its endpoint (the same
+				// url and types, enabled) sends nothing either.
+				if p := patch(t, "subject", id, map[string]any{"url": s["url"], "eventTypes": []string{"customer.created"}, "enabled": true}); p.Status != http.StatusOK {
+					t.NoVerdict(fmt.Errorf("PATCH of the endpoint answered %d", p.Status))
+				}
+				in.advance(time.Hour)
+				if n := len(forSub(in.records(), id)); n != 1 {
+					t.Fatalf("EVT-037", "a dead-lettered event was re-sent after a PATCH of its endpoint, without a replay (%d attempts)", n)
 				}
 				if err := t.Control().Call(t.Context(), http.MethodPost, "/webhooks/replay", map[string]any{"delivery_id": rows[0]["deliveryId"], "reason": "touchstone replay"}, nil); err != nil {
 					t.NoVerdict(err)

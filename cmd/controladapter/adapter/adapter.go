@@ -13,8 +13,10 @@
 package adapter
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -123,7 +125,18 @@ func Passthrough(upstream string) (Handler, error) {
 		pr.Out.URL.Path = u.Path + pr.In.URL.Path
 		pr.Out.URL.RawPath = ""
 	}}
-	return func(w http.ResponseWriter, r *http.Request, _ controlcontract.Operation) { proxy.ServeHTTP(w, r) }, nil
+	return func(w http.ResponseWriter, r *http.Request, _ controlcontract.Operation) {
+		// The body is read whole first (a control call's is small): a
+		// proxied body read again after the answer began can cut the
+		// answer (golang/go#40747; README, "Behind a reverse proxy").
+		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if err != nil {
+			answer(w, http.StatusBadRequest, map[string]any{"error": "body: " + err.Error()})
+			return
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		proxy.ServeHTTP(w, r)
+	}, nil
 }
 
 // Select resolves a list of groups (the contract's tags: "funds",

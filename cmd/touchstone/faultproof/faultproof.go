@@ -81,6 +81,7 @@ var WideRules = map[string]string{
 	"CUST-007": "every customer object's record_type is Customer: the served OpenAPI document states it, so any check reading a customer (VER-012) sees it",
 	"CUST-008": "every customer object's timestamps carry an offset: the served OpenAPI document states their format, so any check reading a customer (VER-012) sees it",
 	"LIFE-005": "an Active customer passes the shared money precondition: every money check of every area moves money for an Active customer and sees it refused",
+	"BEN-021":  "every beneficiary create answers data.beneficiaries[]: any check creating a payee (payout batches, withdrawals, the properties' setups) reads it there",
 }
 
 // BystanderCount is how many checks of other areas each fault and variant

@@ -354,8 +354,10 @@ var apiVariants = []Variant{
 			body["subscriptionId"], body["enabled"] = otherUUID, true
 		}
 	}),
-	apiVariant("WHM-009", "webhook-attempts-empty-lists-one", "an empty delivery attempts list lists one attempt", http.MethodGet, pathAttempts, func(_ *http.Request, a *Answer, body map[string]any) {
-		if items, ok := body["items"].([]any); ok && len(items) == 0 && a.Status == http.StatusOK {
+	apiVariant("WHM-009", "webhook-attempts-empty-lists-one", "an empty delivery attempts list lists one attempt (a list no attempt filter narrows: an empty filtered list is WHM-057's)", http.MethodGet, pathAttempts, func(r *http.Request, a *Answer, body map[string]any) {
+		q := r.URL.Query()
+		filtered := q.Has("outboundWebhookEventId") || q.Has("deliveryId") || q.Has("deliveryAttemptId") || q.Has("eventType")
+		if items, ok := body["items"].([]any); ok && len(items) == 0 && a.Status == http.StatusOK && !filtered {
 			body["items"] = []any{map[string]any{"attemptId": otherUUID, "eventId": otherUUID, "eventType": "customer.created", "status": "Delivered", "attemptNumber": 1, "isReplay": false, "recordedAt": "2026-11-02T10:00:00Z"}}
 			body["count"] = 1
 		}

@@ -106,6 +106,13 @@ var extraVariants = []Variant{
 			}
 		})
 	}),
+	// A success answering pending breaks ITR-007's sentence (the answer's
+	// status is completed); ITR-010 states the same value for the same
+	// answer (the only place a transfer's status is read), and what it
+	// adds, completed only once both balance changes have committed, is
+	// proven by the fault internal-transfer-destination-not-credited. So
+	// this edit is ITR-007's variant, and no second copy of it is written
+	// for ITR-010.
 	dataEdit("ITR-007", "transfer-answer-pending", "a successful internal transfer answers pending", http.MethodPost, `/internal-transfers$`, func(_ *http.Request, d map[string]any) {
 		if t, ok := d["internal_transfer"].(map[string]any); ok && t["status"] == "completed" {
 			t["status"] = "pending"
@@ -153,11 +160,6 @@ var extraVariants = []Variant{
 	statusRenamed("CWD-014", "crypto-withdrawal-parked-renamed", http.MethodPost, `/crypto/withdrawals$`, "ManualReviewRequired", "Parked"),
 	statusRenamed("FWD-009", "withdrawal-pending-provider-renamed", "", `/banking/withdrawals`, "PendingProvider", "Submitted"),
 	memberSet("DEP-004", "deposit-reference-other", http.MethodGet, `/deposits`, "reference", "another reference"),
-	dataEdit("ITR-010", "transfer-status-pending", "a successful internal transfer reads pending", http.MethodPost, `/internal-transfers$`, func(_ *http.Request, d map[string]any) {
-		if t, ok := d["internal_transfer"].(map[string]any); ok && t["status"] == "completed" {
-			t["status"] = "pending"
-		}
-	}),
 	apiVariant("PB-031", "batch-item-skipped-code", "Skipped items carry failure_code invalid", "", pathBatches, itemsWhere("Skipped", "failure_code", "invalid")),
 	dataEdit("PAGE-005", "page-default-two", "without page the list answers current_page 2", http.MethodGet, `.`, func(r *http.Request, d map[string]any) {
 		if p, ok := d["pagination"].(map[string]any); ok && r.URL.Query().Get("page") == "" {
