@@ -207,11 +207,11 @@ func (p *Plan) dequeue(w *authWaiter) {
 }
 
 // ahead is the room this window owes to those before w in line (every
-// one in line when w is nil). A holder that began waiting
+// one in line when w is nil), resends first. A holder that began waiting
 // in this window is owed nothing in it: it did not fit, and the room left
 // is the run's. Callers hold p.mu.
 func (p *Plan) ahead(w *authWaiter) int {
-	n := 0
+	n := p.resending
 	for _, o := range p.line {
 		if o == w {
 			break

@@ -89,6 +89,10 @@ type Plan struct {
 	// failed authentications
 	used int // seen in the window
 	held int // reserved, not yet seen, by open tickets
+	// resending counts resends of refused failed authentications waiting
+	// for room; reservations leave it to them first, then to the holders
+	// waiting in line (Ticket.Reserve).
+	resending int
 	// line holds the reservations waiting for a window with room, in
 	// the order they are owed it (failedauth.go).
 	line  []*authWaiter

@@ -110,8 +110,14 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !isRateLimited(body) {
 			return resp, nil
 		}
+		failedAuth := bytes.Contains(bytes.ToLower(body), []byte("failed authentication"))
 		retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-		if err := p.waitOut(req.Context(), b, budgeted, time.Duration(retryAfter)*time.Second); err != nil {
+		if failedAuth {
+			err = p.resendFailedAuth(req.Context(), time.Duration(retryAfter)*time.Second)
+		} else {
+			err = p.waitOut(req.Context(), b, time.Duration(retryAfter)*time.Second)
+		}
+		if err != nil {
 			return resp, nil // the caller's context ended: it judges the 429
 		}
 		next := req.Clone(req.Context())
@@ -214,41 +220,79 @@ func (p *Plan) waitRelease(ctx context.Context, ch chan struct{}) error {
 	}
 }
 
-// waitOut is the one rule for a 429 the plan did not ask for (another
-// run's traffic, a target counting more than the plan does), whatever
-// budget it names: that budget is spent in the target's current minute, so
-// the plan marks it spent (a request that passes the key step spent its
-// route's; one sent to be refused, the source IP's failed
-// authentications: document 2, Check order puts the key step before the
-// rate limits), waits for Retry-After (a virtual clock is moved to its
-// next minute instead) and lets RoundTrip admit and send the request
-// again, at most maxResends times. A 429 is answered before the operation
-// runs, so sending it again changes nothing on the target.
-func (p *Plan) waitOut(ctx context.Context, b Bucket, budgeted bool, retryAfter time.Duration) error {
+// waitOut handles a 429 for a route's or the tenant's budget that the
+// plan did not expect: the budget it names is spent in this window (by
+// traffic the plan did not see: another run, a target counting
+// differently), so mark it so and wait for the next window, or for
+// Retry-After when that is later.
+func (p *Plan) waitOut(ctx context.Context, b Bucket, retryAfter time.Duration) error {
 	p.mu.Lock()
 	p.roll()
 	p.held429++
-	if budgeted {
-		if p.full == nil {
-			p.full = map[Bucket]bool{}
+	if p.full == nil {
+		p.full = map[Bucket]bool{}
+	}
+	p.full[b] = true
+	what := fmt.Sprintf("the target answered 429 to %s %s: waiting for a fresh window", b.Method, b.Template)
+	if p.retryAfterLater(retryAfter) {
+		return p.sleepRetryAfter(ctx, what, retryAfter)
+	}
+	return p.waitNext(ctx, what)
+}
+
+// resendFailedAuth handles a 429 for the failed-authentication budget:
+// the window is spent (by traffic the plan did not see: the run before
+// this one in the same minute, another caller from this address), and the
+// request, sent again, fails authentication again. It waits for a fresh
+// window in line from the moment of the 429, ahead of the checks started
+// meanwhile, with its room reserved on its sender's ticket: the ticket
+// lends it back should the request then wait for another budget, and
+// counts the failure when it comes. (Resends that joined the line only
+// when they woke, 2 s into the next window, found it taken by the checks
+// started at its first second and waited one more; counted as spent when
+// they woke, those held behind a probe's claim left 8 of a measured
+// window's 20 unused.) A request outside any check (the start-up probe, a
+// replay) takes its place in the window itself (takeFailedAuth).
+func (p *Plan) resendFailedAuth(ctx context.Context, retryAfter time.Duration) error {
+	tc, ok := ctx.Value(ticketKey{}).(ticketCtx)
+	p.mu.Lock()
+	p.roll()
+	p.held429++
+	p.used = FailedAuthBudget
+	if ok && tc.t != nil {
+		// What the sender holds in this window is void: it is spent.
+		tc.t.mu.Lock()
+		tc.t.giveBack()
+		tc.t.mu.Unlock()
+	}
+	if p.retryAfterLater(retryAfter) {
+		if err := p.sleepRetryAfter(ctx, "the target answered 429 to a failed authentication: waiting for its Retry-After", retryAfter); err != nil {
+			return err
 		}
-		p.full[b] = true
 	} else {
-		p.used = FailedAuthBudget
-		if tc, ok := ctx.Value(ticketKey{}).(ticketCtx); ok && tc.t != nil {
-			// What the sender holds in this window is void: it is
-			// reserved again where the request goes out next.
-			tc.t.mu.Lock()
-			tc.t.giveBack()
-			tc.t.mu.Unlock()
-		}
+		p.mu.Unlock()
 	}
-	if p.Advance != nil {
-		return p.advanceVirtual(ctx)
+	if !ok || tc.t == nil {
+		return p.takeFailedAuth(ctx)
 	}
-	until := p.Now().Add(max(retryAfter, time.Second) + p.Margin)
-	p.waitWhat = fmt.Sprintf("the target answered 429 to %s %s: waiting out its Retry-After of %s", b.Method, b.Template, retryAfter)
-	p.waitUntil = until
+	n := 1
+	if tc.want != nil {
+		n = max(n, min(tc.want(), FailedAuthBudget))
+	}
+	return tc.t.ReserveFirst(ctx, n)
+}
+
+// retryAfterLater tells whether a 429's Retry-After reaches past the
+// current window's end (a real clock only). Callers hold mu.
+func (p *Plan) retryAfterLater(retryAfter time.Duration) bool {
+	return p.Advance == nil && retryAfter > 0 && retryAfter > p.start.Add(Window).Sub(p.targetNow())
+}
+
+// sleepRetryAfter sleeps out a Retry-After (and the margin). p.mu is held
+// on entry and released on return.
+func (p *Plan) sleepRetryAfter(ctx context.Context, what string, retryAfter time.Duration) error {
+	until := p.Now().Add(retryAfter + p.Margin)
+	p.waitWhat, p.waitUntil = what, until
 	p.windows++
 	return p.sleepLocked(ctx, until.Sub(p.Now()))
 }
@@ -261,6 +305,29 @@ func (p *Plan) observeDate(date string, sent, received time.Time) {
 	p.mu.Lock()
 	p.clock.observe(date, sent, received)
 	p.mu.Unlock()
+}
+
+// takeFailedAuth counts one failed authentication about to be caused
+// outside any ticket (a resend of the start-up probe, a replay), waiting
+// for a window with room. A resend is first in line: while it waits, new
+// reservations leave it room (resending), so that checks starting
+// meanwhile cannot keep it out of window after window.
+func (p *Plan) takeFailedAuth(ctx context.Context) error {
+	p.mu.Lock()
+	p.resending++
+	defer func() { p.mu.Lock(); p.resending--; p.mu.Unlock() }()
+	for {
+		p.roll()
+		if p.used+p.held < FailedAuthBudget && !p.ending() {
+			p.used++
+			p.mu.Unlock()
+			return nil
+		}
+		if err := p.waitNext(ctx, "a fresh failed-auth window to send again what the target refused as over budget"); err != nil {
+			return err
+		}
+		p.mu.Lock()
+	}
 }
 
 // attempt sends req once within the attempt timeout; the deadline holds

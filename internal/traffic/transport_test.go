@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -208,51 +207,67 @@ func TestResendsAfterAFailedAuth429TakeTheirPlace(t *testing.T) {
 	}
 }
 
-// TestAFailedAuth429IsWaitedOutLikeAnyOther: a 429 to a request sent to be
-// refused (the source IP's failed authentications spent by traffic the
-// plan did not see) follows the one rule: the plan marks the window
-// spent, waits out Retry-After and admits the request again, its failure
-// reserved on its sender's ticket in the window it goes out in.
-func TestAFailedAuth429IsWaitedOutLikeAnyOther(t *testing.T) {
+// TestAResentFailedAuthIsFirstInLineOnItsTicket: a failed
+// authentication the target refused as over budget (the run before this
+// one spent the window) waits for the next window in line from the 429
+// on, and its room is reserved on its sender's ticket, not counted as
+// spent. Resends joined the line only when they woke, 2 s into the next
+// window, after the checks started at its first second had taken it; and
+// counted as spent when they woke, those then held behind a probe's claim
+// left 8 of a measured window's 20 unused.
+func TestAResentFailedAuthIsFirstInLineOnItsTicket(t *testing.T) {
 	r := newRig(time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC))
 	p := r.p
-	p.ValidKey = func(string) bool { return false } // a key the target never issued
-	var sentAt []time.Time
-	heldAtResend := -1
 	next := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		now := r.at()
-		sentAt = append(sentAt, now)
-		h := http.Header{"Date": {now.UTC().Format(http.TimeFormat)}}
-		if now.Minute() == 0 {
-			h.Set("Retry-After", strconv.Itoa(60-now.Second()))
+		h := http.Header{"Date": {r.at().UTC().Format(http.TimeFormat)}}
+		if r.at().Minute() == 0 {
 			return &http.Response{StatusCode: 429, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"rate_limited","detail":"Too many failed authentication attempts."}`)), Request: req}, nil
 		}
-		p.mu.Lock()
-		heldAtResend = p.held
-		p.mu.Unlock()
 		return &http.Response{StatusCode: 401, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"api_key_authentication_failed"}`)), Request: req}, nil
 	})
+	sleeping, proceed := r.pauseFirstSleep(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin))
 	c := &http.Client{Transport: &Transport{Plan: p, Next: next}}
 	sender := p.Ticket("sender")
-	req, _ := http.NewRequestWithContext(WithTicket(context.Background(), sender, func() int { return 1 }), http.MethodGet, "http://target/api/v1/partner/me", nil)
-	req.Header.Set("X-Api-Key", "svc_test_0123456789abcdef.wrong")
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if !sender.TryReserve(1) {
+		t.Fatal("no room")
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 401 {
-		t.Fatalf("answered %d, want the 401 of the request sent again", resp.StatusCode)
+	done := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(WithTicket(context.Background(), sender, func() int { return 1 }), http.MethodGet, "http://target/api/v1/partner/me", nil)
+		req.Header.Set("X-Api-Key", "svc_test_0123456789abcdef.wrong")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Error(err)
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	select {
+	case <-sleeping:
+	case s := <-done:
+		t.Fatalf("the resend went out in the spent window (answered %d) instead of waiting for the next", s)
 	}
-	if len(sentAt) != 2 || sentAt[1].Minute() != 1 {
-		t.Errorf("sent at %v: want once in the spent minute and once after its Retry-After", sentAt)
+	r.set(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(time.Millisecond))
+	started := p.Ticket("started at the window's first second")
+	if started.TryReserve(FailedAuthBudget) {
+		t.Error("a check started in the next window took the room of the resend waiting since the 429")
 	}
-	if heldAtResend != 1 {
-		t.Errorf("%d failed authentications held when the request went out again, want its own 1", heldAtResend)
+	if !started.TryReserve(FailedAuthBudget - 1) {
+		t.Error("the rest of the next window was not left to others")
 	}
-	if st := p.Stats(); st.Waited429 != 1 {
-		t.Errorf("%d 429s waited out, want 1", st.Waited429)
+	close(proceed)
+	if s := <-done; s != 401 {
+		t.Fatalf("the resend answered %d, want 401", s)
 	}
+	p.mu.Lock()
+	used, held := p.used, p.held
+	p.mu.Unlock()
+	if used != 0 || held != FailedAuthBudget {
+		t.Errorf("after the resend went out: %d counted spent, %d held; want 0 spent (its answer counts it) and 20 held (19 the other check's, 1 the resend's ticket)", used, held)
+	}
+	started.Close()
 	sender.Close()
 }
 
