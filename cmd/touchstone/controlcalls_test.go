@@ -12,8 +12,8 @@ import (
 
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/allchecks"
 	"github.com/touchstone-harness/touchstone/cmd/touchstone/launch"
-	"github.com/touchstone-harness/touchstone/controlcontract"
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/controlcontract"
 )
 
 var updateControlCalls = flag.Bool("update-control-calls", false, "rewrite "+allchecks.ControlCallsFile+" from this measurement")
@@ -65,7 +65,7 @@ func TestControlCalls(t *testing.T) {
 			method, path, _ := strings.Cut(call, " ")
 			o, ok := controlcontract.OperationOf(method, path)
 			if !ok {
-				t.Errorf("%s: control call %s is not in the control contract (controlcontract/contract.json)", c.ID, call)
+				t.Errorf("%s: control call %s is not in the control contract (internal/controlcontract/contract.json)", c.ID, call)
 				continue
 			}
 			if !slices.Contains(ops, o.ID) {

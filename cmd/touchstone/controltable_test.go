@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/touchstone-harness/touchstone/controlcontract"
+	"github.com/touchstone-harness/touchstone/internal/controlcontract"
 )
 
-var updateControlTable = flag.Bool("update-control-table", false, "rewrite the README's control table from controlcontract/contract.json")
+var updateControlTable = flag.Bool("update-control-table", false, "rewrite the README's control table from internal/controlcontract/contract.json")
 
 const (
-	controlTableStart = "<!-- control table: generated from controlcontract/contract.json by go test ./cmd/touchstone -run TestControlTableInReadme -update-control-table -->"
+	controlTableStart = "<!-- control table: generated from internal/controlcontract/contract.json by go test ./cmd/touchstone -run TestControlTableInReadme -update-control-table -->"
 	controlTableEnd   = "<!-- end of control table -->"
 )
 
@@ -58,6 +58,6 @@ func TestControlTableInReadme(t *testing.T) {
 			}
 			return
 		}
-		t.Errorf("the README's control table differs from controlcontract/contract.json (go test ./cmd/touchstone -run TestControlTableInReadme -update-control-table)")
+		t.Errorf("the README's control table differs from internal/controlcontract/contract.json (go test ./cmd/touchstone -run TestControlTableInReadme -update-control-table)")
 	}
 }

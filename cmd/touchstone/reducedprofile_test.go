@@ -163,6 +163,7 @@ var optionalUses = map[string]string{
 	"checkorder/binding-before-customer-lookup customers.parent": "a random parent id stands in: an unknown child of it is as unknown",
 	"auth/child-key-bound-to-child customers.active_personal":    "an extra unreachable customer; the parent's 404 judges the rules",
 	"headers/envelope-ids-and-timestamps keys.subject":           "GET /me of a subject key adds ids to those read",
+	"headers/envelope-ids-and-timestamps customers.parent":       "the parent's end customers add records to those read; ENV-006 is judged on every timestamp read",
 	"onboarding/sub-customer-dedicated-route keys.subject":       "a second key sending the same refused requests",
 	"property/payout-batches customers.active_personal":          "used only without the control API (with it the model makes its own customer)",
 	"property/payout-batches beneficiaries.gbp":                  "used only without the control API (with it the model makes its own payee)",

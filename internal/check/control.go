@@ -166,7 +166,14 @@ func (t *T) controlVerdict(status Status, errText string) (Status, string, []str
 		return Error, "the target's control service refused a call it lists as served (its failure, not the API's): " + strings.Join(t.refused, "; "), nil
 	case len(t.notServed) > 0:
 		t.failures = nil
+		// The calls it met, and the others it was measured making that
+		// the target does not serve: all that serving would unlock it.
 		ops := slices.Clone(t.notServed)
+		for _, op := range missingCalls(t.target, t.check) {
+			if !slices.Contains(ops, op) {
+				ops = append(ops, op)
+			}
+		}
 		sort.Strings(ops)
 		t.skip = NotServedPrefix + strings.Join(ops, ", ") + controlNeedNote(t.check)
 		return Skipped, "", ops

@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/touchstone-harness/touchstone/controlcontract"
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/controlcontract"
 )
 
 // NotServedError is a call to an operation the target's capabilities do

@@ -1,6 +1,6 @@
 package control
 
-import "github.com/touchstone-harness/touchstone/controlcontract"
+import "github.com/touchstone-harness/touchstone/internal/controlcontract"
 
 // The control contract's operations, as the harness names them (package
 // controlcontract holds the document both the harness and the sandbox

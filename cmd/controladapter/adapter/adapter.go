@@ -1,5 +1,5 @@
 // Package adapter serves a chosen subset of Touchstone's control contract
-// (controlcontract/contract.json) beside a build of the API, mapping each
+// (internal/controlcontract/contract.json) beside a build of the API, mapping each
 // call onto what that build can do. It is the worked example a platform
 // team copies: replace Passthrough with handlers that call the build's
 // own test hooks (an admin endpoint, a database fixture, a stubbed
@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/touchstone-harness/touchstone/controlcontract"
+	"github.com/touchstone-harness/touchstone/internal/controlcontract"
 )
 
 // Handler sets one world fact on the build: the call's operation, its

@@ -12,7 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/touchstone-harness/touchstone/controlcontract"
+	"github.com/touchstone-harness/touchstone/internal/controlcontract"
 )
 
 // TestRehearsalServesTheChosenCalls: in front of a control service (here

@@ -69,6 +69,8 @@ var WideRules = map[string]string{
 	"ENV-005":  "every list payload's named key: any check reading the customer list reads it under data.customers",
 	"PAGE-021": "the banking withdrawals list's pagination: any check counting a customer's withdrawals reads it",
 	"ERR-022":  "api_key_authentication_failed is every 401's code: every refused-key check asserts its status",
+	"ERR-001":  "every refusal of a missing or malformed Idempotency-Key is 400: the route sentences restating it (PB-089's payout batch create without a key) are seen by their area's checks",
+	"ERR-002":  "every v1 401 uses the problem+json body: every refused-key check (auth/format-*, auth/unknown-key ...) reads the 401's members",
 	"ENV-003":  "every v1 envelope repeats its HTTP status in status_code: any check reading an envelope sees it differ",
 	"PAGE-018": "the customer list's pagination: any check reading the customer list sees it missing",
 	"BAL-002":  "every banking/balance row's balance_major is a JSON number: the served OpenAPI document states its type, so any check reading a balance (payout batches' funds, VER-012) sees it",
