@@ -103,7 +103,7 @@ func Checks() []check.Check {
 		labels := append([]string{"load", "ratelimit"}, s.labels...)
 		name, rules, run := s.name, s.rules, s.run
 		cs = append(cs, check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: labels, Needs: s.needs,
-			Budget: s.budget, FailedAuth: s.failedAuth,
+			Budget: s.budget, FailedAuth: s.failedAuth, Alone: check.Always, // it spends a budget on purpose
 			Run: func(t *check.T) { RunProbe(t, name, rules, run) }})
 	}
 	return cs

@@ -312,6 +312,7 @@ func beneficiariesChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "property/beneficiary-approval",
+			Alone:  check.WithControl,
 			Title:  "random creates, staff decisions, bank registration moves, PATCH replacements, DELETEs, reads and withdrawals match the beneficiary approval and payability model",
 			Rules:  rules,
 			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},

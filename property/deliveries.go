@@ -48,6 +48,7 @@ func deliveriesChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "property/webhook-delivery-schedule",
+			Alone:  check.WithControl,
 			Title:  "random endpoint answers per attempt and maxAttempts give exactly the modelled attempt instants, dead-letter point, numbering, constant X-Webhook-Id and attempt rows",
 			Rules:  rules,
 			Labels: []string{check.Mutating, check.NeedsControl, Label}, Needs: []string{"keys.subject", "customers.parent", "webhook_url"},

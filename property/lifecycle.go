@@ -386,6 +386,7 @@ func lifecycleChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "property/customer-lifecycle",
+			Alone:  check.WithControl,
 			Title:  "random sequences of initiate, token, provider decisions, refreshing and list reads, PATCH status and a money route on a fresh customer match the lifecycle model (status, vocabulary, can_proceed_to_kyb, the kyc_or_kyb_not_approved precondition)",
 			Rules:  rules,
 			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},

@@ -58,6 +58,7 @@ func paginationChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "property/pagination",
+			Alone:  check.Always,
 			Title:  "random limit/page pairs (absent and out of range included) on the customer list answer exactly the model's slice, clamps, total and last_page",
 			Rules:  []string{"PAGE-001", "PAGE-002", "PAGE-003", "PAGE-004", "PAGE-006", "PAGE-007", "PAGE-009", "PAGE-010", "PAGE-011", "PAGE-012", "PAGE-013"},
 			Labels: []string{Label}, Needs: []string{"keys.tenant"},

@@ -578,10 +578,12 @@ func payoutbatchesChecks() []check.Check {
 		"PB-063", "PB-064", "PB-065", "PB-066", "PB-067", "PB-068", "PB-069", "PB-070", "PB-071", "PB-104", "LIFE-011"}
 	return []check.Check{
 		{
-			ID:     "property/payout-batches",
-			Title:  "random batches (valid and skipped items over currencies, rails and references) and operator submit/approve/reject/execute in random order (illegal moves included) match the batch model after every step",
-			Rules:  rules,
-			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
+			ID:          "property/payout-batches",
+			Alone:       check.WithControl,
+			SerialGroup: "fiat balances",
+			Title:       "random batches (valid and skipped items over currencies, rails and references) and operator submit/approve/reject/execute in random order (illegal moves included) match the batch model after every step",
+			Rules:       rules,
+			Labels:      []string{check.Mutating, Label}, Needs: []string{"keys.tenant"},
 			ControlWhy:   "submit, approve, reject and execute are operator actions with no API route (document 1, States / Payout batch), and the world at execution (a customer's status, a compliance block, a source account's state, a beneficiary's change) is set by staff and banks: only the control API makes them, so a batch stays as its intake left it",
 			ControlRules: []string{"PB-014", "PB-015", "PB-016", "PB-017", "PB-018", "PB-019", "PB-020", "PB-021", "PB-023", "PB-026", "PB-027", "PB-033", "PB-034", "PB-035", "PB-036", "PB-038", "PB-104"},
 			Run: func(t *check.T) {

@@ -322,6 +322,7 @@ func ratewindowsChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "property/rate-windows",
+			Alone:  check.WithControl,
 			Title:  "random clock advances and bursts over keys, methods and route templates (some on either side of the 600 budget) answer 429 and Retry-After exactly as the fixed clock-minute model predicts",
 			Rules:  rules,
 			Labels: []string{check.Mutating, check.NeedsControl, Label}, Needs: []string{"keys.tenant", "customers.active_personal"},

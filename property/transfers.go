@@ -255,10 +255,12 @@ func transfersChecks() []check.Check {
 	rules := []string{"ITR-020", "ITR-021", "ITR-023", "ITR-024", "ITR-030", "ITR-015", "ITR-012"}
 	return []check.Check{
 		{
-			ID:     "property/internal-transfers",
-			Title:  "random transfers both ways under a child limit, identical retries, reused client references, recovery reads and clock advances across UTC days match the client-reference and limit-decision model",
-			Rules:  rules,
-			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
+			ID:          "property/internal-transfers",
+			Alone:       check.WithControl,
+			SerialGroup: "fiat balances",
+			Title:       "random transfers both ways under a child limit, identical retries, reused client references, recovery reads and clock advances across UTC days match the client-reference and limit-decision model",
+			Rules:       rules,
+			Labels:      []string{check.Mutating, Label}, Needs: []string{"keys.tenant", "customers.parent", "customers.child"},
 			ControlWhy:   "a limit on the source (the child) is set outside the API and a retained limit decision goes stale only on a later UTC day: only the control API sets the limit and moves the clock a day",
 			ControlRules: []string{"ITR-023", "ITR-024", "ITR-030"},
 			Run: func(t *check.T) {

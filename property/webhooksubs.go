@@ -287,6 +287,7 @@ func webhooksubsChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "property/webhook-subscriptions",
+			Alone:  check.Always,
 			Title:  "random registrations (fresh and reserved URLs), disables, re-enables, rotations and reads for one owning subject match the model of the 10-enabled limit, URL reservation, enabled, secretVersion and secretSha256",
 			Rules:  rules,
 			Labels: []string{check.Mutating, Label}, Needs: []string{"keys.subject", "webhook_url"},

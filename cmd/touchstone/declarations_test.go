@@ -99,7 +99,7 @@ func TestDeclarations(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("%d checks change what other checks see but are not labelled %q:\n%s", len(missing), check.Alone, strings.Join(missing, "\n"))
+		t.Errorf("%d checks change what other checks see but are not alone (set Check.Alone, which adds the label %q):\n%s", len(missing), check.Alone, strings.Join(missing, "\n"))
 	}
 	if *updateDeclarations {
 		b, _ := json.MarshalIndent(spends, "", " ")

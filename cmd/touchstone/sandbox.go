@@ -16,7 +16,7 @@ func init() {
 }
 
 func runSandbox(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("sandbox", "[--addr HOST:PORT] [--profile-out FILE] [--clock real|virtual] [--seed N] [--fault NAME] [--latency D [--jitter D]] [--no-control] [--access-log FILE]", stdout)
+	fs := newFlags("sandbox", "[--addr HOST:PORT] [--profile-out FILE] [--clock real|virtual] [--clock-offset D] [--seed N] [--fault NAME] [--latency D [--jitter D]] [--no-control] [--access-log FILE]", stdout)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (port 0 picks a free port)")
 	profileOut := fs.String("profile-out", "touchstone-profile.json", "where to write the target profile")
 	clockKind := fs.String("clock", "real", "real, or virtual (moves only through the control API)")
@@ -24,6 +24,7 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 	fault := fs.String("fault", "", "run with one documented rule broken (see 'touchstone faults')")
 	latency := fs.Duration("latency", 0, "delay every answer by this much, as a remote target's network would (e.g. 30ms)")
 	jitter := fs.Duration("jitter", 0, "spread each delay over latency ± jitter (deterministic for a --seed)")
+	offset := fs.Duration("clock-offset", 0, "with --clock real: serve this machine's time moved by D (its Date headers and rate-limit minutes start elsewhere than ours)")
 	noControl := fs.Bool("no-control", false, "serve as an integrator's sandbox is: no control API (/_sandbox answers 404), no control_url in the profile; needs --clock real")
 	accessLog := fs.String("access-log", "", "append one line per request (time, method, URI, status, bytes, duration, X-Touchstone-Case) to FILE")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -37,11 +38,18 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "touchstone sandbox: --no-control needs --clock real (nothing could move a virtual clock)")
 		return exitUsage
 	}
+	if *offset != 0 && *clockKind != "real" {
+		fmt.Fprintln(stderr, "touchstone sandbox: --clock-offset needs --clock real")
+		return exitUsage
+	}
 	cfg := sandbox.Config{Seed: *seed, Fault: *fault, NoControl: *noControl}
 	serving := sandbox.Serving{Latency: *latency, Jitter: *jitter}
 	switch *clockKind {
 	case "real":
 		cfg.Clock = clock.Real{}
+		if *offset != 0 {
+			cfg.Clock = clock.Offset{D: *offset}
+		}
 	case "virtual":
 		cfg.Clock = clock.NewVirtual(sandbox.VirtualStart)
 	default:

@@ -16,15 +16,16 @@ func TestAloneOnlyWhereItsReasonHolds(t *testing.T) {
 	without := &Target{}
 	for _, c := range []struct {
 		id             string
+		alone          Solitude
+		labels         []string
 		with, withoutC bool
 	}{
-		{"property/beneficiary-approval", true, false},
-		{"idempotency/in-progress", true, false},
-		{"pagination/customers-defaults", true, true},
-		{"webhooks/enabled-limit", true, true},
-		{"webhooks/gone-dead-letters", true, true},
+		{"demo/moves-the-clock", WithControl, nil, true, false},
+		{"demo/reads-the-customer-list", Always, nil, true, true},
+		{"demo/labelled", NotAlone, []string{Alone}, true, true},
+		{"demo/beside-the-rest", NotAlone, nil, false, false},
 	} {
-		chk := &Check{ID: c.id, Labels: []string{Alone}}
+		chk := &Check{ID: c.id, Alone: c.alone, Labels: c.labels}
 		if got := chk.aloneOn(withControl); got != c.with {
 			t.Errorf("%s with the control API: alone %v, want %v", c.id, got, c.with)
 		}

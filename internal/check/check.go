@@ -35,13 +35,22 @@ type Check struct {
 	// Needs names profile fixtures the check uses ("keys.subject",
 	// "customers.child"); a target lacking one skips the check with the reason.
 	Needs []string
+	// Alone says when the check must have the target to itself (see
+	// Solitude); Register adds the label Alone, and a check carrying the
+	// label without the field is alone Always. Measured by
+	// TestAloneDeclarations.
+	Alone Solitude
+	// SerialGroup names a limited resource on the target the check shares
+	// with others of its group (the same fixture's rows, or balances read
+	// before and after): the scheduler never runs two checks of one group
+	// at once, though each may run beside any other check.
+	SerialGroup string
 	// FailedAuth is the most failed authentications (401, or 403
 	// api_key_not_authorized) the check causes against a conformant
 	// target. They are reserved in the IP's failed-auth window before it
-	// runs, so that a real-clock run paces them (internal/authpace); 0
-	// falls back to the table in failedauth.go. A check that causes more
+	// runs, so that a real-clock run paces them. A check that causes more
 	// than the budget of one window paces itself and declares what it
-	// causes.
+	// causes. Measured by TestFailedAuthDeclarationsCoverWhatChecksCause.
 	FailedAuth int
 	// FailedAuthHold is the most the check holds at once when it reserves
 	// more in case the target refuses more (t.SpendAuthFailures); default
@@ -52,8 +61,7 @@ type Check struct {
 	// step, or sent with a key the target never issued). On a real clock
 	// such failures can go out in a clock minute whose tenant budget a
 	// probe owns (nothing else can), so the scheduler keeps enough of
-	// them for those minutes. Checks of the table in failedauth.go are
-	// listed in refusalsFirstTable instead. Enforced by
+	// them for those minutes. Enforced by
 	// TestFailedAuthDeclarationsCoverWhatChecksCause.
 	RefusalsFirst bool
 	// Budget declares the rate-limit budgets a check that probes them on
@@ -154,7 +162,10 @@ func Register(cs ...Check) {
 		if c.Run == nil || c.Title == "" {
 			panic(fmt.Sprintf("check %s: needs a title and a Run", c.ID))
 		}
-		if (aloneTable[c.ID] || aloneAnywhere[c.ID] || aloneAreas[c.Area()]) && !c.HasLabel(Alone) {
+		if c.Alone == NotAlone && c.HasLabel(Alone) {
+			c.Alone = Always
+		}
+		if c.Alone != NotAlone && !c.HasLabel(Alone) {
 			c.Labels = append(append([]string(nil), c.Labels...), Alone)
 		}
 		file, line := c.Body()

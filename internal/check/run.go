@@ -174,7 +174,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	}
 	// A probe holding a claim (a real clock: see Schedule) shares the
 	// plan; otherwise (a virtual clock, the serial path) it owns it.
-	if c.probesBudget() && traffic.ClaimOf(ctx) == nil {
+	if c.ProbesBudget() && traffic.ClaimOf(ctx) == nil {
 		release := target.Plan().Own()
 		defer release()
 	}

@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,30 +17,6 @@ import (
 // window, and owns the traffic plan while it runs (its requests are
 // counted, never held, and a 429 is its to judge).
 const Alone = "alone"
-
-// serialGroups name the checks that share a limited resource on the
-// target and so never run at the same time as each other, though each may
-// run beside any other check: each group lists and writes the same
-// fixture's rows or reads its balances before and after.
-func serialGroup(c *Check) string {
-	switch {
-	case strings.HasPrefix(c.ID, "pagination/conversion-requests-"), c.Area() == "exchange":
-		// customers.exchange's conversion requests, listed and created.
-		return "conversions"
-	case strings.HasPrefix(c.ID, "pagination/crypto-withdrawals-"), c.Area() == "cryptowithdrawals":
-		return "crypto withdrawals"
-	case c.ID == "pagination/end-customers-unpaged", c.Area() == "subcustomers":
-		return "end customers"
-	case c.Area() == "withdrawals", c.Area() == "payoutbatches", c.Area() == "balances", c.ID == "property/payout-batches",
-		c.Area() == "transfers", c.ID == "property/internal-transfers":
-		// The funded customers' fiat balances, which these checks read
-		// before and after a withdrawal, a batch or an internal transfer
-		// (the parent's and child's pooled balances: a transfer into the
-		// child moved the balance a batch check was watching).
-		return "fiat balances"
-	}
-	return ""
-}
 
 // Schedule runs checks on a bounded pool of workers. Of the checks not yet
 // started it starts, in their order, the first that can start now: an
@@ -391,7 +366,7 @@ func (s *Schedule) pick(ctx context.Context) (*Check, *traffic.Ticket) {
 			w := s.wholeMinutes()
 			for _, i := range s.order(w) {
 				c := s.pending[i]
-				g := serialGroup(c)
+				g := c.SerialGroup
 				claims := c.claimsOnRealClock(s.target)
 				switch {
 				case w.holds(c):
@@ -472,7 +447,7 @@ func (s *Schedule) finish(c *Check, res *Result, started bool) {
 	if s.isAlone(c) {
 		s.alone = false
 	}
-	if g := serialGroup(c); g != "" {
+	if g := c.SerialGroup; g != "" {
 		delete(s.groups, g)
 	}
 	s.results[c.ID] = res

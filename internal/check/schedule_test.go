@@ -37,7 +37,7 @@ func TestScheduleKeepsItsPromises(t *testing.T) {
 				running.Add(-1)
 			}
 		case i%4 == 1:
-			c.ID = fmt.Sprintf("transfers/c%02d", i) // a serial group
+			c.SerialGroup = "fiat balances"
 			c.Run = func(*T) {
 				running.Add(1)
 				if groupRunning.Add(1) != 1 {

@@ -15,7 +15,7 @@ package traffic
 // the probe finds them fresh. A claim that cannot be granted because its
 // buckets were touched books them: from then on no one else touches them,
 // and the claim is granted at the next window. The failed-authentication
-// budget stays with tickets (failedauth.go): a probe that spends the
+// budget stays with tickets (failedauth.go in this package): a probe that spends the
 // whole window declares 20 and the scheduler starts it when 20 fit.
 //
 // A request carrying a claim in its context (WithClaim) is never held, and

@@ -150,11 +150,12 @@ func depositsChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "balances/exact-above-2-pow-53",
-			Title:  "balance_minor is rendered exactly above 2^53 (9007199254740993) and balance_major is the matching number",
-			Rules:  []string{"BAL-005", "BAL-002", "BAL-003", "BAL-004", "FIAT-022", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "balances/exact-above-2-pow-53",
+			SerialGroup: "fiat balances",
+			Title:       "balance_minor is rendered exactly above 2^53 (9007199254740993) and balance_major is the matching number",
+			Rules:       []string{"BAL-005", "BAL-002", "BAL-003", "BAL-004", "FIAT-022", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust := fresh.Activated(t, "FIAT-022")
 				ctl(t, "/fiat/funds/"+cust, map[string]any{"currency": "USD", "available_minor": "9007199254740993"})
@@ -172,10 +173,11 @@ func depositsChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "balances/read-seeded",
-			Title: "GET banking/balance answers data.balances[] with currency, balance_minor (integer) and balance_major (number)",
-			Rules: []string{"BAL-002", "BAL-004", "BAL-003"},
-			Needs: []string{"keys.tenant", "customers.active_personal"},
+			ID:          "balances/read-seeded",
+			SerialGroup: "fiat balances",
+			Title:       "GET banking/balance answers data.balances[] with currency, balance_minor (integer) and balance_major (number)",
+			Rules:       []string{"BAL-002", "BAL-004", "BAL-003"},
+			Needs:       []string{"keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				d := shape.EnvelopeAnswer(t, get(t, "tenant", balancePath(t.Customer("active_personal"))), shape.Want{Rule: "BAL-004", Status: http.StatusOK})
 				rows := shape.Array(t, "BAL-004", d, "balances")

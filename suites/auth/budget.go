@@ -109,6 +109,7 @@ func budgetChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:    "auth/failed-auth-budget",
+			Alone: check.WithControl,
 			Title: "the 21st failed authentication in a clock minute is 429 rate_limited; valid keys pass; the next minute lifts it",
 			Rules: rules,
 			Needs: []string{"keys.tenant", "keys.read_only"},

@@ -58,10 +58,12 @@ func refusedChecks(keys []refusedKey) []check.Check {
 
 func refusedCheck(rk refusedKey) check.Check {
 	return check.Check{
-		ID:    "auth/" + rk.slug,
-		Title: rk.title,
-		Rules: rk.rules,
-		Needs: rk.needs,
+		ID:            "auth/" + rk.slug,
+		Title:         rk.title,
+		Rules:         rk.rules,
+		Needs:         rk.needs,
+		FailedAuth:    1,
+		RefusalsFirst: true,
 		Run: func(t *check.T) {
 			name, key := rk.key(t)
 			c := withKey(t, name, key)
@@ -76,10 +78,11 @@ func refusedCheck(rk refusedKey) check.Check {
 // genericChecks are the checks of generic.go.
 func genericChecks() []check.Check {
 	return append(refusedChecks(refusedKeys), check.Check{
-		ID:    "auth/no-environment-key-works",
-		Title: "a key with no environment recorded authenticates",
-		Rules: []string{"AUTH-014"},
-		Needs: []string{"keys.no_environment"},
+		ID:             "auth/no-environment-key-works",
+		FailedAuthHold: 1,
+		Title:          "a key with no environment recorded authenticates",
+		Rules:          []string{"AUTH-014"},
+		Needs:          []string{"keys.no_environment"},
 		Run: func(t *check.T) {
 			c := t.Client("no_environment")
 			t.SpendAuthFailures(1)

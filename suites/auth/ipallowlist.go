@@ -15,10 +15,12 @@ import (
 func ipallowlistChecks() []check.Check {
 	return []check.Check{
 		{
-			ID:    "auth/ip-outside-allowlist-refused",
-			Title: "a key whose IP allowlist excludes the caller is refused with 403 api_key_not_authorized",
-			Rules: []string{"AUTH-028", "ERR-023", "ERR-003"},
-			Needs: []string{"keys.ip_restricted"},
+			ID:            "auth/ip-outside-allowlist-refused",
+			FailedAuth:    1,
+			RefusalsFirst: true,
+			Title:         "a key whose IP allowlist excludes the caller is refused with 403 api_key_not_authorized",
+			Rules:         []string{"AUTH-028", "ERR-023", "ERR-003"},
+			Needs:         []string{"keys.ip_restricted"},
 			Run: func(t *check.T) {
 				c := t.Client("ip_restricted")
 				// One refusal proves the rule (each is a failed authentication

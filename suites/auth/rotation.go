@@ -110,10 +110,11 @@ func refusedByScope(r *client.Response) bool {
 func rotationChecks() []check.Check {
 	return []check.Check{
 		{
-			ID:    "auth/rotation-overlap-both-keys-work",
-			Title: "within the overlap window both keys of a rotation authenticate; the new key has a new public prefix and a new secret",
-			Rules: []string{"AUTH-032", "ME-004", "AUTH-020", "ME-002", "AUTH-015", "AUTH-016", "AUTH-017"},
-			Needs: []string{"keys.rotated_old", "keys.rotated_new"},
+			ID:         "auth/rotation-overlap-both-keys-work",
+			FailedAuth: 2,
+			Title:      "within the overlap window both keys of a rotation authenticate; the new key has a new public prefix and a new secret",
+			Rules:      []string{"AUTH-032", "ME-004", "AUTH-020", "ME-002", "AUTH-015", "AUTH-016", "AUTH-017"},
+			Needs:      []string{"keys.rotated_old", "keys.rotated_new"},
 			Run: func(t *check.T) {
 				old, succ, oldKey, newKey := rotatedPair(t)
 				t.SpendAuthFailuresAtMost(0, 2) // should either be refused
@@ -156,11 +157,13 @@ func rotationChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "auth/rotation-keeps-scopes-and-allowlist",
-			Title:  "the key a rotation minted has the old key's binding, scopes and allowlist: the same answers on routes of several scopes",
-			Rules:  []string{"AUTH-033", "ME-002"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.rotated_old", "keys.rotated_new", "customers.parent"},
+			ID:             "auth/rotation-keeps-scopes-and-allowlist",
+			FailedAuth:     2,
+			FailedAuthHold: 12,
+			Title:          "the key a rotation minted has the old key's binding, scopes and allowlist: the same answers on routes of several scopes",
+			Rules:          []string{"AUTH-033", "ME-002"},
+			Labels:         []string{check.Mutating},
+			Needs:          []string{"keys.rotated_old", "keys.rotated_new", "customers.parent"},
 			Run: func(t *check.T) {
 				old, succ, _, _ := rotatedPair(t)
 				parent := t.Customer("parent")
@@ -202,11 +205,13 @@ func rotationChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "auth/rotation-past-overlap-old-refused",
-			Title:  "a rotation with the default overlap keeps the old key valid for 24 hours and refuses it with a plain 401 after; the successor keeps working (control API, virtual clock)",
-			Rules:  []string{"AUTH-024", "AUTH-032", "AUTH-015", "AUTH-016", "ERR-139", "ME-002", "AUTH-017"},
-			Labels: []string{check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:         "auth/rotation-past-overlap-old-refused",
+			Alone:      check.WithControl,
+			FailedAuth: 2,
+			Title:      "a rotation with the default overlap keeps the old key valid for 24 hours and refuses it with a plain 401 after; the successor keeps working (control API, virtual clock)",
+			Rules:      []string{"AUTH-024", "AUTH-032", "AUTH-015", "AUTH-016", "ERR-139", "ME-002", "AUTH-017"},
+			Labels:     []string{check.NeedsControl},
+			Needs:      []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				t.NeedVirtualClock()
 				ctl := t.Control()

@@ -72,10 +72,11 @@ var unlistedMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, 
 func scopesChecks() []check.Check {
 	return []check.Check{
 		{
-			ID:    "auth/read-only-key-reads-allowed",
-			Title: "a key holding only read scopes passes read routes",
-			Rules: []string{"SCOPE-003", "SCOPE-004", "SCOPE-002", "SCOPE-011", "SCOPE-017"},
-			Needs: []string{"keys.read_only", "customers.active_personal", "customers.parent"},
+			ID:             "auth/read-only-key-reads-allowed",
+			FailedAuthHold: 5,
+			Title:          "a key holding only read scopes passes read routes",
+			Rules:          []string{"SCOPE-003", "SCOPE-004", "SCOPE-002", "SCOPE-011", "SCOPE-017"},
+			Needs:          []string{"keys.read_only", "customers.active_personal", "customers.parent"},
 			Run: func(t *check.T) {
 				ro := t.Client("read_only")
 				ap, parent := t.Customer("active_personal"), t.Customer("parent")
@@ -88,11 +89,12 @@ func scopesChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "auth/read-only-key-writes-refused",
-			Title:  "a key holding only read scopes is refused a complete, valid write (POST /customers) with 403 api_key_not_authorized",
-			Rules:  []string{"SCOPE-076", "ERR-003", "ERR-023"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.read_only"},
+			ID:         "auth/read-only-key-writes-refused",
+			FailedAuth: 1,
+			Title:      "a key holding only read scopes is refused a complete, valid write (POST /customers) with 403 api_key_not_authorized",
+			Rules:      []string{"SCOPE-076", "ERR-003", "ERR-023"},
+			Labels:     []string{check.Mutating},
+			Needs:      []string{"keys.read_only"},
 			Run: func(t *check.T) {
 				// One refusal, with a body the operation would accept: a
 				// missing scope is refused at the key step whatever the
@@ -108,10 +110,11 @@ func scopesChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "auth/pascal-case-scopes-honoured",
-			Title: "scopes granted in PascalCase spelling (OnboardingRead, EndCustomersRead, ...) pass their routes",
-			Rules: []string{"SCOPE-074", "SCOPE-075"},
-			Needs: []string{"keys.pascal_scopes", "customers.parent"},
+			ID:             "auth/pascal-case-scopes-honoured",
+			FailedAuthHold: 4,
+			Title:          "scopes granted in PascalCase spelling (OnboardingRead, EndCustomersRead, ...) pass their routes",
+			Rules:          []string{"SCOPE-074", "SCOPE-075"},
+			Needs:          []string{"keys.pascal_scopes", "customers.parent"},
 			Run: func(t *check.T) {
 				pk := t.Client("pascal_scopes")
 				parent := t.Customer("parent")
@@ -134,11 +137,13 @@ func scopesChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "auth/umbrella-key-expanded-scopes",
-			Title:  "a transactions:* umbrella key passes what it was granted and is refused onboarding:write and end-customers routes",
-			Rules:  []string{"SCOPE-077", "SCOPE-078", "SCOPE-076"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.umbrella", "keys.tenant", "customers.active_personal", "customers.parent"},
+			ID:             "auth/umbrella-key-expanded-scopes",
+			FailedAuth:     2,
+			FailedAuthHold: 7,
+			Title:          "a transactions:* umbrella key passes what it was granted and is refused onboarding:write and end-customers routes",
+			Rules:          []string{"SCOPE-077", "SCOPE-078", "SCOPE-076"},
+			Labels:         []string{check.Mutating},
+			Needs:          []string{"keys.umbrella", "keys.tenant", "customers.active_personal", "customers.parent"},
 			Run: func(t *check.T) {
 				um := t.Client("umbrella")
 				ap, parent := t.Customer("active_personal"), t.Customer("parent")
@@ -166,11 +171,13 @@ func scopesChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "auth/umbrella-key-not-payout-batches",
-			Title:  "transactions:write does not grant payout-batches:write (nor any payout-batches scope)",
-			Rules:  []string{"SCOPE-079", "SCOPE-061"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.umbrella", "keys.tenant", "customers.active_personal"},
+			ID:             "auth/umbrella-key-not-payout-batches",
+			FailedAuth:     2,
+			FailedAuthHold: 3,
+			Title:          "transactions:write does not grant payout-batches:write (nor any payout-batches scope)",
+			Rules:          []string{"SCOPE-079", "SCOPE-061"},
+			Labels:         []string{check.Mutating},
+			Needs:          []string{"keys.umbrella", "keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				ap := t.Customer("active_personal")
 				path := api.P + "/customers/" + ap + "/payout-batches"
@@ -259,10 +266,12 @@ func scopesChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "auth/unlisted-top-level-path-no-plan",
-			Title: "an unlisted top-level v1 path matches no plan: 404 flat after authentication, for every key and method",
-			Rules: []string{"SCOPE-082", "SCOPE-083"},
-			Needs: []string{"keys.read_only", "keys.tenant"},
+			ID:             "auth/unlisted-top-level-path-no-plan",
+			FailedAuth:     1,
+			FailedAuthHold: 3,
+			Title:          "an unlisted top-level v1 path matches no plan: 404 flat after authentication, for every key and method",
+			Rules:          []string{"SCOPE-082", "SCOPE-083"},
+			Needs:          []string{"keys.read_only", "keys.tenant"},
 			Run: func(t *check.T) {
 				path := api.P + "/ts-unlisted-" + randomHex(8)
 				t.SpendAuthFailures(3)

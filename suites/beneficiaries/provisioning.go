@@ -58,6 +58,7 @@ func providerRefusalCodesChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "beneficiaries/provider-refusal-codes",
+			Alone:  check.WithControl,
 			Title:  "Provider-side beneficiary refusals carry their documented status: unsupported_provider and beneficiary_provider_validation_failed 422, bank_account_required and beneficiary_creation_failed 409",
 			Rules:  []string{"ERR-076", "ERR-079", "ERR-080", "ERR-081"},
 			Labels: []string{check.Mutating, check.NeedsControl},

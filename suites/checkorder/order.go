@@ -48,10 +48,11 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "checkorder/tenant-header-before-key",
-			Title: "an X-Tenant-Id header wins over a missing or wrong API key: 400 with no code, not 401",
-			Rules: []string{"ORDER-005", "ORDER-004"},
-			Needs: []string{"keys.tenant"},
+			ID:             "checkorder/tenant-header-before-key",
+			FailedAuthHold: 2,
+			Title:          "an X-Tenant-Id header wins over a missing or wrong API key: 400 with no code, not 401",
+			Rules:          []string{"ORDER-005", "ORDER-004"},
+			Needs:          []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(2) // counted only by a target that checks the key first
 				h := http.Header{"X-Tenant-Id": {uuid.NewString()}}
@@ -62,11 +63,13 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "checkorder/key-before-rate-limit",
-			Title:  "with a route budget spent, a wrong key secret is 401, not 429",
-			Rules:  []string{"ORDER-007", "ORDER-006", "RATE-004"},
-			Needs:  []string{"keys.read_only"},
-			Budget: &check.Budget{Routes: []string{"read_only GET " + api.P + "/me"}, Tenant: 602},
+			ID:         "checkorder/key-before-rate-limit",
+			Alone:      check.WithControl,
+			FailedAuth: 1,
+			Title:      "with a route budget spent, a wrong key secret is 401, not 429",
+			Rules:      []string{"ORDER-007", "ORDER-006", "RATE-004"},
+			Needs:      []string{"keys.read_only"},
+			Budget:     &check.Budget{Routes: []string{"read_only GET " + api.P + "/me"}, Tenant: 602},
 			Run: func(t *check.T) {
 				c := t.Client("read_only")
 				me := client.Request{Method: http.MethodGet, Path: api.P + "/me"}
@@ -79,11 +82,13 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "checkorder/earliest-of-many",
-			Title:  "a request failing three, four or five steps at once gets the earliest step's refusal",
-			Rules:  []string{"ORDER-001"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.tenant"},
+			ID:             "checkorder/earliest-of-many",
+			FailedAuth:     1,
+			FailedAuthHold: 3,
+			Title:          "a request failing three, four or five steps at once gets the earliest step's refusal",
+			Rules:          []string{"ORDER-001"},
+			Labels:         []string{check.Mutating},
+			Needs:          []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				// POST /customers with a wrong key secret, no Idempotency-Key
 				// and a malformed body (steps 3, 5 and 7), then with
@@ -105,8 +110,9 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "checkorder/key-before-idempotency-key",
-			Title: "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
+			ID:         "checkorder/key-before-idempotency-key",
+			FailedAuth: 2,
+			Title:      "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
 			// ORDER-018 states which step answers (the status); the
 			// refusal's body is the key step's own: a 401's code is
 			// AUTH-018's, its media type and members AUTH-017's; a scope
@@ -135,6 +141,7 @@ func orderChecks() []check.Check {
 		},
 		{
 			ID:     "checkorder/rate-limit-before-idempotency-key",
+			Alone:  check.WithControl,
 			Title:  "with a route budget spent, a write without Idempotency-Key is 429 rate_limited, not 400",
 			Rules:  []string{"ORDER-010", "ORDER-009", "ERR-009", "RATE-004"},
 			Needs:  []string{"keys.tenant"},

@@ -37,9 +37,11 @@ func shapesChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "checkorder/shape-401-problem-json",
-			Title: "a 401 is application/problem+json with code api_key_authentication_failed",
-			Rules: []string{"ERR-002", "ERR-014", "ERR-016"},
+			ID:            "checkorder/shape-401-problem-json",
+			FailedAuth:    1,
+			RefusalsFirst: true,
+			Title:         "a 401 is application/problem+json with code api_key_authentication_failed",
+			Rules:         []string{"ERR-002", "ERR-014", "ERR-016"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
@@ -48,10 +50,11 @@ func shapesChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "checkorder/shape-403-scope-problem-json",
-			Title: "a 403 for a missing scope is application/problem+json with code api_key_not_authorized",
-			Rules: []string{"ERR-003", "ERR-016"},
-			Needs: []string{"keys.read_only"},
+			ID:         "checkorder/shape-403-scope-problem-json",
+			FailedAuth: 1,
+			Title:      "a 403 for a missing scope is application/problem+json with code api_key_not_authorized",
+			Rules:      []string{"ERR-003", "ERR-016"},
+			Needs:      []string{"keys.read_only"},
 			Run: func(t *check.T) {
 				t.SpendAuthFailures(1)
 				r := t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
@@ -63,6 +66,7 @@ func shapesChecks() []check.Check {
 		},
 		{
 			ID:     "checkorder/shape-429-problem-json",
+			Alone:  check.WithControl,
 			Title:  "a 429 is application/problem+json (ERR-009's own sentence for 429) with code rate_limited and Retry-After",
 			Rules:  []string{"ERR-009", "ERR-026", "RATE-004"},
 			Needs:  []string{"keys.umbrella"},

@@ -39,11 +39,12 @@ func reachChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "cryptowithdrawals/retry-replays",
-			Title:  "A crypto withdrawal retried with the same Idempotency-Key and body replays the first answer byte for byte and creates one row",
-			Rules:  []string{"IDEM-008", "CWD-020", "CWD-021"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
+			ID:          "cryptowithdrawals/retry-replays",
+			SerialGroup: "crypto withdrawals",
+			Title:       "A crypto withdrawal retried with the same Idempotency-Key and body replays the first answer byte for byte and creates one row",
+			Rules:       []string{"IDEM-008", "CWD-020", "CWD-021"},
+			Labels:      []string{check.Mutating},
+			Needs:       []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
 			Run: func(t *check.T) {
 				cust := t.Crypto("customer")
 				mark := withdrawalsMark(t, cust)

@@ -55,11 +55,12 @@ func withdrawalsChecks() []check.Check {
 func submitChecks() []check.Check {
 	return []check.Check{
 		{
-			ID:     "cryptowithdrawals/submit-round-and-list",
-			Title:  "A BTC withdrawal of 0.000000015 to an Active whitelist entry answers 200 SubmittedToProvider with amount 2 (atomic, rounded away from zero; 0.000000011 also 2); its list row has type crypto, asset_code BTC, currency null, the unmasked whitelisted address and the stored description",
-			Rules:  []string{"CWD-002", "CWD-005", "CWD-007", "CWD-008", "CWD-009", "CWD-010", "CWD-013", "CWD-020", "CWD-021", "PAGE-022"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
+			ID:          "cryptowithdrawals/submit-round-and-list",
+			SerialGroup: "crypto withdrawals",
+			Title:       "A BTC withdrawal of 0.000000015 to an Active whitelist entry answers 200 SubmittedToProvider with amount 2 (atomic, rounded away from zero; 0.000000011 also 2); its list row has type crypto, asset_code BTC, currency null, the unmasked whitelisted address and the stored description",
+			Rules:       []string{"CWD-002", "CWD-005", "CWD-007", "CWD-008", "CWD-009", "CWD-010", "CWD-013", "CWD-020", "CWD-021", "PAGE-022"},
+			Labels:      []string{check.Mutating},
+			Needs:       []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
 			Run: func(t *check.T) {
 				cust, entry := t.Crypto("customer"), t.Crypto("whitelist_btc")
 				b := wbody("BTC", "", "0.000000015", entry)
@@ -110,11 +111,12 @@ func submitChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "cryptowithdrawals/refusals",
-			Title:  "Crypto withdrawal refusals with no row: whitelisted_address_required (also for a raw destination by default), whitelisted_address_not_found, whitelisted_address_asset_mismatch, invalid_amount, unsupported_asset (422); USDT on TRON and TRX without policy 409 crypto_withdrawal_failed",
-			Rules:  []string{"CWD-001", "CWD-023", "CWD-024", "CWD-025", "ERR-108", "ERR-109", "ERR-110", "ERR-111", "ERR-112", "ERR-118", "CWD-020"},
-			Labels: []string{check.Mutating},
-			Needs:  []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
+			ID:          "cryptowithdrawals/refusals",
+			SerialGroup: "crypto withdrawals",
+			Title:       "Crypto withdrawal refusals with no row: whitelisted_address_required (also for a raw destination by default), whitelisted_address_not_found, whitelisted_address_asset_mismatch, invalid_amount, unsupported_asset (422); USDT on TRON and TRX without policy 409 crypto_withdrawal_failed",
+			Rules:       []string{"CWD-001", "CWD-023", "CWD-024", "CWD-025", "ERR-108", "ERR-109", "ERR-110", "ERR-111", "ERR-112", "ERR-118", "CWD-020"},
+			Labels:      []string{check.Mutating},
+			Needs:       []string{"keys.tenant", "crypto.customer", "crypto.whitelist_btc"},
 			Run: func(t *check.T) {
 				cust, entry := t.Crypto("customer"), t.Crypto("whitelist_btc")
 				mark := withdrawalsMark(t, cust)
@@ -145,11 +147,12 @@ func submitChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "cryptowithdrawals/network-required-for-usdt",
-			Title:  "A USDT withdrawal without network is refused with a 422 envelope and no row; USDT on TRON (tenant policy on) to the USDT entry on ETHEREUM is 422 whitelisted_address_asset_mismatch",
-			Rules:  []string{"CWD-003", "CWD-004", "CWD-024", "ERR-112", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "cryptowithdrawals/network-required-for-usdt",
+			SerialGroup: "crypto withdrawals",
+			Title:       "A USDT withdrawal without network is refused with a 422 envelope and no row; USDT on TRON (tenant policy on) to the USDT entry on ETHEREUM is 422 whitelisted_address_asset_mismatch",
+			Rules:       []string{"CWD-003", "CWD-004", "CWD-024", "ERR-112", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "CWD-003", "USDT", "ETHEREUM", "5000000")
 				mark := withdrawalsMark(t, cust)
@@ -175,11 +178,12 @@ func submitChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "cryptowithdrawals/usdc-on-ethereum",
-			Title:  "USDC withdraws on ETHEREUM, its one withdrawal network (the asset table): a USDC withdrawal on ETHEREUM is taken, one naming TRON is refused",
-			Rules:  []string{"CRYP-009", "CWD-021", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "cryptowithdrawals/usdc-on-ethereum",
+			SerialGroup: "crypto withdrawals",
+			Title:       "USDC withdraws on ETHEREUM, its one withdrawal network (the asset table): a USDC withdrawal on ETHEREUM is taken, one naming TRON is refused",
+			Rules:       []string{"CRYP-009", "CWD-021", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "CRYP-009", "USDC", "ETHEREUM", "5000000")
 				r := withdraw(t, cust, wbody("USDC", "ETHEREUM", "1", entry))
@@ -194,11 +198,12 @@ func submitChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "cryptowithdrawals/raw-destination-policy",
-			Title:  "With raw addresses enabled a destination_address alone is paid (an invalid one is 422 invalid_destination_address) and is ignored when a whitelisted_address_id is given",
-			Rules:  []string{"CWD-006", "ERR-113", "CWD-020", "CWD-021", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "cryptowithdrawals/raw-destination-policy",
+			SerialGroup: "crypto withdrawals",
+			Title:       "With raw addresses enabled a destination_address alone is paid (an invalid one is 422 invalid_destination_address) and is ignored when a whitelisted_address_id is given",
+			Rules:       []string{"CWD-006", "ERR-113", "CWD-020", "CWD-021", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "CWD-006", "BTC", "BITCOIN", "100000")
 				defer policy(t, cust, "raw_addresses")()
@@ -228,11 +233,12 @@ func submitChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "cryptowithdrawals/entry-not-active-and-no-wallet",
-			Title:  "A PendingVerification entry is 409 whitelisted_address_not_active; a customer without a custody wallet is 409 crypto_withdrawal_prerequisites_missing, also when it holds an address for another asset only",
-			Rules:  []string{"ERR-115", "CWD-022", "ERR-116", "CWD-026", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "cryptowithdrawals/entry-not-active-and-no-wallet",
+			SerialGroup: "crypto withdrawals",
+			Title:       "A PendingVerification entry is 409 whitelisted_address_not_active; a customer without a custody wallet is 409 crypto_withdrawal_prerequisites_missing, also when it holds an address for another asset only",
+			Rules:       []string{"ERR-115", "CWD-022", "ERR-116", "CWD-026", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, _ := readyCustomer(t, "ERR-115", "BTC", "BITCOIN", "100000")
 				r := whitelist(t, "tenant", cust, map[string]any{"asset": "BTC", "network": "BITCOIN", "address": sampleAddress("BITCOIN"), "label": "Pending"})
@@ -263,11 +269,12 @@ func submitChecks() []check.Check {
 func decisionChecks() []check.Check {
 	return []check.Check{
 		{
-			ID:     "cryptowithdrawals/park-and-fee-policy-202",
-			Title:  "A parked withdrawal (a screening hold; above the tenant's transaction limit) answers 202 ManualReviewRequired with no code and can settle later; a tenant fee policy of manual review answers 202 Blocked, final, nothing reserved",
-			Rules:  []string{"CWD-014", "CWD-015", "ERR-137", "CWD-017", "CWD-012", "CWD-021", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "cryptowithdrawals/park-and-fee-policy-202",
+			SerialGroup: "crypto withdrawals",
+			Title:       "A parked withdrawal (a screening hold; above the tenant's transaction limit) answers 202 ManualReviewRequired with no code and can settle later; a tenant fee policy of manual review answers 202 Blocked, final, nothing reserved",
+			Rules:       []string{"CWD-014", "CWD-015", "ERR-137", "CWD-017", "CWD-012", "CWD-021", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "CWD-014", "BTC", "BITCOIN", "100000")
 				if err := t.Control().CryptoNextWithdrawal(t.Context(), cust, "park", ""); err != nil {
@@ -327,11 +334,12 @@ func decisionChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "cryptowithdrawals/422-row-kept-and-decision-codes",
-			Title:  "A withdrawal its funds do not cover is 422 insufficient_funds with a Failed row kept in the list and nothing held; the workflow's decision codes pass through verbatim as 422 (awaiting_crypto_delivery says how much can be sent now; provider_submission_failed releases the hold)",
-			Rules:  []string{"CWD-018", "CWD-019", "CWD-012", "CWD-021", "ERR-125", "ERR-126", "ERR-127", "ERR-128", "ERR-129", "ERR-130", "ERR-131", "ERR-132", "ERR-133", "ERR-134", "ERR-117", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "cryptowithdrawals/422-row-kept-and-decision-codes",
+			SerialGroup: "crypto withdrawals",
+			Title:       "A withdrawal its funds do not cover is 422 insufficient_funds with a Failed row kept in the list and nothing held; the workflow's decision codes pass through verbatim as 422 (awaiting_crypto_delivery says how much can be sent now; provider_submission_failed releases the hold)",
+			Rules:       []string{"CWD-018", "CWD-019", "CWD-012", "CWD-021", "ERR-125", "ERR-126", "ERR-127", "ERR-128", "ERR-129", "ERR-130", "ERR-131", "ERR-132", "ERR-133", "ERR-134", "ERR-117", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "CWD-018", "BTC", "BITCOIN", "100000000")
 				r := withdraw(t, cust, wbody("BTC", "", "2", entry))
@@ -375,11 +383,12 @@ func decisionChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "cryptowithdrawals/settle-and-fail",
-			Title:  "A submitted withdrawal moves ProviderPending then Settled (the hold leaves the balance); a failed one is Failed and its amount is available again",
-			Rules:  []string{"CWD-011", "CWD-012", "CWD-021", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "cryptowithdrawals/settle-and-fail",
+			SerialGroup: "crypto withdrawals",
+			Title:       "A submitted withdrawal moves ProviderPending then Settled (the hold leaves the balance); a failed one is Failed and its amount is available again",
+			Rules:       []string{"CWD-011", "CWD-012", "CWD-021", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "CWD-011", "BTC", "BITCOIN", "100000")
 				submit := func() string {
@@ -420,11 +429,12 @@ func decisionChecks() []check.Check {
 func balanceAndPauseChecks() []check.Check {
 	return []check.Check{
 		{
-			ID:     "cryptowithdrawals/balance-keyed-on-asset",
-			Title:  "A USDT withdrawal on TRON (tenant policy on) draws on the same USDT balance the Ethereum deposit address reports",
-			Rules:  []string{"CRYP-006", "CRYP-010", "CRYP-015", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "cryptowithdrawals/balance-keyed-on-asset",
+			SerialGroup: "crypto withdrawals",
+			Title:       "A USDT withdrawal on TRON (tenant policy on) draws on the same USDT balance the Ethereum deposit address reports",
+			Rules:       []string{"CRYP-006", "CRYP-010", "CRYP-015", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust := fresh.Activated(t, "CRYP-006")
 				issued(t, "CRYP-027", cust, "USDT")
@@ -454,11 +464,13 @@ func balanceAndPauseChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "cryptowithdrawals/paused",
-			Title:  "During a platform-wide money-movement pause a crypto withdrawal answers 409 crypto_withdrawal_failed with free-text detail",
-			Rules:  []string{"ERR-039", "CUST-022"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant"},
+			ID:          "cryptowithdrawals/paused",
+			SerialGroup: "crypto withdrawals",
+			Alone:       check.WithControl,
+			Title:       "During a platform-wide money-movement pause a crypto withdrawal answers 409 crypto_withdrawal_failed with free-text detail",
+			Rules:       []string{"ERR-039", "CUST-022"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				cust, entry := readyCustomer(t, "ERR-039", "BTC", "BITCOIN", "100000")
 				if err := t.Control().MoneyMovementPause(t.Context(), true); err != nil {
@@ -482,11 +494,12 @@ func balanceAndPauseChecks() []check.Check {
 func preconditionAndPolicyGatesChecks() []check.Check {
 	return []check.Check{
 		{
-			ID:     "cryptowithdrawals/precondition-and-policy-gates",
-			Title:  "A crypto withdrawal for a customer that is not Active is 409 kyc_or_kyb_not_approved (envelope); a compliance block is the flat 403 compliance_subject_blocked and a manual review the flat 409 compliance_subject_manual_review",
-			Rules:  []string{"LIFE-025", "ERR-042", "ERR-028"},
-			Labels: []string{check.Mutating, check.NeedsControl},
-			Needs:  []string{"keys.tenant", "customers.draft"},
+			ID:          "cryptowithdrawals/precondition-and-policy-gates",
+			SerialGroup: "crypto withdrawals",
+			Title:       "A crypto withdrawal for a customer that is not Active is 409 kyc_or_kyb_not_approved (envelope); a compliance block is the flat 403 compliance_subject_blocked and a manual review the flat 409 compliance_subject_manual_review",
+			Rules:       []string{"LIFE-025", "ERR-042", "ERR-028"},
+			Labels:      []string{check.Mutating, check.NeedsControl},
+			Needs:       []string{"keys.tenant", "customers.draft"},
 			Run: func(t *check.T) {
 				r := withdraw(t, t.Customer("draft"), wbody("BTC", "", "0.0001", uuid.NewString()))
 				shape.EnvelopeAnswer(t, r, shape.Want{Rule: "LIFE-025", Status: http.StatusConflict, Code: "kyc_or_kyb_not_approved"})

@@ -201,6 +201,7 @@ func createChecks() []check.Check {
 		},
 		{
 			ID:     "customers/create-gated-programme-off",
+			Alone:  check.WithControl,
 			Title:  "POST customers with a bound key whose customer lacks the end-customer programme is 403 sub_customer_onboarding_disabled; a tenant-wide key is not gated",
 			Rules:  []string{"CUST-025", "ERR-051", "ERR-052"},
 			Labels: []string{check.Mutating, check.NeedsControl},

@@ -18,6 +18,7 @@ func offlineChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "customers/lifecycle-provider-unreachable-stale-read",
+			Alone:  check.WithControl,
 			Title:  "With the identity provider unreachable, refreshing reads of an approved customer answer 200 with the stored (stale) status; once it is reachable again the read activates",
 			Rules:  []string{"LIFE-012", "LIFE-011", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},

@@ -18,8 +18,10 @@ import (
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
 // carries the location of its Run function.
 func Checks() []check.Check {
-	return slices.Concat(
-		conversionsChecks(),
-		priceChecks(),
+	return check.InGroup("conversions",
+		slices.Concat(
+			conversionsChecks(),
+			priceChecks(),
+		),
 	)
 }

@@ -236,6 +236,7 @@ func conversionGateChecks() []check.Check {
 		},
 		{
 			ID:     "exchange/platform-pause",
+			Alone:  check.WithControl,
 			Title:  "During the platform-wide money-movement pause a conversion is 409 exchange_order_failed with free-text detail",
 			Rules:  []string{"ERR-040", "ERR-067"},
 			Labels: []string{check.Mutating, check.NeedsControl},

@@ -77,6 +77,7 @@ func priceQuoteChecks() []check.Check {
 		},
 		{
 			ID:     "exchange/price-follows-live-rate",
+			Alone:  check.WithControl,
 			Title:  "The indicative price is the live rate: after the rate moves, the price shows the new rate",
 			Rules:  []string{"CONV-001", "CONV-008"},
 			Labels: []string{check.NeedsControl},
@@ -97,6 +98,7 @@ func priceQuoteChecks() []check.Check {
 		},
 		{
 			ID:     "exchange/price-quote-unavailable",
+			Alone:  check.WithControl,
 			Title:  "When no quote is available the price is 409 exchange_quote_unavailable; once one is, 200 again",
 			Rules:  []string{"CONV-011", "ERR-058", "CONV-008"},
 			Labels: []string{check.NeedsControl},

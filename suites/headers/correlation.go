@@ -151,10 +151,11 @@ func correlationChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "headers/correlation-on-every-response",
-			Title: "X-Correlation-Id is on every response, errors included (400, 401, 403, 404, 422): echoed or generated",
-			Rules: []string{"CORR-007", "CORR-005"},
-			Needs: []string{"keys.tenant", "keys.read_only"},
+			ID:         "headers/correlation-on-every-response",
+			FailedAuth: 2,
+			Title:      "X-Correlation-Id is on every response, errors included (400, 401, 403, 404, 422): echoed or generated",
+			Rules:      []string{"CORR-007", "CORR-005"},
+			Needs:      []string{"keys.tenant", "keys.read_only"},
 			Run: func(t *check.T) {
 				// The 401 and the 403 are failed authentications against the
 				// source's budget: each is sent once, the 401 carrying an id
@@ -185,6 +186,7 @@ func correlationChecks() []check.Check {
 		},
 		{
 			ID:     "headers/correlation-on-429",
+			Alone:  check.WithControl,
 			Title:  "X-Correlation-Id is on a 429 too: echoed or generated",
 			Rules:  []string{"CORR-007", "CORR-005", "RATE-004"},
 			Needs:  []string{"keys.pascal_scopes", "customers.active_personal"},

@@ -34,6 +34,7 @@ func concurrencyChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "idempotency/in-progress",
+			Alone:  check.WithControl,
 			Title:  "two identical concurrent POSTs: one 2xx, one 409 idempotency_key_in_progress (or, without a hold, the replay); the retry replays the 2xx byte for byte",
 			Rules:  []string{"IDEM-012", "IDEM-022", "IDEM-019", "CUST-009"},
 			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},
@@ -41,6 +42,7 @@ func concurrencyChecks() []check.Check {
 		},
 		{
 			ID:     "idempotency/in-progress-different-body",
+			Alone:  check.WithControl,
 			Title:  "two concurrent POSTs with one key and different bodies: one 2xx, one 409 idempotency_key_reused that creates nothing",
 			Rules:  []string{"IDEM-020", "IDEM-022", "ERR-024", "CUST-009"},
 			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},
@@ -86,6 +88,7 @@ func concurrencyChecks() []check.Check {
 		},
 		{
 			ID:     "idempotency/concurrent-execute-once",
+			Alone:  check.WithControl,
 			Title:  "ten identical concurrent POSTs execute once: one 2xx, nine 409 idempotency_key_in_progress (or, without a hold, replays), no 5xx; one customer",
 			Rules:  []string{"IDEM-012", "IDEM-008", "CUST-009"},
 			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},

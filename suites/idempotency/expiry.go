@@ -15,6 +15,7 @@ func expiryChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "idempotency/expires-after-24h",
+			Alone:  check.WithControl,
 			Title:  "at 24h-1s a used key still conflicts (409) and replays; at 24h+1s the same key with another body executes",
 			Rules:  []string{"IDEM-021", "IDEM-011", "IDEM-019", "CUST-022"},
 			Labels: []string{check.Mutating, check.NeedsControl}, Needs: []string{"keys.tenant"},

@@ -19,6 +19,7 @@ func servererrorChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:         "idempotency/500-is-not-replayed",
+			Alone:      check.WithControl,
 			Title:      "an unexpected failure is 500 problem+json with no code, and the retry of that POST with the same key and body re-executes it (the 500 is not replayed)",
 			Rules:      []string{"ERR-010", "ERR-027"},
 			Labels:     []string{check.Mutating, check.NeedsControl},

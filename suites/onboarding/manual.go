@@ -351,6 +351,7 @@ func manualChecks() []check.Check {
 		},
 		{
 			ID:     "onboarding/manual-gated-by-programme",
+			Alone:  check.WithControl,
 			Title:  "Manual submission with a bound key follows its customer's end-customer programme: 403 sub_customer_onboarding_disabled while off",
 			Rules:  []string{"ONB-036", "ONB-037", "ERR-051", "ERR-052", "ONB-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},

@@ -49,10 +49,11 @@ func pathsChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "otherpaths/callback-needs-onboarding-write",
-			Title: "GET /api/v1/verification/callback needs onboarding:write: a read-only key is 403 api_key_not_authorized",
-			Rules: []string{"OTHER-003", "OTHER-005", "SCOPE-076"},
-			Needs: []string{"keys.tenant", "keys.read_only"},
+			ID:         "otherpaths/callback-needs-onboarding-write",
+			FailedAuth: 1,
+			Title:      "GET /api/v1/verification/callback needs onboarding:write: a read-only key is 403 api_key_not_authorized",
+			Rules:      []string{"OTHER-003", "OTHER-005", "SCOPE-076"},
+			Needs:      []string{"keys.tenant", "keys.read_only"},
 			Run: func(t *check.T) {
 				ok(t, "OTHER-003", getPath(t, t.Client("tenant"), api.Callback), "GET "+api.Callback+" with keys.tenant")
 				// read_only holds onboarding:read, not onboarding:write: one
@@ -63,9 +64,11 @@ func pathsChecks() []check.Check {
 			},
 		},
 		{
-			ID:    "otherpaths/need-a-key",
-			Title: "The config and callback paths outside the prefixes still need an API key: 401 without one",
-			Rules: []string{"OTHER-004"},
+			ID:            "otherpaths/need-a-key",
+			FailedAuth:    2,
+			RefusalsFirst: true,
+			Title:         "The config and callback paths outside the prefixes still need an API key: 401 without one",
+			Rules:         []string{"OTHER-004"},
 			Run: func(t *check.T) {
 				// The two paths outside the prefixes, one refusal each (P/test
 				// lies inside the prefix: the auth checks cover it).

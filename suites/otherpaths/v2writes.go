@@ -165,10 +165,11 @@ func v2writesChecks() []check.Check {
 			},
 		},
 		{
-			ID:     "otherpaths/v2-writes-scopes",
-			Title:  "a read-only key (onboarding:read, no onboarding:write or crm-leads:write) gets 403 api_key_not_authorized on both v2 write routes with a bindable body",
-			Rules:  []string{"SCOPE-071", "SCOPE-072"},
-			Labels: mut, Needs: []string{"keys.read_only"},
+			ID:         "otherpaths/v2-writes-scopes",
+			FailedAuth: 2,
+			Title:      "a read-only key (onboarding:read, no onboarding:write or crm-leads:write) gets 403 api_key_not_authorized on both v2 write routes with a bindable body",
+			Rules:      []string{"SCOPE-071", "SCOPE-072"},
+			Labels:     mut, Needs: []string{"keys.read_only"},
 			Run: func(t *check.T) {
 				// One refusal per route: each is a failed authentication
 				// against the source's budget.
@@ -182,6 +183,7 @@ func v2writesChecks() []check.Check {
 		},
 		{
 			ID:     "otherpaths/v2-access-requests-tighter-budget",
+			Alone:  check.WithControl,
 			Title:  "POST V2/access-requests is refused with 429 rate_limited and Retry-After before 600 requests of one key pass: a tighter policy than the general per-route budget",
 			Rules:  []string{"RATE-014", "V2-002", "RATE-001", "RATE-003", "RATE-017"},
 			Labels: []string{check.Mutating}, Needs: []string{"keys.tenant"},

@@ -46,6 +46,9 @@ type pagedList struct {
 	// run side by side): its checks, which compare pages and totals read
 	// one after the other, run alone.
 	written bool
+	// group is the serial group of the checks that write it (the
+	// scheduler never runs two checks of one group at once).
+	group string
 }
 
 var pagedLists = []pagedList{
@@ -73,6 +76,7 @@ var pagedLists = []pagedList{
 		create:      createConversion,
 		createRules: []string{"CONV-014", "CONV-004"},
 		written:     true, // the exchange checks convert for customers.exchange
+		group:       "conversions",
 	},
 	// Crypto lists (suites/crypto): the crypto fixture customer's.
 	{
@@ -81,6 +85,7 @@ var pagedLists = []pagedList{
 		create:      createCryptoWithdrawal,
 		createRules: []string{"CWD-021"},
 		written:     true, // the crypto withdrawal checks withdraw for crypto.customer
+		group:       "crypto withdrawals",
 	},
 	{
 		name: "crypto-deposits", rule: "PAGE-020", items: "deposits", key: "tenant", needs: []string{"crypto.customer"},
@@ -97,6 +102,7 @@ type unpagedList struct {
 	key   string
 	needs []string
 	path  func(t *check.T) string
+	group string // see pagedList.group
 }
 
 var unpagedLists = []unpagedList{
@@ -107,6 +113,7 @@ var unpagedLists = []unpagedList{
 	{
 		name: "end-customers", rules: []string{"SUB-007"}, items: "end_customers", key: "tenant",
 		needs: []string{"customers.parent", "customers.child"},
+		group: "end customers",
 		path:  func(t *check.T) string { return api.P + "/customers/" + t.Customer("parent") + "/end-customers" },
 	},
 }

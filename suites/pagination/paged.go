@@ -36,16 +36,24 @@ func pagedChecks() []check.Check {
 		// aspect's check function, so the rules its assertions name are
 		// read from the code (TestChecksAssertWhatTheyDeclare).
 		reg := func(slug, title string, rules []string, labels []string, extraNeeds []string, run func(t *check.T)) {
-			if l.written && !slices.Contains(labels, check.Alone) {
-				labels = append(slices.Clone(labels), check.Alone)
+			var alone check.Solitude
+			switch {
+			case l.written && slug == "id-tiebreak" && l.group != "":
+				// Its writers are kept away by the serial group; it is
+				// alone for the virtual clock it stands still.
+				alone = check.WithControl
+			case l.written:
+				alone = check.Always
 			}
 			cs = append(cs, check.Check{
-				ID:     "pagination/" + l.name + "-" + slug,
-				Title:  fmt.Sprintf("%s list: %s", l.name, title),
-				Rules:  declared(rules, l.rule, "PAGE-008"),
-				Labels: labels,
-				Needs:  append(append([]string(nil), needs...), extraNeeds...),
-				Run:    run,
+				ID:          "pagination/" + l.name + "-" + slug,
+				SerialGroup: l.group,
+				Alone:       alone,
+				Title:       fmt.Sprintf("%s list: %s", l.name, title),
+				Rules:       declared(rules, l.rule, "PAGE-008"),
+				Labels:      labels,
+				Needs:       append(append([]string(nil), needs...), extraNeeds...),
+				Run:         run,
 			})
 		}
 		reg("defaults", "without limit and page the list answers page 1 of 100 rows with the four pagination members",

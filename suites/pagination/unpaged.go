@@ -15,11 +15,12 @@ func unpagedChecks() []check.Check {
 	for _, l := range unpagedLists {
 		l := l
 		cs = append(cs, check.Check{
-			ID:    "pagination/" + l.name + "-unpaged",
-			Title: l.name + " list: one page with every row, no data.pagination, page and limit ignored",
-			Rules: append([]string{"PAGE-016", "PAGE-017"}, l.rules...),
-			Needs: append([]string{"keys." + l.key}, l.needs...),
-			Run:   func(t *check.T) { checkUnpaged(t, l) },
+			ID:          "pagination/" + l.name + "-unpaged",
+			SerialGroup: l.group,
+			Title:       l.name + " list: one page with every row, no data.pagination, page and limit ignored",
+			Rules:       append([]string{"PAGE-016", "PAGE-017"}, l.rules...),
+			Needs:       append([]string{"keys." + l.key}, l.needs...),
+			Run:         func(t *check.T) { checkUnpaged(t, l) },
 		})
 	}
 	return cs

@@ -26,15 +26,17 @@ import (
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
 // carries the location of its Run function.
 func Checks() []check.Check {
-	return slices.Concat(
-		executionChecks(),
-		generatedChecks(),
-		intakeChecks(),
-		itemsChecks(),
-		lifecycleChecks(),
-		railsChecks(),
-		readsChecks(),
-		referencesChecks(),
-		replayChecks(),
+	return check.InGroup("fiat balances",
+		slices.Concat(
+			executionChecks(),
+			generatedChecks(),
+			intakeChecks(),
+			itemsChecks(),
+			lifecycleChecks(),
+			railsChecks(),
+			readsChecks(),
+			referencesChecks(),
+			replayChecks(),
+		),
 	)
 }

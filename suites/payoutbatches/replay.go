@@ -45,6 +45,7 @@ func replayChecks() []check.Check {
 		},
 		{
 			ID:     "payoutbatches/retry-after-24h",
+			Alone:  check.WithControl,
 			Title:  "An identical retry after 24 hours returns the same batch in its current state with message 'Payout batch retrieved successfully'",
 			Rules:  []string{"PB-100"},
 			Labels: []string{check.Mutating, check.NeedsControl},

@@ -18,10 +18,12 @@ import (
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
 // carries the location of its Run function.
 func Checks() []check.Check {
-	return slices.Concat(
-		budgetChecks(),
-		interplayChecks(),
-		payoutbatchesChecks(),
-		reopensChecks(),
+	return check.AloneEach(
+		slices.Concat(
+			budgetChecks(),
+			interplayChecks(),
+			payoutbatchesChecks(),
+			reopensChecks(),
+		),
 	)
 }

@@ -20,12 +20,14 @@ import (
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
 // carries the location of its Run function.
 func Checks() []check.Check {
-	return slices.Concat(
-		balanceChecks(),
-		documentsChecks(),
-		endcustomersChecks(),
-		gatingChecks(),
-		onboardingChecks(),
-		reachChecks(),
+	return check.InGroup("end customers",
+		slices.Concat(
+			balanceChecks(),
+			documentsChecks(),
+			endcustomersChecks(),
+			gatingChecks(),
+			onboardingChecks(),
+			reachChecks(),
+		),
 	)
 }

@@ -67,6 +67,7 @@ func gatingChecks() []check.Check {
 		},
 		{
 			ID:         "subcustomers/gated-tenant-programme-off",
+			Alone:      check.Always,
 			Title:      "With the tenant's end-customer programme off, creating a child of a parent that holds the programme is 403 sub_customer_onboarding_disabled",
 			Rules:      []string{"SUB-018", "CUST-022"},
 			Labels:     []string{check.Mutating, check.NeedsControl, check.Alone},

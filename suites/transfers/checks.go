@@ -16,7 +16,9 @@ import (
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
 // carries the location of its Run function.
 func Checks() []check.Check {
-	return slices.Concat(
-		transfersChecks(),
+	return check.InGroup("fiat balances",
+		slices.Concat(
+			transfersChecks(),
+		),
 	)
 }

@@ -351,6 +351,7 @@ func transferGateChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "transfers/capability",
+			Alone:  check.WithControl,
 			Title:  "Without the parent's, or the tenant's, internal-transfer capability a transfer is 403 parent_child_internal_transfers_disabled",
 			Rules:  []string{"ITR-011", "ITR-016"},
 			Labels: []string{check.Mutating, check.NeedsControl},
@@ -375,6 +376,7 @@ func transferGateChecks() []check.Check {
 		},
 		{
 			ID:     "transfers/party-not-active",
+			Alone:  check.WithControl,
 			Title:  "While the child is not Active, or Active but blocked or in manual review by compliance, a transfer is 409 internal_transfer_party_not_active (flat)",
 			Rules:  []string{"ITR-017", "ITR-026", "ITR-038"},
 			Labels: []string{check.Mutating, check.NeedsControl},
@@ -414,6 +416,7 @@ func transferGateChecks() []check.Check {
 		},
 		{
 			ID:    "transfers/accounts-and-policy",
+			Alone: check.Always,
 			Title: "The parent's or the child's account ineligible is 409 internal_transfer_accounts_ineligible; either without an enabled matching policy is 409 internal_transfer_policy_unavailable (flat)",
 			Rules: []string{"ITR-018", "ITR-027", "ITR-028"},
 			// Alone: it makes the shared parent's and child's EUR accounts
@@ -490,6 +493,7 @@ func transferLimitChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "transfers/limit-decisions",
+			Alone:  check.WithControl,
 			Title:  "Over the source's limit is 422 internal_transfer_limit_exceeded; an identical retry the same UTC day is not a conflict; the next UTC day it is 409 internal_transfer_limit_decision_stale",
 			Rules:  []string{"ITR-030", "ITR-019", "ITR-023", "ITR-024"},
 			Labels: []string{check.Mutating, check.NeedsControl},
@@ -535,6 +539,7 @@ func amountExactAbove253Checks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "transfers/amount-exact-above-2-53",
+			Alone:  check.WithControl,
 			Title:  "A quoted amount_minor above 2^53 moves exactly: amount_minor_string is the same digits",
 			Rules:  []string{"ITR-008", "ITR-003"},
 			Labels: []string{check.Mutating, check.NeedsControl},
@@ -564,6 +569,7 @@ func recovery404InFlightChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "transfers/recovery-404-in-flight",
+			Alone:  check.WithControl,
 			Title:  "While the original POST is held in flight a recovery read by its client reference is 404; retrying the original POST with the same UUID and body returns the transfer",
 			Rules:  []string{"ITR-022", "ITR-020", "ITR-035"},
 			Labels: []string{check.Mutating, check.NeedsControl},
@@ -618,6 +624,7 @@ func balancesMoveChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:    "transfers/balances-move",
+			Alone: check.Always,
 			Title: "A completed transfer has moved the amount: parent_to_end_customer takes it from the parent's Available GBP and adds it to the child's; end_customer_to_parent the reverse; an identical retry returns the same transfer and moves nothing more",
 			Rules: []string{"ITR-010", "ITR-001", "ITR-012", "ITR-020"},
 			// Alone: it compares the shared parent's and child's balances
@@ -665,6 +672,7 @@ func newestFirstChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:    "transfers/list-newest-first",
+			Alone: check.Always,
 			Title: "The child's internal-transfers list is newest first: of two transfers a second apart, the later one is listed before the earlier",
 			Rules: []string{"ITR-013", "ITR-012"},
 			// Alone: on a virtual clock it moves the clock a second.

@@ -18,9 +18,11 @@ import (
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
 // carries the location of its Run function.
 func Checks() []check.Check {
-	return slices.Concat(
-		fiatChecks(),
-		gatesChecks(),
-		lifecycleChecks(),
+	return check.InGroup("fiat balances",
+		slices.Concat(
+			fiatChecks(),
+			gatesChecks(),
+			lifecycleChecks(),
+		),
 	)
 }

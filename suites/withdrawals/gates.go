@@ -51,6 +51,7 @@ func gatesChecks() []check.Check {
 		},
 		{
 			ID:     "withdrawals/money-pause",
+			Alone:  check.WithControl,
 			Title:  "While money movement is paused platform-wide a fiat withdrawal answers 409 fiat_withdrawal_failed with a free-text detail, and nothing is paid",
 			Rules:  []string{"ERR-038"},
 			Labels: []string{check.Mutating, check.NeedsControl},

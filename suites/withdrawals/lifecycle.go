@@ -181,6 +181,7 @@ func withdrawalOutcomeChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "withdrawals/failed-and-review-outcomes",
+			Alone:  check.WithControl,
 			Title:  "A bank failure lists the withdrawal Failed and gives the reserved funds back; ManualReview is unfinished and can still complete",
 			Rules:  []string{"FWD-011", "FWD-012", "FWD-013", "FWD-018", "FWD-006"},
 			Labels: []string{check.Mutating, check.NeedsControl},
@@ -229,6 +230,7 @@ func withdrawalRefusalChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "withdrawals/child-own-funds-plus-fee",
+			Alone:  check.WithControl,
 			Title:  "A child's withdrawal needs its own Available to cover amount plus its effective fee; the parent's balance is no fallback",
 			Rules:  []string{"FWD-008", "FEE-004", "FWD-023", "ERR-096"},
 			Labels: []string{check.Mutating, check.NeedsControl},
@@ -265,6 +267,7 @@ func withdrawalRefusalChecks() []check.Check {
 		},
 		{
 			ID:     "withdrawals/parent-controls",
+			Alone:  check.WithControl,
 			Title:  "A child's withdrawal while its parent is not Active is 409 parent_not_active; while the parent's compliance cannot be read, 503 parent_compliance_unavailable",
 			Rules:  []string{"ERR-097", "ERR-100"},
 			Labels: []string{check.Mutating, check.NeedsControl},
@@ -329,6 +332,7 @@ func transparencyWhenPolicyDemandsChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "withdrawals/transparency-when-policy-demands",
+			Alone:  check.WithControl,
 			Title:  "With a disclosure policy that demands it, a withdrawal without transparency is refused and the same body with a camelCase transparency object is taken",
 			Rules:  []string{"FWD-005", "FWD-022"},
 			Labels: []string{check.Mutating, check.NeedsControl},
@@ -354,6 +358,7 @@ func sourceAccountRefusalsChecks() []check.Check {
 	return []check.Check{
 		{
 			ID:     "withdrawals/source-account-refusals",
+			Alone:  check.WithControl,
 			Title:  "A source account not ready, client-money blocked, without its pot or missing prerequisites refuses the withdrawal with its 409 code",
 			Rules:  []string{"ERR-092", "ERR-093", "ERR-094", "ERR-095"},
 			Labels: []string{check.Mutating, check.NeedsControl},

@@ -204,7 +204,7 @@ func TestProveEachKeepsOrder(t *testing.T) {
 
 // TestFailedAuthDeclarationsCoverWhatChecksCause: every failed
 // authentication a check causes against the faithful sandbox was declared
-// (Check.FailedAuth or the table in internal/check/failedauth.go) or
+// (Check.FailedAuth) or
 // reserved before it was sent, so that a real-clock run paces it and its
 // opening line states the run's need; checks needing a virtual clock pace
 // themselves.
