@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -158,7 +159,7 @@ func start(t *check.T, name string, rules []string) *Probe {
 	sess := sessionOf(tg)
 	o := sess.opts
 	p := &Probe{T: t, Name: name, sess: sess, opts: o, base: tg.Profile.BaseURL}
-	p.eng = &Engine{HTTP: underClaim(tg.HTTP, traffic.ClaimOf(t.Context())), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration, Budget: p.budget}
+	p.eng = &Engine{HTTP: asProbe(t.Context(), tg.HTTP), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration, Budget: p.budget}
 	if tg.VirtualClock() {
 		p.Clock = VirtualClock{tg.Control}
 	} else {
@@ -182,11 +183,11 @@ func start(t *check.T, name string, rules []string) *Probe {
 	return p
 }
 
-// underClaim is hc sending every request under the probe's claim (vegeta
-// builds its requests without the check's context): the run's traffic
-// plan neither holds them nor waits out their 429s.
-func underClaim(hc *http.Client, c *traffic.Claim) *http.Client {
-	if c == nil {
+// asProbe is hc sending every request as the probe's own (vegeta builds
+// its requests without the check's context): the run's traffic plan
+// neither holds them nor waits out their 429s.
+func asProbe(ctx context.Context, hc *http.Client) *http.Client {
+	if !traffic.IsProbe(ctx) {
 		return hc
 	}
 	cp := *hc
@@ -194,17 +195,17 @@ func underClaim(hc *http.Client, c *traffic.Claim) *http.Client {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	cp.Transport = claimTransport{next: next, claim: c}
+	cp.Transport = probeTransport{next: next, slot: traffic.SlotOf(ctx)}
 	return &cp
 }
 
-type claimTransport struct {
-	next  http.RoundTripper
-	claim *traffic.Claim
+type probeTransport struct {
+	next http.RoundTripper
+	slot *traffic.Slot
 }
 
-func (ct claimTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	return ct.next.RoundTrip(r.WithContext(traffic.WithClaim(r.Context(), ct.claim)))
+func (pt probeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return pt.next.RoundTrip(r.WithContext(traffic.AsProbe(r.Context(), pt.slot)))
 }
 
 // realClock is the target's clock, estimated once per run (see
@@ -293,7 +294,6 @@ func (p *Probe) burst(label string, ts []vegeta.Target, n int, fresh func(*veget
 	a := Attack{Name: p.Name + ":" + label, Targeter: Targets(ts, fresh), Pacer: Count{N: uint64(n)}, Workers: workers}
 	err := p.eng.Run(p.T.Context(), a, p.rec, func(r *vegeta.Result) {
 		o := outcome{code: r.Code, at: r.Timestamp.Add(r.Latency).Add(p.Clock.Offset()), ex: p.exchange(r, ts)}
-		p.T.Answered(o.ex.Response) // a failed authentication spends the run's ledger
 		if !fixed.IsZero() {
 			o.at = fixed
 		}

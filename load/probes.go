@@ -46,7 +46,6 @@ type spec struct {
 	labels      []string
 	needs       []string
 	budget      *check.Budget
-	failedAuth  int
 	run         func(p *Probe)
 }
 
@@ -80,7 +79,7 @@ var specs = []spec{
 		rules: []string{"RATE-012", "RATE-013"}, labels: []string{Disruptive}, needs: []string{"keys.tenant", "customers.active_personal"}, run: failedAuthProbe,
 		// The source IP's whole failed-auth window; its 30 successes go to
 		// a route budget no other probe exhausts.
-		budget: &check.Budget{Tenant: 30}, failedAuth: failedAuthBudget},
+		budget: &check.Budget{Tenant: 30, Auth: true, Uses: []string{route("tenant", "GET", v1+"/customers/{id}/onboarding/status")}}},
 	{name: "access-requests", title: "vegeta: POST V2/access-requests has its own budget, tighter than 600: measured",
 		rules: []string{"RATE-014"}, labels: []string{check.Mutating}, needs: []string{"keys.tenant"}, run: accessProbe,
 		budget: &check.Budget{Routes: []string{route("tenant", "POST", v2+"/access-requests")}, Tenant: 2 * (routeBudget + 1)}},
@@ -103,7 +102,7 @@ func Checks() []check.Check {
 		labels := append([]string{"load", "ratelimit"}, s.labels...)
 		name, rules, run := s.name, s.rules, s.run
 		cs = append(cs, check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: labels, Needs: s.needs,
-			Budget: s.budget, FailedAuth: s.failedAuth, Alone: check.Always, // it spends a budget on purpose
+			Budget: s.budget, Alone: check.Always, // it spends a budget on purpose
 			Run: func(t *check.T) { RunProbe(t, name, rules, run) }})
 	}
 	return cs
@@ -131,8 +130,8 @@ func Check(name string) *check.Check {
 			// A rate-limit probe spends a budget on purpose: it runs alone
 			// and owns the run's traffic plan (check.Alone).
 			return &check.Check{ID: "load/" + s.name, Title: s.title, Rules: s.rules, Labels: append(append([]string(nil), s.labels...), check.Alone), Needs: s.needs,
-				Budget: s.budget, FailedAuth: s.failedAuth,
-				Run: func(t *check.T) { RunProbe(t, s.name, s.rules, s.run) }}
+				Budget: s.budget,
+				Run:    func(t *check.T) { RunProbe(t, s.name, s.rules, s.run) }}
 		}
 	}
 	return nil
@@ -324,13 +323,11 @@ func boundaryProbe(p *Probe) {
 }
 
 func failedAuthProbe(p *Probe) {
-	// The whole sequence in one clock minute, then the whole failed-auth
-	// budget reserved in it (the scheduler started the probe when it was
-	// free; the runner's ledger moves to a fresh window otherwise). The
-	// successes go to GET /customers/{id}/onboarding/status, a route budget
-	// no other probe spends.
+	// The whole sequence in one clock minute, whose failed-auth budget the
+	// probe owns (check.Budget.Auth). The successes go to GET
+	// /customers/{id}/onboarding/status, a route budget no other probe
+	// spends.
 	p.clear(5 * time.Second)
-	p.T.SpendAuthFailures(failedAuthBudget)
 	good := p.target("tenant", http.MethodGet, v1+"/customers/"+p.T.Customer("active_personal")+"/onboarding/status")
 	prefix, _, _ := strings.Cut(good.Header.Get("X-Api-Key"), ".")
 	bad := p.targetKey(prefix+".ts"+strings.ReplaceAll(uuid.NewString(), "-", ""), http.MethodGet, v1+"/me")

@@ -50,8 +50,8 @@ func (c *Check) aloneOn(target *Target) bool {
 }
 
 // ProbesBudget tells whether an alone check spends a budget on purpose and
-// judges the 429s: it owns the traffic plan while it runs (its requests
-// are counted, never held, and its 429s are its own). Those are the checks
+// judges the 429s: its requests are never held, and its 429s are its own
+// (traffic.AsProbe). Those are the checks
 // of the rate-limit rules (RATE-*) and those that declare the budgets they
 // spend to get a 429 to judge another rule (Check.Budget: the check order
 // around it, its shape, its headers). Other alone checks (a property, a

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"context"
 	"testing"
 
 	"github.com/touchstone-harness/touchstone/internal/control"
@@ -32,22 +31,5 @@ func TestAloneOnlyWhereItsReasonHolds(t *testing.T) {
 		if got := chk.aloneOn(without); got != c.withoutC {
 			t.Errorf("%s without it: alone %v, want %v", c.id, got, c.withoutC)
 		}
-	}
-}
-
-// TestAPacedCheckKeepsWhatItReservedPending: a check that reserves its
-// failures itself has them pending until it causes them, so the transport
-// reserves them again in the window its request goes out in.
-func TestAPacedCheckKeepsWhatItReservedPending(t *testing.T) {
-	tgt := &Target{}
-	tk := tgt.Plan().Ticket("c")
-	ct := &T{ctx: context.Background(), target: tgt, check: &Check{ID: "auth/x", FailedAuth: 1}, auth: tk}
-	ct.SpendAuthFailures(1)
-	if got := ct.pendingAuth(); got != 1 {
-		t.Fatalf("pending after reserving 1: %d", got)
-	}
-	tk.Observe(401, "")
-	if got := ct.pendingAuth(); got != 0 {
-		t.Errorf("pending after causing it: %d", got)
 	}
 }

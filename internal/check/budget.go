@@ -8,10 +8,10 @@ import (
 
 // Budget is what a check that probes a rate limit on purpose spends
 // (document 2, Limits). On a virtual clock such a check runs alone in a
-// fresh window and owns the traffic plan; on a real clock it shares the
-// clock minute with other probes and the rest of the run: the scheduler
-// starts it once the plan grants it a claim on these budgets
-// (traffic.Claim), and its own 429s stay its to judge.
+// fresh window; on a real clock it owns these budgets for the clock
+// minutes the run's timetable gives it (traffic.Slot), beside other
+// probes and the rest of the run. Either way its requests are never held
+// and its 429s are its own to judge.
 type Budget struct {
 	// Routes are the route budgets it exhausts, "ROLE METHOD TEMPLATE"
 	// (the profile key's role; the template as traffic.Template writes
@@ -28,12 +28,13 @@ type Budget struct {
 	// among the whole-tenant probes: another one could not have that
 	// minute, so it would be lost to the run.
 	IntoNextMinute bool
-	// Uses are route budgets it sends a few requests to (fewer than the
-	// plan's headroom of 10 a window) that must not be spent when it
-	// starts, such as valid calls between failed authentications: the
-	// claim waits while another check exhausts one of them or its window
-	// is already spent.
+	// Uses are route budgets it sends a few requests to that must not be
+	// spent when it starts, such as valid calls between failed
+	// authentications: it owns them too.
 	Uses []string
+	// Auth: it spends the failed-auth budget (20 failed authentications
+	// per 60 s); no other failed authentication goes out in its minutes.
+	Auth bool
 	// Windows is how many clock minutes it needs its route budgets for
 	// (default 1; 2 for a probe that spends one on both sides of a
 	// boundary).
@@ -43,21 +44,17 @@ type Budget struct {
 // windows is b's Windows, at least 1.
 func (b *Budget) windows() int { return max(1, b.Windows) }
 
-// claimsOnRealClock tells whether the check takes a claim instead of
-// running alone against target.
-func (c *Check) claimsOnRealClock(target *Target) bool {
-	return c.Budget != nil && !target.VirtualClock()
-}
-
-// claimFor builds the claim of c's budget against target (roles resolved
-// to their keys' public prefixes; a role the profile lacks is left out:
-// the check skips for it anyway).
-func claimFor(target *Target, c *Check) *traffic.Claim {
+// slotFor is c's place in target's timetable (roles resolved to their
+// keys' public prefixes; a role the profile lacks is left out: the check
+// skips for it anyway).
+func slotFor(target *Target, c *Check) *traffic.Slot {
 	b := c.Budget
-	cl := &traffic.Claim{Who: c.ID, Tenant: b.Tenant, Whole: b.WholeTenant, Span: b.windows()}
-	cl.Buckets = buckets(target, b.Routes)
-	cl.Uses = buckets(target, b.Uses)
-	return cl
+	minutes := b.windows()
+	if b.IntoNextMinute {
+		minutes++
+	}
+	return &traffic.Slot{Who: c.ID, Routes: buckets(target, append(append([]string(nil), b.Routes...), b.Uses...)),
+		Tenant: b.Tenant, Whole: b.WholeTenant, Auth: b.Auth, Minutes: minutes}
 }
 
 // buckets resolves "ROLE METHOD TEMPLATE" routes to the target's buckets.

@@ -45,25 +45,6 @@ type Check struct {
 	// before and after): the scheduler never runs two checks of one group
 	// at once, though each may run beside any other check.
 	SerialGroup string
-	// FailedAuth is the most failed authentications (401, or 403
-	// api_key_not_authorized) the check causes against a conformant
-	// target. They are reserved in the IP's failed-auth window before it
-	// runs, so that a real-clock run paces them. A check that causes more
-	// than the budget of one window paces itself and declares what it
-	// causes. Measured by TestFailedAuthDeclarationsCoverWhatChecksCause.
-	FailedAuth int
-	// FailedAuthHold is the most the check holds at once when it reserves
-	// more in case the target refuses more (t.SpendAuthFailures); default
-	// FailedAuth.
-	FailedAuthHold int
-	// RefusalsFirst: the check causes every failed authentication before
-	// its first request that spends a budget (each refused at the key
-	// step, or sent with a key the target never issued). On a real clock
-	// such failures can go out in a clock minute whose tenant budget a
-	// probe owns (nothing else can), so the scheduler keeps enough of
-	// them for those minutes. Enforced by
-	// TestFailedAuthDeclarationsCoverWhatChecksCause.
-	RefusalsFirst bool
 	// Budget declares the rate-limit budgets a check that probes them on
 	// purpose spends (see Budget); nil for every other check.
 	Budget *Budget

@@ -142,23 +142,20 @@ func (c *Clock) Clear(need time.Duration) {
 }
 
 // Fresh puts a probe of the tenant's whole budget at the start of the
-// clock minute its claim owns (a real clock), where no one else has spent
-// any of it; on a virtual clock the runner has already moved to a fresh
-// minute.
+// clock minute the timetable gives it (a real clock), where no one else
+// has spent any of it; on a virtual clock the runner has already moved to
+// a fresh minute.
 func (c *Clock) Fresh() {
 	if c.virtual {
 		return
 	}
-	cl := traffic.ClaimOf(c.t.Context())
-	if cl == nil {
+	slot := traffic.SlotOf(c.t.Context())
+	if slot == nil {
 		// Run by itself (a replay): the next minute is its own.
 		c.To(1, true)
 		return
 	}
-	start, err := c.t.Target().Plan().AwaitWindow(c.t.Context(), cl)
-	if err != nil {
-		c.t.NoVerdict(err)
-	}
+	start := slot.Start()
 	if now := c.Now(); now.Before(start.Add(time.Second)) {
 		c.sleep(start.Add(time.Second).Sub(now))
 	}

@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/internal/redact"
 )
@@ -94,60 +94,30 @@ func TestHarnessMistakeIsNoVerdict(t *testing.T) {
 	}
 }
 
-// TestTheMinimumIsTheLargestOfTheBudgets: on a real clock the printed
-// minimum is the largest of the failed-auth, tenant and busiest-route
-// windows; the tenant's whole-budget minutes count as tenant windows,
-// not on top of the failed-auth ones (requests refused at the key step
-// spend no tenant budget, so those minutes carry failed authentications
-// too).
-func TestTheMinimumIsTheLargestOfTheBudgets(t *testing.T) {
-	var cs []*Check
-	for i := range 5 {
-		// 5 × 19 = 95 failed authentications: 5 windows.
-		cs = append(cs, &Check{ID: fmt.Sprintf("demo/refusals-%d", i), FailedAuth: 19})
+// TestTheMinimumIsTheLargestOfTheBounds: on a real clock the printed
+// minimum is the longest of the failed-auth limiter's time (19 a minute,
+// stopped in the minutes a probe owns that budget), the probes'
+// timetable, and ordinary traffic under the tenant's limiter (stopped in
+// the minutes a probe owns the tenant's whole budget).
+func TestTheMinimumIsTheLargestOfTheBounds(t *testing.T) {
+	whole := func() *traffic.Slot { return &traffic.Slot{Whole: true, Tenant: 6001} }
+	auth := &traffic.Slot{Auth: true, Tenant: 10, Minutes: 2}
+	// 96 failures: 95 intervals of 60/19 s = 5 minutes, and 2 minutes of
+	// the Auth probe.
+	d, why := realClockMinimum(96, 0, []*traffic.Slot{auth})
+	if d != 7*time.Minute {
+		t.Errorf("minimum %s (%s), want 7m0s", d, why)
 	}
-	for i := range 3 {
-		cs = append(cs, &Check{ID: fmt.Sprintf("demo/tenant-whole-%d", i), Budget: &Budget{WholeTenant: true, Tenant: 6001}})
+	// Six whole-tenant probes: a timetable of minutes 1 to 6.
+	slots := []*traffic.Slot{whole(), whole(), whole(), whole(), whole(), whole()}
+	d, why = realClockMinimum(0, 0, slots)
+	if d != 6*time.Minute || !strings.Contains(why, "timetable") {
+		t.Errorf("minimum %s (%s), want 6m0s from the timetable", d, why)
 	}
-	d, why := realClockMinimum(Estimate{Requests: 3 * 6001, wholeRequests: 3 * 6001}, cs, 0)
-	if d != 4*time.Minute {
-		t.Errorf("minimum %s (%s), want 4m0s: 5 failed-auth windows, the 3 whole-tenant minutes among them", d, why)
-	}
-	cs = append(cs, &Check{ID: "demo/tenant-whole-3", Budget: &Budget{WholeTenant: true, Tenant: 6001}},
-		&Check{ID: "demo/tenant-whole-4", Budget: &Budget{WholeTenant: true, Tenant: 6001}},
-		&Check{ID: "demo/tenant-whole-5", Budget: &Budget{WholeTenant: true, Tenant: 6001}})
-	d, why = realClockMinimum(Estimate{Requests: 6*6001 + 5000, wholeRequests: 6 * 6001}, cs, 0)
-	if d != 6*time.Minute {
-		t.Errorf("minimum %s (%s), want 6m0s: 6 whole-tenant minutes and 1 more for the rest", d, why)
-	}
-	// A run that starts 40 s before the end of a minute whose failed
-	// authentications an earlier run spent (a 429 at start-up) has its
-	// first failed-auth window in the next minute.
-	d, why = realClockMinimum(Estimate{}, cs[:5], 40*time.Second)
-	if d != 4*time.Minute+40*time.Second || !strings.Contains(why, "already spent (40s left") {
-		t.Errorf("minimum %s (%s), want 4m40s: 5 failed-auth windows from the next minute", d, why)
-	}
-}
-
-// TestAMinuteSpentBeforeTheRunIsNotInTheMinimum: a 429 to the start-up
-// probe marks the current failed-auth window spent, and the plan's
-// minimum counts from the next one. Back-to-back real-clock runs began in
-// a minute the previous one had spent (its last 20 failures), and were
-// held to a bound that counted that minute as theirs.
-func TestAMinuteSpentBeforeTheRunIsNotInTheMinimum(t *testing.T) {
-	tgt := wrongServer(t) // a real clock
-	plan := tgt.Plan()
-	now := time.Date(2026, 1, 1, 10, 0, 15, 0, time.UTC)
-	plan.Now = func() time.Time { return now }
-	if d := plan.FailedAuthSpentFor(); d != 0 {
-		t.Fatalf("a fresh plan's window is spent for %s", d)
-	}
-	plan.Spent()
-	if d := plan.FailedAuthSpentFor(); d != 45*time.Second {
-		t.Errorf("spent window: %s left, want 45s", d)
-	}
-	now = now.Add(time.Minute)
-	if d := plan.FailedAuthSpentFor(); d != 0 {
-		t.Errorf("the next window is spent for %s", d)
+	// Ordinary traffic: 1901 requests at 1,900 a minute, and the two whole
+	// minutes it waits out.
+	d, why = realClockMinimum(0, 1901, slots[:2])
+	if d != 3*time.Minute || !strings.Contains(why, "per tenant") {
+		t.Errorf("minimum %s (%s), want 3m0s from the tenant", d, why)
 	}
 }

@@ -47,13 +47,8 @@ type Result struct {
 	// NotRun marks a check the run never started (the target had stopped
 	// answering, or the run was interrupted); its Status is Error.
 	NotRun bool `json:"not_run,omitempty"`
-	// FailedAuth is how many failed authentications the check caused;
-	// UnreservedAuth how many of them it had not declared or reserved.
-	FailedAuth     int  `json:"failed_auth,omitempty"`
-	UnreservedAuth int  `json:"-"`
-	PeakAuth       int  `json:"-"` // the most reserved at once
-	LateAuth       int  `json:"-"` // of FailedAuth, caused after a request that spent a budget
-	SelfPaced      bool `json:"-"` // needs a virtual clock: starts in a fresh window
+	// FailedAuth is how many failed authentications the check caused.
+	FailedAuth int `json:"failed_auth,omitempty"`
 	// Shared lists what the check did that every other check would see
 	// (a virtual clock, a global control setting, a shared fixture
 	// changed through the control API): such a check must be Alone.
@@ -121,13 +116,12 @@ func (r *Result) Summary() string {
 // Run executes one check against a target, in a fresh window on a virtual
 // clock (the serial path: the fault proof, replays). It never panics.
 func Run(ctx context.Context, target *Target, c *Check) *Result {
-	return run(ctx, target, c, nil, true)
+	return run(ctx, target, c, true)
 }
 
-// run executes one check; ticket, when not nil, holds what the scheduler
-// reserved for it in the failed-auth window; fresh starts it in a fresh
-// window on a virtual clock.
-func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, fresh bool) *Result {
+// run executes one check; fresh starts it in a fresh window on a virtual
+// clock.
+func run(ctx context.Context, target *Target, c *Check, fresh bool) *Result {
 	res := &Result{ID: c.ID, Area: c.Area(), Title: c.Title, Rules: c.Rules, Labels: c.Labels, Started: time.Now().UTC()}
 	t := &T{ctx: ctx, target: target, check: c, caseID: c.ID + "#" + shortID()}
 	res.CaseID = t.caseID
@@ -148,7 +142,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	parent := ctx
 	// The check's deadline counts its own time, not its waits for the
 	// traffic plan (a fresh failed-auth window on a real clock).
-	waits := &traffic.Waits{OnWait: onWaitOf(ctx)}
+	waits := &traffic.Waits{}
 	ctx, cancel := context.WithCancelCause(traffic.WithWaits(ctx, waits))
 	defer cancel(nil)
 	limit, begun := checkTimeout(target, c), time.Now()
@@ -169,37 +163,26 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 	}()
 	t.ctx = ctx
 
-	if ticket == nil {
-		ticket = target.Plan().Ticket(c.ID)
+	// A probe runs alone on a virtual clock (and on the serial path): its
+	// requests are its own, never held.
+	if c.ProbesBudget() && !traffic.IsProbe(ctx) {
+		t.ctx = traffic.AsProbe(t.ctx, nil)
 	}
-	// A probe holding a claim (a real clock: see Schedule) shares the
-	// plan; otherwise (a virtual clock, the serial path) it owns it.
-	if c.ProbesBudget() && traffic.ClaimOf(ctx) == nil {
-		release := target.Plan().Own()
-		defer release()
-	}
-	t.auth = ticket
-	t.ctx = traffic.WithTicket(t.ctx, t.auth, t.pendingAuth)
 	if reason := preflight(target, c); reason != "" {
-		ticket.Close()
 		res.Status, res.SkipReason = Skipped, reason
 		res.ControlMissing = preflightMissing(target, c, reason)
 		return res
 	}
 	if fresh {
 		if err := target.FreshWindow(ctx); err != nil {
-			ticket.Close()
 			res.Status, res.Error = Error, "control API: "+err.Error()
 			return res
 		}
 	}
-	defer func() {
-		t.auth.Close()
-		res.FailedAuth, res.UnreservedAuth, res.PeakAuth, res.LateAuth = t.auth.Seen(), t.auth.Unreserved(), t.auth.Peak(), t.auth.Late()
-		if t.selfPaced {
-			res.UnreservedAuth, res.SelfPaced = 0, true
-		}
-	}()
+	if c.ProbesBudget() && fresh {
+		// What it spent is not for the checks after it.
+		defer target.FreshWindow(context.WithoutCancel(ctx))
+	}
 	status, errText, transport := execute(t, c)
 	status, errText, res.ControlMissing = t.controlVerdict(status, errText)
 	st.observe(transport, t.answered(), errText)
@@ -249,6 +232,7 @@ func run(ctx context.Context, target *Target, c *Check, ticket *traffic.Ticket, 
 		}
 	}
 	res.Failures = t.failures
+	res.FailedAuth = failedAuths(t.exchanges)
 	switch {
 	case status == Skipped:
 		res.Status, res.SkipReason = Skipped, t.skip
@@ -454,4 +438,15 @@ func (c *collapser) failures() []Failure {
 		out = append(out, f)
 	}
 	return out
+}
+
+// failedAuths counts the failed authentications among exs' answers.
+func failedAuths(exs []*client.Exchange) int {
+	n := 0
+	for _, ex := range exs {
+		if r := ex.Response; r != nil && (r.Status == 401 || r.Status == 403) && traffic.IsFailedAuth(r.Status, problemCode(r)) {
+			n++
+		}
+	}
+	return n
 }

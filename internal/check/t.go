@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -24,20 +23,13 @@ type T struct {
 	check  *Check
 	caseID string
 
-	auth     *traffic.Ticket
-	declared sync.Once
-
 	mu         sync.Mutex
 	failures   []Failure
 	skip       string
 	logs       []string
 	exchanges  []*client.Exchange
-	selfPaced  bool
 	without    bool              // ran its form for a target without the control API (WithoutControl)
 	notJudged  map[string]string // rule -> why it was not judged here (NotJudged)
-	pacesAuth  bool              // called SpendAuthFailures: reserves its failures itself
-	pacedWant  int               // what it reserved last (SpendAuthFailures)
-	pacedFrom  int               // failures seen when it did
 	shared     []string          // control calls other checks would see (noteControl)
 	controlled []string          // every control call, "METHOD TEMPLATE" (noteControl)
 	notServed  []string          // control calls the target's capabilities do not list (noteRefused)
@@ -206,140 +198,18 @@ func (t *T) NotJudged(why string, rules ...string) {
 }
 
 // NeedVirtualClock skips unless the target's clock is virtual.
-// Such a check starts in a fresh window and paces its failed
-// authentications itself (it need not declare them).
 func (t *T) NeedVirtualClock() {
 	t.Control()
 	if !t.target.VirtualClock() {
 		t.Skipf("target clock is real; this form of the check needs a virtual clock (the control calls %s)", strings.Join(control.ClockOps, ", "))
 	}
 	t.mu.Lock()
-	t.selfPaced = true
 	t.shared = append(t.shared, "needs a virtual clock")
 	t.mu.Unlock()
 }
 
-// SpendAuthFailures makes sure n failed authentications are reserved for
-// the check in the IP's current window before it causes them; what the
-// check declared (Check.FailedAuth) was reserved when it started, so this
-// waits only when a window passed in between, or for an undeclared need.
-// A budget probe is first in line for its window (Ticket.ReserveFirst):
-// it holds a claim while it waits, and whole-tenant minutes wait for it.
-//
-// On a real clock it reserves no more than the check still causes
-// against a conformant target (its declaration, measured by
-// TestFailedAuthDeclarationsCoverWhatChecksCause): a window held for
-// failures that never come is lost to the run, and a check asking for
-// more than the window had left waited for the next (auth/unbound-key-*
-// and auth/read-only-key-reads-allowed, which cause none, waited minutes
-// for room for the refusals a wrong target might give). What a target
-// refuses beyond it meets its 429, which the transport waits out.
-func (t *T) SpendAuthFailures(n int) {
-	if !t.target.VirtualClock() {
-		n = min(n, max(0, t.check.failedAuthCause()-t.auth.Seen()))
-	}
-	t.mu.Lock()
-	t.pacesAuth = true
-	t.pacedWant, t.pacedFrom = n, t.auth.Seen()
-	t.mu.Unlock()
-	reserve := t.auth.Reserve
-	if t.check.Budget != nil {
-		reserve = t.auth.ReserveFirst
-	}
-	if err := reserve(t.ctx, n); err != nil {
-		t.NoVerdict(err)
-	}
-}
-
-// EndClaim gives back the check's claim on the traffic plan (a budget
-// probe on a real clock) before the check ends, once nothing it still
-// sends needs the budgets the claim holds: auth/failed-auth-budget's
-// failure in the next minute (a key the target never issued spends no
-// route or tenant budget) kept its claim across that minute, and the
-// whole-tenant minute waiting for every other claim to end was put off
-// by one. Elsewhere it does nothing.
-func (t *T) EndClaim() {
-	if cl := traffic.ClaimOf(t.ctx); cl != nil {
-		t.target.Plan().Release(cl)
-	}
-}
-
-// SpendAuthFailuresNextMinute moves clk to the next clock minute (its
-// Boundary second) with n failed authentications reserved there. On a real
-// clock the reservation is made first, so that the check waits for the
-// minute first in line for its window: reserved only once the minute had
-// begun, auth/failed-auth-budget lost the window to the checks the
-// scheduler started at its first tick, one more minute.
-func (t *T) SpendAuthFailuresNextMinute(clk *Clock, n int) {
-	if clk.Virtual() {
-		clk.To(max(1, clk.Boundary()), true)
-		t.SpendAuthFailures(n)
-		return
-	}
-	minute := clk.Now().Truncate(time.Minute)
-	t.SpendAuthFailures(n)
-	if clk.Now().Truncate(time.Minute).Equal(minute) {
-		// The window had room: wait for the next one, reserving again
-		// there.
-		clk.To(clk.Boundary(), true)
-		t.SpendAuthFailures(n)
-		return
-	}
-	clk.To(clk.Boundary(), false)
-}
-
-// SpendAuthFailuresAtMost reserves for requests of which a conformant
-// target refuses cause at the key step, and a target that refuses what it
-// should accept up to atMost: atMost on a virtual clock, where a window
-// costs nothing; cause on a real clock, where a window held for failures
-// that never come is lost to the run (a check holding 13 for keys that all
-// pass waited for a window with 13 free and left it unused). What a target
-// refuses beyond the reservation meets its 429, which the transport waits
-// out.
-func (t *T) SpendAuthFailuresAtMost(cause, atMost int) {
-	n := atMost
-	if !t.target.VirtualClock() {
-		n = cause
-	}
-	t.SpendAuthFailures(n)
-}
-
-// pendingAuth is what the check is still to cause, for the transport to
-// keep reserved in the window each request goes out in: of what it
-// declared, or, once it paces its failures itself (SpendAuthFailures), of
-// what it reserved last (a check that reserved, then waited for a budget's
-// owner into the next window, sent its failure unreserved there).
-func (t *T) pendingAuth() int {
-	t.mu.Lock()
-	paces, want, from := t.pacesAuth, t.pacedWant, t.pacedFrom
-	t.mu.Unlock()
-	if paces {
-		// What it reserved last and has not caused yet.
-		return max(0, want-(t.auth.Seen()-from))
-	}
-	hold := t.check.failedAuthHeld(t.target)
-	if hold <= 0 || hold > traffic.Budget {
-		return 0
-	}
-	return min(hold, t.check.failedAuthCause()-t.auth.Seen())
-}
-
-// reserveDeclared reserves what the check declared it causes
-// (Check.FailedAuth) before its first request, so that a check that skips
-// first reserves nothing.
-func (t *T) reserveDeclared() {
-	t.declared.Do(func() {
-		if n := t.check.failedAuthHeld(t.target); n > 0 && n <= traffic.Budget {
-			if err := t.auth.Reserve(t.ctx, n); err != nil {
-				t.NoVerdict(err)
-			}
-		}
-	})
-}
-
 // Do sends a request; a transport failure ends the check without a verdict.
 func (t *T) Do(c *client.Client, r client.Request) *client.Response {
-	t.reserveDeclared()
 	resp, err := c.Do(t.ctx, r)
 	if err != nil {
 		t.NoVerdict(err)
@@ -350,7 +220,6 @@ func (t *T) Do(c *client.Client, r client.Request) *client.Response {
 // DoRaw sends header lines byte for byte (see client.DoRaw); a transport
 // failure ends the check without a verdict.
 func (t *T) DoRaw(c *client.Client, method, path string, header [][2]string, body []byte) *client.Response {
-	t.reserveDeclared()
 	resp, err := c.DoRaw(t.ctx, method, path, header, body)
 	if err != nil {
 		t.NoVerdict(err)
@@ -438,22 +307,8 @@ func (t *T) fail(rule string, ex *client.Exchange, msg string) {
 	t.failures = append(t.failures, Failure{Rule: rule, Message: strings.TrimSpace(msg), Exchange: ex})
 }
 
-// Answered counts an answer the check got outside Do (a load probe's
-// attack): a failed authentication spends the source IP's budget in the
-// run's ledger, as one sent through Do does; without it, the window a
-// probe spent looked empty once the probe ended, and the next check's
-// failed authentication met the target's 429.
-func (t *T) Answered(r *client.ResponseRecord) {
-	if r != nil && t.auth != nil {
-		t.auth.Observe(r.Status, problemCode(r))
-	}
-}
-
 func (t *T) record(ex *client.Exchange) {
 	ex.Roles = t.target.keyRoles()
-	if r := ex.Response; r != nil && t.auth != nil {
-		t.auth.Observe(r.Status, problemCode(r))
-	}
 	t.mu.Lock()
 	t.exchanges = append(t.exchanges, ex)
 	t.mu.Unlock()

@@ -101,9 +101,6 @@ func NewTargetWith(ctx context.Context, p *profile.Profile, allowLive bool, b Bo
 		}
 	}
 	t.plan.ValidKey = func(k string) bool { return issued[k] }
-	// On a real clock the first minute may be partly spent by whoever
-	// called the target before this run: budget probes start after it.
-	t.plan.UntrustedFirstWindow = !t.VirtualClock()
 	client.Plan(hc, t.plan)
 	t.Schemas, t.SchemaError = openapicheck.Load(ctx, hc, p.BaseURL)
 	return t, nil
@@ -121,17 +118,8 @@ func (t *Target) Reachable(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("target %s is unreachable: %v", u.Host, unwrapURLError(err))
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
-	// The probe sends no key: its 401 spends one of the IP's failed
-	// authentications like any other; a 429 rate_limited to a request
-	// without a key can only be that budget, spent before the run began
-	// (another run from this address): the window is full.
-	code := problemCode(&client.ResponseRecord{Status: resp.StatusCode, Body: body})
-	if resp.StatusCode == http.StatusTooManyRequests && code == "rate_limited" {
-		t.Plan().Spent()
-	}
-	t.Plan().Ticket("reachability probe").Observe(resp.StatusCode, code)
 	return nil
 }
 
@@ -152,9 +140,7 @@ func (t *Target) FreshWindow(ctx context.Context) error {
 	if !t.VirtualClock() {
 		return nil
 	}
-	_, err := t.Control.NextMinute(ctx, time.Second)
-	t.Plan().Reset()
-	return err
+	return t.Plan().Fresh(ctx)
 }
 
 // Plan is the run's traffic plan (see internal/traffic): every request to
@@ -199,17 +185,6 @@ func (t *Target) SetValue(key, v any) {
 	t.values[key] = v
 }
 
-// FailedAuthNeed is how many failed authentications the checks cause
-// against a conformant target (as declared, see Check.FailedAuth), for the
-// run's opening line; FailedAuthHold the most they hold in all.
-func FailedAuthNeed(cs []*Check) int {
-	n := 0
-	for _, c := range cs {
-		n += c.failedAuthCause()
-	}
-	return n
-}
-
 // fixtureIDs are the ids of the profile's shared fixtures (customers,
 // beneficiaries, crypto wallets and whitelist entries).
 func (t *Target) fixtureIDs() []string {
@@ -230,13 +205,4 @@ func (t *Target) fixtureIDs() []string {
 func (t *Target) keyRoles() client.KeyRoles {
 	t.rolesOnce.Do(func() { t.roles = client.NewKeyRoles(t.Profile.KeyMap()) })
 	return t.roles
-}
-
-// FailedAuthHold is the sum of what the checks hold at most.
-func FailedAuthHold(cs []*Check) int {
-	n := 0
-	for _, c := range cs {
-		n += c.failedAuth()
-	}
-	return n
 }

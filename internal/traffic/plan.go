@@ -1,7 +1,7 @@
 // Package traffic is a run's traffic plan: every request the harness sends
 // to a target (checks, properties, load probes, the start-up probe,
-// replays) passes one Plan, which knows the three documented budgets
-// (document 2, Limits) and keeps the run inside them:
+// replays) passes one Plan, which keeps the run inside the three
+// documented budgets (document 2, Limits):
 //
 //   - per API key, HTTP method and route template: 600 per clock minute
 //     (RouteBudget);
@@ -9,16 +9,31 @@
 //   - failed authentications per source IP: 20 per 60 seconds
 //     (FailedAuthBudget).
 //
-// Windows are fixed clock minutes of the target's clock, estimated from
-// the Date header of its answers (a real clock) or read from its control
-// API (a virtual clock). In the spirit of vegeta's Pacer, the plan has one
-// job: say when the next request may go. A request that would overdraw a
-// budget waits for the next window (announced through Waiting); a 429 the
-// harness did not ask for (another run's traffic, a target that counts
-// more than the plan does) is waited out and the request sent again,
-// never reported: no check fails because of traffic the harness sent
-// itself. A check that probes a budget on purpose owns the plan while it
-// runs (Own): its requests are counted, never held or resent.
+// When may a request go out? Four functions answer it:
+//
+//   - Transport.RoundTrip sorts the request (Kind: it spends the route and
+//     tenant budgets, or it is sent to be refused at the key step and
+//     spends a failed authentication, or neither) and sends it once
+//     admitted; a 429 it did not ask for is waited out (Retry-After) and
+//     the request sent again, at most three times.
+//   - Plan.admit waits until the timetable lets the kind out and the
+//     limiters grant it.
+//   - Timetable.heldUntil says when a minute a budget probe owns ends.
+//   - limiters.reserve reserves the request on its limiters.
+//
+// The limiters (golang.org/x/time/rate, one per route budget, one for the
+// tenant, one for failed authentications) are set so that no 60-second
+// span carries more than a budget: then no clock minute does, wherever
+// the target's minute starts, and ordinary traffic needs no estimate of
+// the target's clock. Only the probes read it: a check that probes a
+// budget on purpose owns that budget for the clock minutes the timetable
+// gives it (built before the run from the probes' declarations), its
+// requests are never held, and its 429s are its own to judge.
+//
+// On a virtual clock (the embedded sandbox) the target's minute moves only
+// when told: the limiters' time is then the count of minutes the plan has
+// moved the clock, and a request that finds a budget spent moves it to the
+// next minute (Advance) instead of sleeping.
 package traffic
 
 import (
@@ -36,94 +51,50 @@ const (
 	RouteBudget      = 600
 	TenantBudget     = 6000
 	FailedAuthBudget = 20
-	// Budget is the failed-authentication budget (the first one the plan
-	// knew).
-	Budget = FailedAuthBudget
-	Window = time.Minute
-)
-
-// headroom is what the plan leaves unspent of the route and tenant budgets
-// for what it cannot see (a target counting a preflight, a clock a second
-// off at a boundary).
-const (
-	routeHeadroom  = 10
-	tenantHeadroom = 100
+	Window           = time.Minute
 )
 
 // Plan is the ledger of one run's traffic to one target.
 type Plan struct {
-	// Advance moves a virtual clock to the next window; nil means the
-	// clock is real and the plan sleeps until the next window.
+	// Advance moves a virtual clock to the next minute; nil means the
+	// clock is real.
 	Advance func(context.Context) error
 	// Now and Sleep are the wall clock (tests replace them).
 	Now   func() time.Time
 	Sleep func(context.Context, time.Duration) error
-	// UntrustedFirstWindow: the window the run began in may carry what
-	// others spent (an earlier run, another caller), so no claim is
-	// granted in it (the runner sets it for a real clock).
-	UntrustedFirstWindow bool
-	// ValidKey, when set, tells whether a key is one the target issued
-	// (the profile's). A request with another key is refused at the key
-	// step, before the rate limits (document 2, Check order): it spends
-	// the failed-auth budget, not a route's or the tenant's, so it is not
-	// held for them (a probe owning that key's GET /me held every
-	// wrong-secret check, and the failed-auth windows went unused).
+	// ValidKey, when set, tells whether a key is one the target issued and
+	// lets past the key step (the profile's, less those in a refused
+	// state). A request with another key, or none, is refused at the key
+	// step, before the rate limits (document 2, Check order): it spends a
+	// failed authentication, not a route's or the tenant's budget.
 	ValidKey func(key string) bool
-	// Margin is waited past a window's start, and a window ending within
-	// it counts as over (the target's clock may differ a little).
-	Margin time.Duration
-	// OnSend, when set before the run, hears each budgeted request as it
-	// is admitted (the spend declarations are measured with it).
-	OnSend func(r *http.Request, b Bucket)
+	// OnAnswer, when set before the run, hears each API request the plan
+	// admitted with the answer's status and problem code (the
+	// declarations are measured with it).
+	OnAnswer func(r *http.Request, k Kind, status int, code string)
+	// Table is the minutes the budget probes own (real clock only).
+	Table *Timetable
 
-	mu        sync.Mutex
-	clock     dateClock
-	start     time.Time // current window (real clock)
-	epoch     int       // bumps at each new window
-	windows   int       // windows moved to by waiting
-	waitWhat  string
-	waitUntil time.Time
-	changed   chan struct{} // closed when the window changes
-	advancing bool          // a virtual clock is being moved
+	lim   limiters
+	clock dateClock
 
-	// failed authentications
-	used int // seen in the window
-	held int // reserved, not yet seen, by open tickets
-	// resending counts resends of refused failed authentications waiting
-	// for room; reservations leave it to them first, then to the holders
-	// waiting in line (Ticket.Reserve).
-	resending int
-	// line holds the reservations waiting for a window with room, in
-	// the order they are owed it (failedauth.go).
-	line  []*authWaiter
-	total int // seen in the run
-	// seen counts the failures observed in each window so far, the
-	// current one last (the run's closing line shows how full each was).
-	seen []int
-
-	// route and tenant budgets
-	routes     map[Bucket]int // requests sent in the window per bucket
-	full       map[Bucket]bool
-	tenant     int
-	sent       int // requests sent in the run
-	busiest    map[Bucket]int
-	owners     int           // checks that own the plan (Own)
-	held429    int           // 429s the plan waited out
-	waited     time.Duration // wall time anyone slept for a fresh window
-	sleepers   int
-	sleepSince time.Time
-	rtts       []time.Duration // recent round trips
-	rttNext    int
-
-	// claims (claim.go)
-	claims    map[int]*Claim
-	nextClaim int
-	released  chan struct{} // closed at the next Release
+	mu       sync.Mutex
+	owners   int // Own: everything goes, nothing is held
+	waitWhat string
+	waitEnd  time.Time
+	stats    Stats
+	perMin   map[time.Time]int // failed authentications seen per target minute
+	sleepers int
+	since    time.Time
+	rtts     []time.Duration
+	rttNext  int
 }
 
 // New returns a plan on the wall clock; advance is nil for a real clock.
 func New(advance func(context.Context) error) *Plan {
-	return &Plan{Advance: advance, Now: time.Now, Sleep: sleep, Margin: 2 * time.Second}
+	p := &Plan{Advance: advance, Now: time.Now, Sleep: sleep, Table: &Timetable{}}
+	p.lim.init(advance != nil)
+	return p
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -137,57 +108,152 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// targetNow is the target's clock as well as the plan knows it (the wall
-// clock plus the offset learnt from Date headers). Callers hold mu.
-func (p *Plan) targetNow() time.Time { return p.clock.at(p.Now()) }
+// Kind is what one request spends.
+type Kind struct {
+	Bucket Bucket
+	// Budgets: the route's and the tenant's (an API request with a key
+	// that passes the key step).
+	Budgets bool
+	// FailedAuth: the request is refused at the key step (no key, a key
+	// the target never issued or refuses, or marked so where it was built:
+	// ExpectKeyRefusal).
+	FailedAuth bool
+}
 
-// roll starts new ledgers when a real clock has entered a new window.
-// Callers hold mu.
-func (p *Plan) roll() {
+// KindOf sorts a request.
+func (p *Plan) KindOf(req *http.Request) Kind {
+	k := Kind{Bucket: BucketOf(req)}
+	if !strings.HasPrefix(k.Bucket.Template, "/api/") {
+		return k
+	}
+	key := keyOf(req.Header)
+	if key == "" || keyRefusalExpected(req.Context()) || (p.ValidKey != nil && !p.ValidKey(key)) {
+		k.FailedAuth = true
+	} else {
+		k.Budgets = true
+	}
+	return k
+}
+
+// admit waits until a request of kind k may go out: outside the minutes a
+// probe owns what it spends, and within the limiters. A probe's own
+// requests (AsProbe), and every request while the plan is owned (Own), go
+// at once.
+func (p *Plan) admit(ctx context.Context, k Kind) error {
+	if (!k.Budgets && !k.FailedAuth) || IsProbe(ctx) || p.owned() {
+		return nil
+	}
+	for {
+		if p.Advance == nil {
+			if end, who := p.Table.heldUntil(k, p.targetNow(), p.clock.known); !end.IsZero() {
+				if err := p.wait(ctx, "the minute "+who+" owns", end.Sub(p.targetNow())); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		at, cancel := p.lim.reserve(k, p.limNow())
+		d := at.Sub(p.limNow())
+		if d <= 0 {
+			p.count(k)
+			return nil
+		}
+		if p.Advance != nil {
+			// A virtual clock: move the target to its next minute.
+			cancel()
+			if err := p.nextMinute(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		// A real clock: sleep for the limiters' turn, unless it falls in
+		// a probe's minute (then wait for that minute's end first).
+		if end, _ := p.Table.heldUntil(k, p.targetNow().Add(d), p.clock.known); !end.IsZero() {
+			cancel()
+			if err := p.wait(ctx, "a probe's minute", end.Sub(p.targetNow())); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := p.wait(ctx, fmt.Sprintf("the budgets' turn for %s", k), d); err != nil {
+			cancel()
+			return err
+		}
+		p.count(k)
+		return nil
+	}
+}
+
+func (k Kind) String() string {
+	if k.FailedAuth {
+		return "a failed authentication (" + k.Bucket.Method + " " + k.Bucket.Template + ")"
+	}
+	return k.Bucket.String()
+}
+
+// limNow is the limiters' time: the wall clock, or on a virtual clock the
+// minutes the plan moved it.
+func (p *Plan) limNow() time.Time {
 	if p.Advance != nil {
-		return
+		return p.lim.virtualNow()
 	}
-	// Only forward: an estimate of the target's clock that moves back
-	// across a boundary by a few milliseconds (a new Date narrowing it)
-	// must not start the ledgers again, losing every reservation made
-	// in the window.
-	if w := p.targetNow().Truncate(Window); w.After(p.start) {
-		p.start = w
-		p.newWindow()
-		p.postpone()
-	}
+	return p.Now()
 }
 
-func (p *Plan) newWindow() {
-	p.epoch++
-	p.seen = append(p.seen, 0)
-	p.used, p.held = 0, 0
-	p.routes, p.full, p.tenant = nil, nil, 0
-	if p.changed != nil {
-		close(p.changed)
-		p.changed = nil
-	}
-}
-
-// ending tells whether a real-clock window ends within the margin.
-// Callers hold mu.
-func (p *Plan) ending() bool {
-	return p.Advance == nil && p.start.Add(Window).Sub(p.targetNow()) < p.Margin
-}
-
-// Reset starts fresh ledgers: the caller moved a virtual clock to a new
-// window itself.
-func (p *Plan) Reset() {
-	p.mu.Lock()
-	p.newWindow()
-	p.mu.Unlock()
-}
-
-// Windows is how many times the plan waited for a fresh window.
-func (p *Plan) Windows() int {
+// targetNow is the target's clock as well as the plan knows it (the wall
+// clock plus the offset learnt from Date headers).
+func (p *Plan) targetNow() time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.windows
+	return p.clock.at(p.Now())
+}
+
+// TargetNow is targetNow, for the scheduler and the probes.
+func (p *Plan) TargetNow() time.Time { return p.targetNow() }
+
+// nextMinute moves a virtual clock to its next minute, once for every
+// request that waits for it meanwhile.
+func (p *Plan) nextMinute(ctx context.Context) error {
+	return p.lim.advance(ctx, p.Advance)
+}
+
+// Fresh starts a fresh minute: on a virtual clock it moves the target to
+// its next minute (every budget untouched); on a real clock it does
+// nothing.
+func (p *Plan) Fresh(ctx context.Context) error {
+	if p.Advance == nil {
+		return nil
+	}
+	return p.nextMinute(ctx)
+}
+
+// Reset tells the plan that the caller moved a virtual clock to a new
+// minute itself: the limiters start fresh.
+func (p *Plan) Reset() { p.lim.bump() }
+
+// wait sleeps d (what says what for, in Waiting), counted in ctx's Waits.
+func (p *Plan) wait(ctx context.Context, what string, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	p.mu.Lock()
+	p.waitWhat, p.waitEnd = what, p.Now().Add(d)
+	if p.sleepers == 0 {
+		p.since = p.Now()
+	}
+	p.sleepers++
+	p.mu.Unlock()
+	w := waitsOf(ctx)
+	w.begin()
+	err := p.Sleep(ctx, d)
+	w.end()
+	p.mu.Lock()
+	if p.sleepers--; p.sleepers == 0 {
+		p.stats.Waited += p.Now().Sub(p.since)
+		p.waitWhat = ""
+	}
+	p.mu.Unlock()
+	return err
 }
 
 // Waiting says what the run is waiting for and for how long, or "" when
@@ -198,100 +264,11 @@ func (p *Plan) Waiting() (what string, left time.Duration) {
 	if p.waitWhat == "" {
 		return "", 0
 	}
-	return p.waitWhat, max(0, p.waitUntil.Sub(p.Now()))
+	return p.waitWhat, max(0, p.waitEnd.Sub(p.Now()))
 }
 
-// advanceVirtual moves a virtual clock to the next window and starts it
-// there; when another caller is already moving it, it waits for that move
-// instead (one minute, however many wait). p.mu is held on entry and
-// released on return.
-func (p *Plan) advanceVirtual(ctx context.Context) error {
-	if p.advancing {
-		ch := p.changedChan()
-		p.mu.Unlock()
-		select {
-		case <-ch:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	epoch := p.epoch
-	p.advancing = true
-	p.mu.Unlock()
-	err := p.Advance(ctx)
-	p.mu.Lock()
-	p.advancing = false
-	switch {
-	case err != nil:
-		if p.changed != nil { // waiters try again themselves
-			close(p.changed)
-			p.changed = nil
-		}
-	case p.epoch == epoch:
-		p.newWindow()
-		p.windows++
-	}
-	p.mu.Unlock()
-	return err
-}
-
-// changedChan is closed at the next window change. Callers hold mu.
-func (p *Plan) changedChan() chan struct{} {
-	if p.changed == nil {
-		p.changed = make(chan struct{})
-	}
-	return p.changed
-}
-
-// NextWindow waits for the next window (advances a virtual clock), showing
-// what through Waiting meanwhile.
-func (p *Plan) NextWindow(ctx context.Context, what string) error {
-	p.mu.Lock()
-	p.roll()
-	return p.waitNext(ctx, what)
-}
-
-// waitNext waits for the window after the current one. p.mu is held on
-// entry and released on return.
-func (p *Plan) waitNext(ctx context.Context, what string) error {
-	if p.Advance != nil {
-		return p.advanceVirtual(ctx)
-	}
-	until := p.start.Add(Window + p.Margin)
-	p.waitWhat, p.waitUntil = what, p.Now().Add(until.Sub(p.targetNow()))
-	d := until.Sub(p.targetNow())
-	p.windows++
-	return p.sleepLocked(ctx, d)
-}
-
-// sleepLocked sleeps d with p.mu released, counting the wait. p.mu is held
-// on entry and released on return.
-func (p *Plan) sleepLocked(ctx context.Context, d time.Duration) error {
-	// Waited is wall time during which anyone waited (the union of the
-	// sleeps, not their sum: several workers wait for one window).
-	if p.sleepers == 0 {
-		p.sleepSince = p.Now()
-	}
-	p.sleepers++
-	p.mu.Unlock()
-	w := waitsOf(ctx)
-	w.begin()
-	err := p.Sleep(ctx, d)
-	w.end()
-	p.mu.Lock()
-	if p.sleepers--; p.sleepers == 0 {
-		p.waited += p.Now().Sub(p.sleepSince)
-	}
-	p.waitWhat = ""
-	p.roll()
-	p.mu.Unlock()
-	return err
-}
-
-// Own marks the plan owned by a check that probes a budget on purpose (it
-// runs alone): until release is called, requests are counted but never
-// held, and a 429 is the check's to judge, not waited out.
+// Own lets every request go at once until release is called: a probe that
+// runs by itself outside any check (the latency probe).
 func (p *Plan) Own() (release func()) {
 	p.mu.Lock()
 	p.owners++
@@ -314,65 +291,111 @@ func (p *Plan) owned() bool {
 
 // Stats is what the plan saw, for the run's closing line.
 type Stats struct {
-	Sent         int           // requests sent
-	FailedAuth   int           // failed authentications caused
-	Windows      int           // waits for a fresh window
-	Waited429    int           // 429s the plan waited out
-	Waited       time.Duration // wall time the run waited for fresh windows and resent
-	Busiest      Bucket        // the route bucket with most requests in the run
-	BusiestCount int
-	// PerWindow is the failed authentications seen in each window since
-	// the first the plan knew, the current one last: on a real clock a
-	// window with fewer than the budget is time the run could have saved.
-	PerWindow []int
+	Sent       int           // API requests admitted that spend the route and tenant budgets
+	FailedAuth int           // failed authentications the target answered
+	Unmarked   int           // of them, to requests not sorted as failed authentications
+	Waited429  int           // 429s waited out
+	Waited     time.Duration // wall time anyone waited for the budgets
+	// PerMinute is the failed authentications answered in each of the
+	// target's clock minutes, from the first with one.
+	PerMinute []int
 }
 
 // Stats reports what the plan saw so far.
 func (p *Plan) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := Stats{Sent: p.sent, FailedAuth: p.total, Windows: p.windows, Waited429: p.held429, Waited: p.waited, PerWindow: slices.Clone(p.seen)}
-	for b, n := range p.busiest {
-		if n > s.BusiestCount || (n == s.BusiestCount && b.String() < s.Busiest.String()) {
-			s.Busiest, s.BusiestCount = b, n
+	s := p.stats
+	var mins []time.Time
+	for m := range p.perMin {
+		mins = append(mins, m)
+	}
+	slices.SortFunc(mins, func(a, b time.Time) int { return a.Compare(b) })
+	if len(mins) > 0 {
+		for m := mins[0]; !m.After(mins[len(mins)-1]); m = m.Add(Window) {
+			s.PerMinute = append(s.PerMinute, p.perMin[m])
 		}
 	}
 	return s
 }
 
 func (s Stats) String() string {
-	out := fmt.Sprintf("%d requests, %d failed authentications, %d window waits (%s)", s.Sent, s.FailedAuth, s.Windows, s.Waited.Round(time.Second))
+	out := fmt.Sprintf("%d requests, %d failed authentications, waited %s for the budgets", s.Sent, s.FailedAuth, s.Waited.Round(time.Second))
+	if s.Unmarked > 0 {
+		out += fmt.Sprintf(" (%d failed authentications to requests not sent to be refused)", s.Unmarked)
+	}
 	if s.Waited429 > 0 {
 		out += fmt.Sprintf(", %d 429s waited out", s.Waited429)
 	}
-	if len(s.PerWindow) > 1 {
-		out += fmt.Sprintf("; failed authentications per clock minute %v (at most %d)", s.PerWindow, FailedAuthBudget)
+	if len(s.PerMinute) > 1 {
+		out += fmt.Sprintf("; failed authentications per clock minute %v (at most %d)", s.PerMinute, FailedAuthBudget)
 	}
 	return out
 }
 
-// spends tells whether a request spends the route and tenant budgets: it
-// targets the API, carries a key the target issued and is not sent to be
-// refused at the key step.
-func (p *Plan) spends(req *http.Request, b Bucket) bool {
-	if !strings.HasPrefix(b.Template, "/api/") || b.Key == "-" || keyRefusalExpected(req.Context()) {
-		return false
+// count records an admitted request.
+func (p *Plan) count(k Kind) {
+	if k.Budgets {
+		p.mu.Lock()
+		p.stats.Sent++
+		p.mu.Unlock()
 	}
-	return p.ValidKey == nil || p.ValidKey(keyOf(req.Header))
+}
+
+// observe records one answer: the target's clock from its Date, its round
+// trip, and a failed authentication.
+func (p *Plan) observe(req *http.Request, k Kind, resp *http.Response, sent time.Time, code func() string) {
+	now := p.Now()
+	p.mu.Lock()
+	if date := resp.Header.Get("Date"); date != "" {
+		p.clock.observe(date, sent, now)
+	}
+	p.rtt(now.Sub(sent))
+	failed := (resp.StatusCode == 401 || resp.StatusCode == 403) && IsFailedAuth(resp.StatusCode, code())
+	if failed {
+		p.stats.FailedAuth++
+		if !k.FailedAuth {
+			p.stats.Unmarked++
+		}
+		if p.perMin == nil {
+			p.perMin = map[time.Time]int{}
+		}
+		p.perMin[p.clock.at(now).Truncate(Window)]++
+	}
+	p.mu.Unlock()
+	if p.OnAnswer != nil && (k.Budgets || k.FailedAuth) {
+		c := ""
+		if resp.StatusCode == 401 || resp.StatusCode == 403 {
+			c = code()
+		}
+		p.OnAnswer(req, k, resp.StatusCode, c)
+	}
+}
+
+// Codes of the answers that spend the failed-auth budget (document 2,
+// Authentication 9).
+const (
+	CodeAuthenticationFailed = "api_key_authentication_failed"
+	CodeNotAuthorized        = "api_key_not_authorized"
+)
+
+// IsFailedAuth classifies one answer by its status and problem code: any
+// 401 (whatever its code: a target that says 401 counted a failure), and a
+// 403 whose code is api_key_not_authorized (missing scope, IP outside the
+// allowlist). Other 403s (policy gates, forbidden resources) are not
+// authentication failures.
+func IsFailedAuth(status int, code string) bool {
+	return status == 401 || (status == 403 && code == CodeNotAuthorized)
 }
 
 type keyRefusalKey struct{}
 
 // ExpectKeyRefusal marks ctx's requests as sent to be refused at the key
-// step: a key lacking the route's scope (403), or one the target issued
-// in a state it refuses (401). Document 2, Check order puts the key step
-// (3) before the rate limits (4), so on a conformant target such a
-// request spends no route or tenant budget: the plan neither counts it
-// nor holds it behind a probe that owns its route or the tenant's minute.
-// It still fails authentication, so the failed-auth budget counts it as
-// any other (the sender's ticket reserves it). A target that refuses it
-// later than the key step spends budget the plan did not count; the 429
-// that may follow is waited out like any the plan did not expect.
+// step with a key the target issued: a key lacking the route's scope
+// (403). Document 2, Check order puts the key step (3) before the rate
+// limits (4), so such a request spends a failed authentication, not a
+// route's or the tenant's budget. Keys the target refuses whatever the
+// route (revoked, expired, ...) need no mark: ValidKey knows them.
 func ExpectKeyRefusal(ctx context.Context) context.Context {
 	return context.WithValue(ctx, keyRefusalKey{}, true)
 }
@@ -380,4 +403,27 @@ func ExpectKeyRefusal(ctx context.Context) context.Context {
 func keyRefusalExpected(ctx context.Context) bool {
 	v, _ := ctx.Value(keyRefusalKey{}).(bool)
 	return v
+}
+
+type probeKey struct{}
+
+// AsProbe marks ctx's requests as a budget probe's own: never held, and
+// their 429s are the probe's to judge. s is the probe's place in the
+// timetable (nil on a virtual clock, where the probe runs alone).
+func AsProbe(ctx context.Context, s *Slot) context.Context {
+	return context.WithValue(ctx, probeKey{}, probeCtx{s})
+}
+
+type probeCtx struct{ s *Slot }
+
+// IsProbe tells whether ctx's requests are a probe's own.
+func IsProbe(ctx context.Context) bool {
+	_, ok := ctx.Value(probeKey{}).(probeCtx)
+	return ok
+}
+
+// SlotOf is the timetable slot of ctx's probe, or nil.
+func SlotOf(ctx context.Context) *Slot {
+	pc, _ := ctx.Value(probeKey{}).(probeCtx)
+	return pc.s
 }
