@@ -243,6 +243,9 @@ func execute(f runFlags, chosen []*check.Check, baseline *reports.Baseline, stdo
 		prog.result(r, replay)
 	}
 	sched.OnFinish = func(*check.Result) { prog.finish1() }
+	sched.OnTimetable = func(tt string) {
+		prog.Println("the budget probes' clock minutes (counted from the target's current minute):\n" + strings.TrimRight(tt, "\n"))
+	}
 	collect := func(r *check.Result) {
 		mu.Lock()
 		results = append(results, r)

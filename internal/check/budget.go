@@ -53,8 +53,12 @@ func slotFor(target *Target, c *Check) *traffic.Slot {
 	if b.IntoNextMinute {
 		minutes++
 	}
+	// A probe that causes any failed authentication owns that budget in
+	// its minutes: its requests are not paced, and with ordinary traffic's
+	// they could pass 20 in a minute.
+	auth := b.Auth || Spends()[c.ID].FailedAuth > 0
 	return &traffic.Slot{Who: c.ID, Routes: buckets(target, append(append([]string(nil), b.Routes...), b.Uses...)),
-		Tenant: b.Tenant, Whole: b.WholeTenant, Auth: b.Auth, Minutes: minutes}
+		Tenant: b.Tenant, Whole: b.WholeTenant, Auth: auth, Minutes: minutes}
 }
 
 // buckets resolves "ROLE METHOD TEMPLATE" routes to the target's buckets.

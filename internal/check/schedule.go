@@ -34,6 +34,9 @@ type Schedule struct {
 	// hears each as it finishes, in any order.
 	OnResult func(*Result)
 	OnFinish func(*Result)
+	// OnTimetable, when set, hears the probes' timetable once it is built
+	// (a real clock, after the alone checks), one minute a line.
+	OnTimetable func(string)
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -134,6 +137,9 @@ func (s *Schedule) run(parent context.Context) {
 		slots[i] = slotFor(s.target, c)
 	}
 	plan.Table.Build(plan.TargetNow(), slots)
+	if s.OnTimetable != nil && len(slots) > 0 {
+		s.OnTimetable(plan.Table.String())
+	}
 	for i, c := range probes {
 		wg.Add(1)
 		go func() {
