@@ -210,14 +210,12 @@ func bindingsChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "auth/subject-key-not-mine-is-404",
-			FailedAuthHold: 4,
-			Title:          "a subject key gets a 404 byte-identical to a nonexistent id for any other customer, never 403",
-			Rules:          []string{"BIND-001", "BIND-017", "BIND-018", "BIND-006", "ERR-004"},
-			Needs:          []string{"keys.subject", "customers.active_personal", "customers.other_tenant"},
+			ID:    "auth/subject-key-not-mine-is-404",
+			Title: "a subject key gets a 404 byte-identical to a nonexistent id for any other customer, never 403",
+			Rules: []string{"BIND-001", "BIND-017", "BIND-018", "BIND-006", "ERR-004"},
+			Needs: []string{"keys.subject", "customers.active_personal", "customers.other_tenant"},
 			Run: func(t *check.T) {
 				sk := t.Client("subject")
-				t.SpendAuthFailuresAtMost(0, 4) // should any of them be refused at the key step
 				// Reaching any of them breaks BIND-006 (a subject key
 				// reaches its subject and direct children, anything else is
 				// 404); a 403 breaks BIND-001.
@@ -267,15 +265,13 @@ func bindingsChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "auth/subject-key-create-acts-for-subject",
-			FailedAuthHold: 2,
-			Title:          "a subject key's POST /customers acts for its subject: the new customer is one the key reaches (its subject's direct end customer)",
-			Rules:          []string{"BIND-009"},
-			Labels:         []string{check.Mutating},
-			Needs:          []string{"keys.subject", "customers.parent"},
+			ID:     "auth/subject-key-create-acts-for-subject",
+			Title:  "a subject key's POST /customers acts for its subject: the new customer is one the key reaches (its subject's direct end customer)",
+			Rules:  []string{"BIND-009"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.subject", "customers.parent"},
 			Run: func(t *check.T) {
 				sk := t.Client("subject")
-				t.SpendAuthFailuresAtMost(0, 2) // should either be refused at the key step
 				r := t.Do(sk, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody(), IdempotencyKey: t.NewKey()})
 				if r.Status == http.StatusForbidden && shape.BodyCode(r) == "sub_customer_onboarding_disabled" {
 					// The programme gates a bound key's create (document 1,
@@ -301,15 +297,13 @@ func bindingsChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "auth/end-customers-customer-id-is-parent",
-			FailedAuthHold: 2,
-			Title:          "on end-customers routes {customerId} is the parent: a tenant key reads the child under its parent, and gets 404 for it under another customer",
-			Rules:          []string{"BIND-002"},
-			Needs:          []string{"keys.tenant", "customers.parent", "customers.child", "customers.active_personal"},
+			ID:    "auth/end-customers-customer-id-is-parent",
+			Title: "on end-customers routes {customerId} is the parent: a tenant key reads the child under its parent, and gets 404 for it under another customer",
+			Rules: []string{"BIND-002"},
+			Needs: []string{"keys.tenant", "customers.parent", "customers.child", "customers.active_personal"},
 			Run: func(t *check.T) {
 				tk := t.Client("tenant")
 				parent, child, other := t.Customer("parent"), t.Customer("child"), t.Customer("active_personal")
-				t.SpendAuthFailuresAtMost(0, 2) // should either be refused at the key step
 				under := func(id string) *client.Response {
 					return t.Do(tk, client.Request{Method: http.MethodGet, Path: api.P + "/customers/" + id + "/end-customers/" + child})
 				}
@@ -371,14 +365,12 @@ func bindingsChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "auth/unbound-key-by-id-404",
-			FailedAuthHold: 4,
-			Title:          "an unbound key authenticates but every by-id read is 404 byte-identical to a nonexistent id",
-			Rules:          []string{"BIND-013", "BIND-019", "BIND-017", "BIND-018", "BIND-001", "ERR-004"},
-			Needs:          []string{"keys.unbound", "customers.active_personal"},
+			ID:    "auth/unbound-key-by-id-404",
+			Title: "an unbound key authenticates but every by-id read is 404 byte-identical to a nonexistent id",
+			Rules: []string{"BIND-013", "BIND-019", "BIND-017", "BIND-018", "BIND-001", "ERR-004"},
+			Needs: []string{"keys.unbound", "customers.active_personal"},
 			Run: func(t *check.T) {
 				ub := t.Client("unbound")
-				t.SpendAuthFailures(4)
 				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 				shape.StatusAnswer(t, r, shape.Want{Rule: "BIND-019", Status: http.StatusOK, What: "GET /me with keys.unbound", Why: "an unbound key authenticates"})
 				for _, name := range []string{"active_personal", "parent", "child"} {
@@ -390,14 +382,12 @@ func bindingsChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "auth/unbound-key-lists-empty",
-			FailedAuthHold: 2,
-			Title:          "an unbound key's lists are empty with 200",
-			Rules:          []string{"BIND-014", "BIND-019", "BIND-005"},
-			Needs:          []string{"keys.unbound"},
+			ID:    "auth/unbound-key-lists-empty",
+			Title: "an unbound key's lists are empty with 200",
+			Rules: []string{"BIND-014", "BIND-019", "BIND-005"},
+			Needs: []string{"keys.unbound"},
 			Run: func(t *check.T) {
 				ub := t.Client("unbound")
-				t.SpendAuthFailures(2)
 				r := t.Do(ub, client.Request{Method: http.MethodGet, Path: api.P + "/customers"})
 				// Refused, the key does not authenticate (BIND-019); answered,
 				// its list is empty (BIND-014).
@@ -420,15 +410,13 @@ func bindingsChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "auth/unbound-key-create-refused",
-			FailedAuthHold: 3,
-			Title:          "an unbound key's creates are refused (404 for a customer-path create)",
-			Rules:          []string{"BIND-015", "BIND-016"},
-			Labels:         []string{check.Mutating},
-			Needs:          []string{"keys.unbound", "customers.active_personal", "customers.parent"},
+			ID:     "auth/unbound-key-create-refused",
+			Title:  "an unbound key's creates are refused (404 for a customer-path create)",
+			Rules:  []string{"BIND-015", "BIND-016"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.unbound", "customers.active_personal", "customers.parent"},
 			Run: func(t *check.T) {
 				ub := t.Client("unbound")
-				t.SpendAuthFailures(3)
 				r := t.Do(ub, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody(), IdempotencyKey: t.NewKey()})
 				if r.Status/100 == 2 {
 					t.Errorf("BIND-015", "POST /customers with keys.unbound: status %d, want a refusal; body: %s", r.Status, shape.Clip(r.Body))

@@ -42,7 +42,7 @@ func spendBudget(t *check.T) {
 		}
 	}
 	for i := 16; i <= failedAuthBudget; i++ {
-		r := t.Do(ro, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+		r := t.Do(ro, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey(), KeyRefusal: true})
 		failure(t, r, i, oks, http.StatusForbidden, "missing scope")
 	}
 }
@@ -71,7 +71,7 @@ func overBudget(t *check.T) {
 	retryAfter(t, r)
 	// A request that would be 403 at the key step is 429 too.
 	ro := t.Client("read_only")
-	f := t.Do(ro, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+	f := t.Do(ro, client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey(), KeyRefusal: true})
 	shape.StatusAnswer(t, f, shape.Want{Rule: "ORDER-008", Status: http.StatusTooManyRequests, What: "missing-scope request after the failed-auth budget is spent", Continue: true})
 	// Valid keys still pass.
 	for _, name := range []string{"tenant", "read_only"} {
@@ -113,25 +113,20 @@ func budgetChecks() []check.Check {
 			Title: "the 21st failed authentication in a clock minute is 429 rate_limited; valid keys pass; the next minute lifts it",
 			Rules: rules,
 			Needs: []string{"keys.tenant", "keys.read_only"},
-			// The whole window of 20, then one in the next.
-			FailedAuth: failedAuthBudget + 1, FailedAuthHold: failedAuthBudget,
-			// Its valid calls, and its 429s are its own (a claim with no
-			// route budget: the scheduler starts it when the source IP's
-			// whole window is free).
-			// Its valid calls need their route budgets unspent in its
-			// minute (a probe may have exhausted one just before).
-			Budget: &check.Budget{Tenant: 10, Uses: []string{
+			// It owns the failed-auth budget for its minutes (the whole
+			// window of 20, then one in the next); its valid calls need
+			// their route budgets unspent in its minute (a probe may have
+			// exhausted one just before).
+			Budget: &check.Budget{Auth: true, Tenant: 10, Uses: []string{
 				"tenant GET " + api.P + "/me", "tenant GET " + api.P + "/customers", "read_only GET " + api.P + "/customers"}},
 			Run: func(t *check.T) {
 				clk := t.Clock()
 				// The whole sequence in one clock minute (a virtual clock
 				// starts at :01 of a fresh one).
 				clk.Clear(10 * time.Second)
-				t.SpendAuthFailures(failedAuthBudget)
 				spendBudget(t)
 				overBudget(t)
-				t.EndClaim() // the next minute's request spends no budget
-				t.SpendAuthFailuresNextMinute(clk, 1)
+				clk.To(max(1, clk.Boundary()), true)
 				afterWindow(t)
 			},
 		},

@@ -58,16 +58,13 @@ func refusedChecks(keys []refusedKey) []check.Check {
 
 func refusedCheck(rk refusedKey) check.Check {
 	return check.Check{
-		ID:            "auth/" + rk.slug,
-		Title:         rk.title,
-		Rules:         rk.rules,
-		Needs:         rk.needs,
-		FailedAuth:    1,
-		RefusalsFirst: true,
+		ID:    "auth/" + rk.slug,
+		Title: rk.title,
+		Rules: rk.rules,
+		Needs: rk.needs,
 		Run: func(t *check.T) {
 			name, key := rk.key(t)
 			c := withKey(t, name, key)
-			t.SpendAuthFailures(1)
 			path := onePath(rk.slug, api.P+"/me", api.P+"/customers", api.V2+"/customers")
 			r := t.Do(c, client.Request{Method: http.MethodGet, Path: path})
 			expect401(t, rk.rules[0], r, false, rk.slug+" on GET "+path)
@@ -78,14 +75,12 @@ func refusedCheck(rk refusedKey) check.Check {
 // genericChecks are the checks of generic.go.
 func genericChecks() []check.Check {
 	return append(refusedChecks(refusedKeys), check.Check{
-		ID:             "auth/no-environment-key-works",
-		FailedAuthHold: 1,
-		Title:          "a key with no environment recorded authenticates",
-		Rules:          []string{"AUTH-014"},
-		Needs:          []string{"keys.no_environment"},
+		ID:    "auth/no-environment-key-works",
+		Title: "a key with no environment recorded authenticates",
+		Rules: []string{"AUTH-014"},
+		Needs: []string{"keys.no_environment"},
 		Run: func(t *check.T) {
 			c := t.Client("no_environment")
-			t.SpendAuthFailures(1)
 			r := t.Do(c, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 			shape.EnvelopeAnswer(t, r, shape.Want{Rule: "AUTH-014", Status: http.StatusOK, What: "GET /me with keys.no_environment"})
 		},

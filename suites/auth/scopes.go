@@ -25,12 +25,15 @@ type call struct {
 	method, path string
 	json         any
 	write        bool // sends an Idempotency-Key
+	// refused: sent with a key lacking the route's scope, to be refused
+	// at the key step (client.Request.KeyRefusal).
+	refused bool
 }
 
 func (c call) String() string { return c.method + " " + c.path }
 
 func (c call) send(t *check.T, cl *client.Client) *client.Response {
-	r := client.Request{Method: c.method, Path: c.path, JSON: c.json}
+	r := client.Request{Method: c.method, Path: c.path, JSON: c.json, KeyRefusal: c.refused}
 	if c.write {
 		r.IdempotencyKey = t.NewKey()
 	}
@@ -72,15 +75,13 @@ var unlistedMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, 
 func scopesChecks() []check.Check {
 	return []check.Check{
 		{
-			ID:             "auth/read-only-key-reads-allowed",
-			FailedAuthHold: 5,
-			Title:          "a key holding only read scopes passes read routes",
-			Rules:          []string{"SCOPE-003", "SCOPE-004", "SCOPE-002", "SCOPE-011", "SCOPE-017"},
-			Needs:          []string{"keys.read_only", "customers.active_personal", "customers.parent"},
+			ID:    "auth/read-only-key-reads-allowed",
+			Title: "a key holding only read scopes passes read routes",
+			Rules: []string{"SCOPE-003", "SCOPE-004", "SCOPE-002", "SCOPE-011", "SCOPE-017"},
+			Needs: []string{"keys.read_only", "customers.active_personal", "customers.parent"},
 			Run: func(t *check.T) {
 				ro := t.Client("read_only")
 				ap, parent := t.Customer("active_personal"), t.Customer("parent")
-				t.SpendAuthFailures(5)
 				allowed(t, "SCOPE-002", ro, call{method: "GET", path: api.P + "/me"}, 200)
 				allowed(t, "SCOPE-003", ro, call{method: "GET", path: api.P + "/customers"}, 200)
 				allowed(t, "SCOPE-004", ro, call{method: "GET", path: api.P + "/customers/" + ap}, 200)
@@ -89,12 +90,11 @@ func scopesChecks() []check.Check {
 			},
 		},
 		{
-			ID:         "auth/read-only-key-writes-refused",
-			FailedAuth: 1,
-			Title:      "a key holding only read scopes is refused a complete, valid write (POST /customers) with 403 api_key_not_authorized",
-			Rules:      []string{"SCOPE-076", "ERR-003", "ERR-023"},
-			Labels:     []string{check.Mutating},
-			Needs:      []string{"keys.read_only"},
+			ID:     "auth/read-only-key-writes-refused",
+			Title:  "a key holding only read scopes is refused a complete, valid write (POST /customers) with 403 api_key_not_authorized",
+			Rules:  []string{"SCOPE-076", "ERR-003", "ERR-023"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.read_only"},
 			Run: func(t *check.T) {
 				// One refusal, with a body the operation would accept: a
 				// missing scope is refused at the key step whatever the
@@ -104,21 +104,18 @@ func scopesChecks() []check.Check {
 				// lacks every write scope, so its refusal cannot tell
 				// onboarding:write from another.
 				ro := t.Client("read_only")
-				c := call{method: "POST", path: api.P + "/customers", json: newCustomerBody(), write: true}
-				t.SpendAuthFailures(1)
+				c := call{method: "POST", path: api.P + "/customers", json: newCustomerBody(), write: true, refused: true}
 				expect403(t, "SCOPE-076", c.send(t, ro), c.String()+" with keys.read_only")
 			},
 		},
 		{
-			ID:             "auth/pascal-case-scopes-honoured",
-			FailedAuthHold: 4,
-			Title:          "scopes granted in PascalCase spelling (OnboardingRead, EndCustomersRead, ...) pass their routes",
-			Rules:          []string{"SCOPE-074", "SCOPE-075"},
-			Needs:          []string{"keys.pascal_scopes", "customers.parent"},
+			ID:    "auth/pascal-case-scopes-honoured",
+			Title: "scopes granted in PascalCase spelling (OnboardingRead, EndCustomersRead, ...) pass their routes",
+			Rules: []string{"SCOPE-074", "SCOPE-075"},
+			Needs: []string{"keys.pascal_scopes", "customers.parent"},
 			Run: func(t *check.T) {
 				pk := t.Client("pascal_scopes")
 				parent := t.Customer("parent")
-				t.SpendAuthFailures(4)
 				ok := allowed(t, "SCOPE-074", pk, call{method: "GET", path: api.P + "/customers"}, 200)
 				ok = allowed(t, "SCOPE-074", pk, call{method: "GET", path: api.P + "/customers/" + parent}, 200) && ok
 				// OnboardingWrite: the request passes the key step and reaches
@@ -137,17 +134,14 @@ func scopesChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "auth/umbrella-key-expanded-scopes",
-			FailedAuth:     2,
-			FailedAuthHold: 7,
-			Title:          "a transactions:* umbrella key passes what it was granted and is refused onboarding:write and end-customers routes",
-			Rules:          []string{"SCOPE-077", "SCOPE-078", "SCOPE-076"},
-			Labels:         []string{check.Mutating},
-			Needs:          []string{"keys.umbrella", "keys.tenant", "customers.active_personal", "customers.parent"},
+			ID:     "auth/umbrella-key-expanded-scopes",
+			Title:  "a transactions:* umbrella key passes what it was granted and is refused onboarding:write and end-customers routes",
+			Rules:  []string{"SCOPE-077", "SCOPE-078", "SCOPE-076"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.umbrella", "keys.tenant", "customers.active_personal", "customers.parent"},
 			Run: func(t *check.T) {
 				um := t.Client("umbrella")
 				ap, parent := t.Customer("active_personal"), t.Customer("parent")
-				t.SpendAuthFailuresAtMost(2, 7) // the two refusals below, and room should an allowed call be refused
 				// onboarding:read was granted directly.
 				allowed(t, "SCOPE-076", um, call{method: "GET", path: api.P + "/customers"}, 200)
 				allowed(t, "SCOPE-076", um, call{method: "GET", path: api.P + "/customers/" + ap}, 200)
@@ -162,8 +156,8 @@ func scopesChecks() []check.Check {
 				// each (every route's own scope is judged by the
 				// route-scopes checks).
 				refused := []call{
-					{method: "PATCH", path: api.P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true},
-					{method: "GET", path: api.P + "/customers/" + parent + "/end-customers"},
+					{method: "PATCH", path: api.P + "/customers/" + uuid.NewString(), json: map[string]any{}, write: true, refused: true},
+					{method: "GET", path: api.P + "/customers/" + parent + "/end-customers", refused: true},
 				}
 				for _, c := range refused {
 					expect403(t, "SCOPE-078", c.send(t, um), c.String()+" with keys.umbrella")
@@ -171,13 +165,11 @@ func scopesChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "auth/umbrella-key-not-payout-batches",
-			FailedAuth:     2,
-			FailedAuthHold: 3,
-			Title:          "transactions:write does not grant payout-batches:write (nor any payout-batches scope)",
-			Rules:          []string{"SCOPE-079", "SCOPE-061"},
-			Labels:         []string{check.Mutating},
-			Needs:          []string{"keys.umbrella", "keys.tenant", "customers.active_personal"},
+			ID:     "auth/umbrella-key-not-payout-batches",
+			Title:  "transactions:write does not grant payout-batches:write (nor any payout-batches scope)",
+			Rules:  []string{"SCOPE-079", "SCOPE-061"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.umbrella", "keys.tenant", "customers.active_personal"},
 			Run: func(t *check.T) {
 				ap := t.Customer("active_personal")
 				path := api.P + "/customers/" + ap + "/payout-batches"
@@ -189,7 +181,6 @@ func scopesChecks() []check.Check {
 					t.Skipf("POST %s answers 404 to the tenant key: payout-batch routes are not served by this target", "/customers/{id}/payout-batches")
 				}
 				um := t.Client("umbrella")
-				t.SpendAuthFailuresAtMost(2, 3) // the two refusals below, and GET /me should it be refused
 				// What transactions:write covers is stored with the key and
 				// shown by GET /me (its scope set, under a field name the
 				// contract does not give): payout-batches:write there is
@@ -205,10 +196,10 @@ func scopesChecks() []check.Check {
 					}
 				}
 				r := t.Do(um, client.Request{Method: http.MethodPost, Path: path, IdempotencyKey: t.NewKey(),
-					JSON: map[string]any{"currency": "GBP", "items": []any{}}})
+					JSON: map[string]any{"currency": "GBP", "items": []any{}}, KeyRefusal: true})
 				expect403(t, "SCOPE-079", r, "POST /customers/{id}/payout-batches with keys.umbrella (transactions:write)")
 				if served(t, path) {
-					expect403(t, "SCOPE-061", t.Do(um, client.Request{Method: http.MethodGet, Path: path}), "GET /customers/{id}/payout-batches with keys.umbrella")
+					expect403(t, "SCOPE-061", t.Do(um, client.Request{Method: http.MethodGet, Path: path, KeyRefusal: true}), "GET /customers/{id}/payout-batches with keys.umbrella")
 				}
 			},
 		},
@@ -220,10 +211,6 @@ func scopesChecks() []check.Check {
 			// under those sentences by expect403, not under SCOPE-081.
 			Rules: []string{"SCOPE-081", "SCOPE-083", "ERR-003", "ERR-023"},
 			Needs: []string{"keys." + lacking("onboarding:read", false), "keys." + lacking("onboarding:write", false), "customers.active_personal"},
-			// Every refusal goes out before the first request that passes
-			// the key step (and spends a budget).
-			FailedAuth:    len(unlistedMethods),
-			RefusalsFirst: true,
 			Run: func(t *check.T) {
 				ap := t.Customer("active_personal")
 				path := api.P + "/customers/" + ap + "/ts-unlisted-" + randomHex(8)
@@ -244,7 +231,6 @@ func scopesChecks() []check.Check {
 					}
 					return t.Do(t.Client(key), r)
 				}
-				t.SpendAuthFailures(len(unlistedMethods))
 				refusals := map[string]*client.Response{}
 				for _, m := range unlistedMethods {
 					_, without, _ := need(m)
@@ -266,15 +252,12 @@ func scopesChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "auth/unlisted-top-level-path-no-plan",
-			FailedAuth:     1,
-			FailedAuthHold: 3,
-			Title:          "an unlisted top-level v1 path matches no plan: 404 flat after authentication, for every key and method",
-			Rules:          []string{"SCOPE-082", "SCOPE-083"},
-			Needs:          []string{"keys.read_only", "keys.tenant"},
+			ID:    "auth/unlisted-top-level-path-no-plan",
+			Title: "an unlisted top-level v1 path matches no plan: 404 flat after authentication, for every key and method",
+			Rules: []string{"SCOPE-082", "SCOPE-083"},
+			Needs: []string{"keys.read_only", "keys.tenant"},
 			Run: func(t *check.T) {
 				path := api.P + "/ts-unlisted-" + randomHex(8)
-				t.SpendAuthFailures(3)
 				for _, x := range []struct {
 					key, method string
 				}{{"tenant", "GET"}, {"read_only", "GET"}, {"read_only", "POST"}} {

@@ -107,14 +107,6 @@ type routeTable struct {
 	rows        func(f fixtures) []routeRow
 }
 
-// routeTableFailures are the failed authentications each table's check
-// causes against a conformant target (measured by
-// TestFailedAuthDeclarationsCoverWhatChecksCause).
-var routeTableFailures = map[string]int{
-	"accounts": 13, "deposits-withdrawals": 19, "end-customers": 19, "exchange": 7, "fees": 3,
-	"identity-customers": 6, "onboarding": 10, "other-paths": 3, "payout-batches": 5, "v2-other": 6, "webhooks": 10,
-}
-
 var routeTables = []routeTable{
 	{"identity-customers", "identity and customers (document 1)", func(f fixtures) []routeRow {
 		c := api.P + "/customers/" + f.customer
@@ -319,7 +311,6 @@ func refuse(t *check.T, row routeRow, pascal bool) refusal {
 	if t.Profile().Key(name) == "" {
 		return refusal{}
 	}
-	t.SpendAuthFailures(1)
 	return refusal{key: name, resp: row.send(t, t.Client(name), true)}
 }
 
@@ -461,10 +452,6 @@ func scopeTableChecks() []check.Check {
 			Rules:  rules,
 			Labels: []string{check.Mutating},
 			Needs:  []string{"keys.tenant"},
-			// Every refusal (one per row, and one per scope in the other
-			// spelling) comes before its allowed call.
-			FailedAuth:    routeTableFailures[tb.slug],
-			RefusalsFirst: true,
 			Run: func(t *check.T) {
 				rows := tb.rows(scopeFixtures(t))
 				probed := map[string]bool{}
@@ -533,21 +520,18 @@ func scopeTableChecks() []check.Check {
 		})
 	}
 	cs = append(cs, check.Check{
-		ID:             "auth/unused-scopes-key",
-		FailedAuth:     1,
-		FailedAuthHold: 2,
-		Title:          "a key granted only scopes no operation demands (compliance:read, open-banking:*, end-user-fees:write) passes GET /me and is refused on scoped routes",
-		Rules:          []string{"SCOPE-080", "SCOPE-002", "SCOPE-076"},
-		Needs:          []string{"keys.unused_scopes", "customers.active_personal"},
+		ID:    "auth/unused-scopes-key",
+		Title: "a key granted only scopes no operation demands (compliance:read, open-banking:*, end-user-fees:write) passes GET /me and is refused on scoped routes",
+		Rules: []string{"SCOPE-080", "SCOPE-002", "SCOPE-076"},
+		Needs: []string{"keys.unused_scopes", "customers.active_personal"},
 		Run: func(t *check.T) {
 			u := t.Client("unused_scopes")
 			ap := t.Customer("active_personal")
-			t.SpendAuthFailuresAtMost(1, 2) // the refusal below, and GET /me should it be refused
 			r := t.Do(u, client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 			shape.StatusAnswer(t, r, shape.Want{Rule: "SCOPE-002", Status: http.StatusOK, What: "GET /me with keys.unused_scopes", Why: "no scope needed"})
 			// One refusal proves the rule; the route-scope tables judge
 			// every read route with this key.
-			c := call{method: "GET", path: api.P + "/customers/" + ap}
+			c := call{method: "GET", path: api.P + "/customers/" + ap, refused: true}
 			r = c.send(t, u)
 			if r.Status == http.StatusOK {
 				// Let through: a scope no operation demands granted the
@@ -572,12 +556,11 @@ func scopeTableChecks() []check.Check {
 func whitelistScopeSeparateFromWithdrawalsChecks() []check.Check {
 	return []check.Check{
 		{
-			ID:         "auth/whitelist-scope-separate-from-withdrawals",
-			Title:      "withdrawals:* grants no whitelist (withdrawal-addresses) route and withdrawal-addresses:* no withdrawal route: 403 api_key_not_authorized on the other's routes, the key step passed on its own",
-			Rules:      []string{"SCOPE-055"},
-			Labels:     []string{check.Mutating},
-			Needs:      []string{"keys.tenant", "keys.withdrawals_only", "keys.whitelist_only"},
-			FailedAuth: 4,
+			ID:     "auth/whitelist-scope-separate-from-withdrawals",
+			Title:  "withdrawals:* grants no whitelist (withdrawal-addresses) route and withdrawal-addresses:* no withdrawal route: 403 api_key_not_authorized on the other's routes, the key step passed on its own",
+			Rules:  []string{"SCOPE-055"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant", "keys.withdrawals_only", "keys.whitelist_only"},
 			Run: func(t *check.T) {
 				f := scopeFixtures(t)
 				crypto := api.P + "/customers/" + f.customer + "/crypto"

@@ -48,13 +48,11 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "checkorder/tenant-header-before-key",
-			FailedAuthHold: 2,
-			Title:          "an X-Tenant-Id header wins over a missing or wrong API key: 400 with no code, not 401",
-			Rules:          []string{"ORDER-005", "ORDER-004"},
-			Needs:          []string{"keys.tenant"},
+			ID:    "checkorder/tenant-header-before-key",
+			Title: "an X-Tenant-Id header wins over a missing or wrong API key: 400 with no code, not 401",
+			Rules: []string{"ORDER-005", "ORDER-004"},
+			Needs: []string{"keys.tenant"},
 			Run: func(t *check.T) {
-				t.SpendAuthFailures(2) // counted only by a target that checks the key first
 				h := http.Header{"X-Tenant-Id": {uuid.NewString()}}
 				none := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me", NoAuth: true, Header: h})
 				tenantRefusal(t, "ORDER-005", "ORDER-004", none, "X-Tenant-Id without an API key")
@@ -63,18 +61,16 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
-			ID:         "checkorder/key-before-rate-limit",
-			Alone:      check.WithControl,
-			FailedAuth: 1,
-			Title:      "with a route budget spent, a wrong key secret is 401, not 429",
-			Rules:      []string{"ORDER-007", "ORDER-006", "RATE-004"},
-			Needs:      []string{"keys.read_only"},
-			Budget:     &check.Budget{Routes: []string{"read_only GET " + api.P + "/me"}, Tenant: 602},
+			ID:     "checkorder/key-before-rate-limit",
+			Alone:  check.WithControl,
+			Title:  "with a route budget spent, a wrong key secret is 401, not 429",
+			Rules:  []string{"ORDER-007", "ORDER-006", "RATE-004"},
+			Needs:  []string{"keys.read_only"},
+			Budget: &check.Budget{Routes: []string{"read_only GET " + api.P + "/me"}, Tenant: 602},
 			Run: func(t *check.T) {
 				c := t.Client("read_only")
 				me := client.Request{Method: http.MethodGet, Path: api.P + "/me"}
 				shape.StatusAnswer(t, exhaust(t, func() *client.Response { return t.Do(c, me) }), shape.Want{Rule: "RATE-004", Status: http.StatusTooManyRequests, What: "request 601 of GET /me in one window"})
-				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous().With("read_only", wrongSecretOf(t, "read_only")), me)
 				// Which step answers is the order (ORDER-007); the key step's own
 				// refusal, its code and body, is step 3's (ORDER-006).
@@ -82,19 +78,16 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
-			ID:             "checkorder/earliest-of-many",
-			FailedAuth:     1,
-			FailedAuthHold: 3,
-			Title:          "a request failing three, four or five steps at once gets the earliest step's refusal",
-			Rules:          []string{"ORDER-001"},
-			Labels:         []string{check.Mutating},
-			Needs:          []string{"keys.tenant"},
+			ID:     "checkorder/earliest-of-many",
+			Title:  "a request failing three, four or five steps at once gets the earliest step's refusal",
+			Rules:  []string{"ORDER-001"},
+			Labels: []string{check.Mutating},
+			Needs:  []string{"keys.tenant"},
 			Run: func(t *check.T) {
 				// POST /customers with a wrong key secret, no Idempotency-Key
 				// and a malformed body (steps 3, 5 and 7), then with
 				// X-Tenant-Id too (2), then with two X-Correlation-Id lines
 				// too (1): each time the earliest failing step answers.
-				t.SpendAuthFailures(3) // the key is checked once by a faithful target; more by one that reorders
 				bad := t.Anonymous().With("tenant", wrongSecretKey(t))
 				send := func(h http.Header) *client.Response {
 					return t.Do(bad, client.Request{Method: http.MethodPost, Path: api.P + "/customers", Body: malformedJSON, Header: h})
@@ -110,9 +103,8 @@ func orderChecks() []check.Check {
 			},
 		},
 		{
-			ID:         "checkorder/key-before-idempotency-key",
-			FailedAuth: 2,
-			Title:      "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
+			ID:    "checkorder/key-before-idempotency-key",
+			Title: "a key failure wins over a missing Idempotency-Key: 401/403, not 400",
 			// ORDER-018 states which step answers (the status); the
 			// refusal's body is the key step's own: a 401's code is
 			// AUTH-018's, its media type and members AUTH-017's; a scope
@@ -123,9 +115,10 @@ func orderChecks() []check.Check {
 			Run: func(t *check.T) {
 				// One refusal per key step: a wrong secret (the whole key
 				// check, presence included, comes first) and a missing scope.
-				t.SpendAuthFailures(2)
+				// Both are refused at the key step (KeyRefusal: the plan
+				// knows the wrong secret, not read_only's missing scope).
 				post := func(c *client.Client) *client.Response {
-					return t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody()})
+					return t.Do(c, client.Request{Method: http.MethodPost, Path: api.P + "/customers", JSON: newCustomerBody(), KeyRefusal: true})
 				}
 				r := post(t.Anonymous().With("tenant", wrongSecretKey(t)))
 				laterStepWon(t, r, "ORDER-018", "POST /customers with a wrong key secret and no Idempotency-Key", "Idempotency-Key", "idempotency_key_invalid")

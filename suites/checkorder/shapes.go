@@ -37,27 +37,22 @@ func shapesChecks() []check.Check {
 			},
 		},
 		{
-			ID:            "checkorder/shape-401-problem-json",
-			FailedAuth:    1,
-			RefusalsFirst: true,
-			Title:         "a 401 is application/problem+json with code api_key_authentication_failed",
-			Rules:         []string{"ERR-002", "ERR-014", "ERR-016"},
+			ID:    "checkorder/shape-401-problem-json",
+			Title: "a 401 is application/problem+json with code api_key_authentication_failed",
+			Rules: []string{"ERR-002", "ERR-014", "ERR-016"},
 			Run: func(t *check.T) {
-				t.SpendAuthFailures(1)
 				r := t.Do(t.Anonymous(), client.Request{Method: http.MethodGet, Path: api.P + "/me"})
 				statusMemberIsHTTPStatus(t, r, "status")
 				shape.ProblemAnswer(t, r, shape.Want{Rule: "ERR-002", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed", MediaRule: "ERR-014", What: "GET /me without a key"})
 			},
 		},
 		{
-			ID:         "checkorder/shape-403-scope-problem-json",
-			FailedAuth: 1,
-			Title:      "a 403 for a missing scope is application/problem+json with code api_key_not_authorized",
-			Rules:      []string{"ERR-003", "ERR-016"},
-			Needs:      []string{"keys.read_only"},
+			ID:    "checkorder/shape-403-scope-problem-json",
+			Title: "a 403 for a missing scope is application/problem+json with code api_key_not_authorized",
+			Rules: []string{"ERR-003", "ERR-016"},
+			Needs: []string{"keys.read_only"},
 			Run: func(t *check.T) {
-				t.SpendAuthFailures(1)
-				r := t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey()})
+				r := t.Do(t.Client("read_only"), client.Request{Method: http.MethodPatch, Path: api.P + "/customers/" + uuid.NewString(), JSON: map[string]any{}, IdempotencyKey: t.NewKey(), KeyRefusal: true})
 				statusMemberIsHTTPStatus(t, r, "status")
 				// Status, media type and body are ERR-003's own sentence: a scope
 				// 403 uses problem+json.

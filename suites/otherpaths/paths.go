@@ -49,31 +49,28 @@ func pathsChecks() []check.Check {
 			},
 		},
 		{
-			ID:         "otherpaths/callback-needs-onboarding-write",
-			FailedAuth: 1,
-			Title:      "GET /api/v1/verification/callback needs onboarding:write: a read-only key is 403 api_key_not_authorized",
-			Rules:      []string{"OTHER-003", "OTHER-005", "SCOPE-076"},
-			Needs:      []string{"keys.tenant", "keys.read_only"},
+			ID:    "otherpaths/callback-needs-onboarding-write",
+			Title: "GET /api/v1/verification/callback needs onboarding:write: a read-only key is 403 api_key_not_authorized",
+			Rules: []string{"OTHER-003", "OTHER-005", "SCOPE-076"},
+			Needs: []string{"keys.tenant", "keys.read_only"},
 			Run: func(t *check.T) {
 				ok(t, "OTHER-003", getPath(t, t.Client("tenant"), api.Callback), "GET "+api.Callback+" with keys.tenant")
 				// read_only holds onboarding:read, not onboarding:write: one
 				// refusal proves the rule.
 				// The status says the route requires onboarding:write; the
 				// refusal's body is a missing scope's (SCOPE-076).
-				shape.ProblemAnswer(t, getPath(t, t.Client("read_only"), api.Callback), shape.Want{Rule: "OTHER-003", ShapeRule: "SCOPE-076", Status: http.StatusForbidden, Code: "api_key_not_authorized"})
+				r := t.Do(t.Client("read_only"), client.Request{Method: http.MethodGet, Path: api.Callback, KeyRefusal: true})
+				shape.ProblemAnswer(t, r, shape.Want{Rule: "OTHER-003", ShapeRule: "SCOPE-076", Status: http.StatusForbidden, Code: "api_key_not_authorized"})
 			},
 		},
 		{
-			ID:            "otherpaths/need-a-key",
-			FailedAuth:    2,
-			RefusalsFirst: true,
-			Title:         "The config and callback paths outside the prefixes still need an API key: 401 without one",
-			Rules:         []string{"OTHER-004"},
+			ID:    "otherpaths/need-a-key",
+			Title: "The config and callback paths outside the prefixes still need an API key: 401 without one",
+			Rules: []string{"OTHER-004"},
 			Run: func(t *check.T) {
 				// The two paths outside the prefixes, one refusal each (P/test
 				// lies inside the prefix: the auth checks cover it).
 				paths := []string{api.Config, api.Callback}
-				t.SpendAuthFailures(len(paths))
 				for _, p := range paths {
 					r := getPath(t, t.Anonymous(), p)
 					shape.ProblemAnswer(t, r, shape.Want{Rule: "OTHER-004", Status: http.StatusUnauthorized, Code: "api_key_authentication_failed"})
