@@ -15,13 +15,15 @@ const Alone = "alone"
 
 // Schedule runs checks in one static order:
 //
-//  1. the checks that must be alone, one at a time, nothing else running;
-//  2. then, together: the budget probes of a real clock, each at the clock
+//  1. together: the budget probes of a real clock, each at the clock
 //     minute the timetable gives it (traffic.Timetable), and two lanes of
 //     parallel workers each: one for the checks that cause failed
 //     authentications (their pace is the failed-auth limiter's, 19 a
 //     minute on a real clock), one for the rest. A lane's worker takes
-//     the first check of its lane whose serial group is free.
+//     the first check of its lane whose serial group is free;
+//  2. then the checks that must be alone, one at a time, nothing else
+//     running (last, so that a target that stops answering is judged so
+//     by checks in parallel, within one request timeout).
 //
 // Results are handed out in the checks' order, whatever order they finish
 // in, so the console and the reports are the same run after run.
@@ -121,15 +123,7 @@ func (s *Schedule) run(parent context.Context) {
 		}
 		s.finish(c, res)
 	}
-	// 1. Alone, one at a time.
-	for _, c := range alone {
-		if ctx.Err() != nil {
-			finish(c, notRun(c, context.Cause(ctx)))
-			continue
-		}
-		finish(c, run(ctx, s.target, c, true))
-	}
-	// 2. The probes at their minutes, beside the two lanes.
+	// 1. The probes at their minutes, beside the two lanes.
 	var wg sync.WaitGroup
 	plan := s.target.Plan()
 	slots := make([]*traffic.Slot, len(probes))
@@ -183,6 +177,14 @@ func (s *Schedule) run(parent context.Context) {
 				finish(c, notRun(c, context.Cause(ctx)))
 			}
 		}
+	}
+	// 2. Alone, one at a time.
+	for _, c := range alone {
+		if ctx.Err() != nil {
+			finish(c, notRun(c, context.Cause(ctx)))
+			continue
+		}
+		finish(c, run(ctx, s.target, c, true))
 	}
 }
 

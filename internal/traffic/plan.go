@@ -145,7 +145,7 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 	}
 	for {
 		if p.Advance == nil {
-			if end, who := p.Table.heldUntil(k, p.targetNow(), p.clock.known); !end.IsZero() {
+			if end, who := p.Table.heldUntil(k, p.targetNow(), p.clockKnown()); !end.IsZero() {
 				if err := p.wait(ctx, "the minute "+who+" owns", end.Sub(p.targetNow())); err != nil {
 					return err
 				}
@@ -168,7 +168,7 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 		}
 		// A real clock: sleep for the limiters' turn, unless it falls in
 		// a probe's minute (then wait for that minute's end first).
-		if end, _ := p.Table.heldUntil(k, p.targetNow().Add(d), p.clock.known); !end.IsZero() {
+		if end, _ := p.Table.heldUntil(k, p.targetNow().Add(d), p.clockKnown()); !end.IsZero() {
 			cancel()
 			if err := p.wait(ctx, "a probe's minute", end.Sub(p.targetNow())); err != nil {
 				return err
@@ -206,6 +206,13 @@ func (p *Plan) targetNow() time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.clock.at(p.Now())
+}
+
+// clockKnown tells whether an answer has given the target's clock.
+func (p *Plan) clockKnown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.clock.known
 }
 
 // TargetNow is targetNow, for the scheduler and the probes.
