@@ -85,7 +85,7 @@ func TestHeldUntil(t *testing.T) {
 	var tt Timetable
 	tt.Build(first, []*Slot{route, auth, whole})
 	m1 := time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC) // route and auth
-	m2 := m1.Add(Window)                              // whole
+	m2 := m1.Add(Window)                               // whole
 
 	me := Kind{Bucket: meBucket, Budgets: true}
 	other := Kind{Bucket: customersBucket, Budgets: true}

@@ -1,307 +1,207 @@
 package traffic
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
-// fakeTarget answers like a target with the documented per-route budget
-// on the same fake clock as the plan; it refuses with 429 what it counts
-// beyond budget, and can be told that its window is already spent.
-type fakeTarget struct {
-	mu     sync.Mutex
-	now    func() time.Time
-	counts map[string]int
-	window time.Time
-	budget int
-	sent   int
-	// spentUntil: another run spent every budget until then.
-	spentUntil time.Time
-}
+var (
+	tooMany   = answer{status: http.StatusTooManyRequests, code: "rate_limited", retryAfter: "7"}
+	ok        = answer{status: http.StatusOK}
+	halfASec  = 500 * time.Millisecond
+	sevenHalf = 7*time.Second + halfASec
+)
 
-func (f *fakeTarget) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.sent++
-	now := f.now()
-	if w := now.Truncate(time.Minute); !w.Equal(f.window) {
-		f.window, f.counts = w, map[string]int{}
-	}
-	k := r.Method + " " + Template(r.URL.Path) + " " + r.Header.Get("X-Api-Key")
-	h := http.Header{"Date": {now.UTC().Format(http.TimeFormat)}}
-	if f.counts[k] >= f.budget || now.Before(f.spentUntil) {
-		h.Set("Retry-After", "1")
-		return &http.Response{StatusCode: 429, Header: h, Body: io.NopCloser(strings.NewReader(`{"status":429,"code":"rate_limited"}`)), Request: r}, nil
-	}
-	f.counts[k]++
-	return &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(strings.NewReader(`{}`)), Request: r}, nil
-}
-
-// rig is a plan on a test clock, shared with the fake targets it serves
-// (their windows follow the same clock).
-type rig struct {
-	mu  sync.Mutex
-	now time.Time
-	p   *Plan
-}
-
-// newRig is a plan whose clock starts at start and moves only when the
-// plan sleeps or the test sets it.
-func newRig(start time.Time) *rig {
-	r := &rig{now: start}
-	r.p = planOn(&r.now, &r.mu)
-	return r
-}
-
-// at is the rig's clock.
-func (r *rig) at() time.Time { r.mu.Lock(); defer r.mu.Unlock(); return r.now }
-
-// set moves the rig's clock to t.
-func (r *rig) set(t time.Time) { r.mu.Lock(); r.now = t; r.mu.Unlock() }
-
-// serve puts tgt on the rig's clock and returns a client sending to it
-// through the plan.
-func (r *rig) serve(tgt *fakeTarget) *http.Client {
-	tgt.now = r.at
-	return &http.Client{Transport: &Transport{Plan: r.p, Next: tgt}}
-}
-
-func planOn(now *time.Time, mu *sync.Mutex) *Plan {
-	p := New(nil)
-	p.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return *now }
-	p.Sleep = func(_ context.Context, d time.Duration) error { mu.Lock(); *now = now.Add(d); mu.Unlock(); return nil }
-	return p
-}
-
-func get(t *testing.T, c *http.Client, path string) int {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, "http://target"+path, nil)
-	req.Header.Set("X-Api-Key", "svc_test_0123456789abcdef.secret")
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
-func TestHoldsARouteAtItsBudgetUntilTheNextWindow(t *testing.T) {
-	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
-	p := r.p
-	c := r.serve(&fakeTarget{budget: RouteBudget})
-	for i := 0; i < RouteBudget+50; i++ {
-		if s := get(t, c, "/api/v1/partner/customers/"+[]string{"8c1b2c8e-58f5-4a59-9d60-8a8f1ddc7f4b", "2b1b2c8e-58f5-4a59-9d60-8a8f1ddc7f4b"}[i%2]); s != 200 {
-			t.Fatalf("request %d answered %d: the plan let the route's budget overflow", i+1, s)
-		}
-	}
-	if p.Windows() != 1 || r.at().Minute() != 1 {
-		t.Errorf("want one wait into the next minute, got %d waits, clock %s", p.Windows(), r.at().Format("15:04:05"))
-	}
-	if st := p.Stats(); st.Sent != RouteBudget+50 || st.Busiest.Template != "/api/v1/partner/customers/{id}" {
-		t.Errorf("stats %+v", st)
-	}
-}
-
-func TestWaitsOutA429ItDidNotAskForAndSendsAgain(t *testing.T) {
-	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
-	p := r.p
-	// Another run spent this window's budget before ours began.
-	tgt := &fakeTarget{budget: RouteBudget, spentUntil: time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC)}
-	c := r.serve(tgt)
-	done := make(chan int, 1)
-	done <- get(t, c, "/api/v1/partner/me")
-	if s := <-done; s != 200 {
-		t.Fatalf("the request answered %d: a 429 the harness did not ask for reached the check", s)
-	}
-	if st := p.Stats(); st.Waited429 == 0 || tgt.sent < 2 {
-		t.Errorf("want the 429 waited out and the request sent again; stats %+v, sent %d", st, tgt.sent)
-	}
-}
-
-func TestAnOwnerSeesItsOwn429s(t *testing.T) {
-	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
-	p := r.p
-	c := r.serve(&fakeTarget{budget: 3})
-	release := p.Own()
-	defer release()
-	codes := []int{}
-	for i := 0; i < 4; i++ {
-		codes = append(codes, get(t, c, "/api/v1/partner/me"))
-	}
-	if codes[3] != 429 || p.Windows() != 0 {
-		t.Errorf("an owning check probing the budget must see the 429 unaided: %v, %d waits", codes, p.Windows())
-	}
-}
-
-func TestLearnsTheTargetClockFromDate(t *testing.T) {
-	var c dateClock
-	local := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
-	// The target runs 90 s ahead; answers take 20 ms.
-	for i := 0; i < 50; i++ {
-		sent := local.Add(time.Duration(i) * 137 * time.Millisecond)
-		target := sent.Add(90*time.Second + 10*time.Millisecond)
-		c.observe(target.Truncate(time.Second).Format(http.TimeFormat), sent, sent.Add(20*time.Millisecond))
-	}
-	if off := c.offset(); off < 89500*time.Millisecond || off > 90500*time.Millisecond {
-		t.Errorf("offset %s, want about 90s", off)
-	}
-	if c.hi-c.lo > 200*time.Millisecond {
-		t.Errorf("bounds [%s, %s] did not narrow", c.lo, c.hi)
-	}
-}
-
-func TestTemplates(t *testing.T) {
-	for in, want := range map[string]string{
-		"/api/v1/partner/customers/8c1b2c8e-58f5-4a59-9d60-8a8f1ddc7f4b?x=1":                        "/api/v1/partner/customers/{id}",
-		"/api/v1/partner/customers/8c1b2c8e-58f5-4a59-9d60-8a8f1ddc7f4b/crypto/wallets/btc/address": "/api/v1/partner/customers/{id}/crypto/wallets/{asset}/address",
-		"/api/v1/partner/me": "/api/v1/partner/me",
+// The one 429 rule: a 429 the plan did not ask for is waited out
+// (Retry-After + 0.5 s) and the request sent again, at most three times.
+func TestA429IsWaitedOutAndSentAgain(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		answers []answer
+		ctx     func(context.Context) context.Context
+		own     bool
+		path    string
+		key     string
+		sent    int
+		status  int
+		slept   []time.Duration
+	}{
+		{name: "one 429, Retry-After 7", answers: []answer{tooMany, ok}, sent: 2, status: 200, slept: []time.Duration{sevenHalf}},
+		{name: "Retry-After 0", answers: []answer{{status: 429, code: "rate_limited", retryAfter: "0"}, ok}, sent: 2, status: 200, slept: []time.Duration{halfASec}},
+		{name: "three 429s", answers: []answer{tooMany, tooMany, tooMany, ok}, sent: 4, status: 200, slept: []time.Duration{sevenHalf, sevenHalf, sevenHalf}},
+		{name: "429s all along: three resends, then the 429", answers: []answer{tooMany}, sent: 4, status: 429, slept: []time.Duration{sevenHalf, sevenHalf, sevenHalf}},
+		{name: "no Retry-After: a window", answers: []answer{{status: 429, code: "rate_limited"}, ok}, sent: 2, status: 200, slept: []time.Duration{Window}},
+		{name: "a Retry-After that is no delay-seconds: a window", answers: []answer{{status: 429, code: "rate_limited", retryAfter: "Fri, 01 Jan 2027 00:00:00 GMT"}, ok}, sent: 2, status: 200, slept: []time.Duration{Window}},
+		{name: "a 429 with no problem code", answers: []answer{{status: 429, retryAfter: "1"}, ok}, sent: 2, status: 200, slept: []time.Duration{time.Second + halfASec}},
+		{name: "a failed authentication's 429", key: unknownKey, answers: []answer{{status: 429, code: "rate_limited", retryAfter: "12"}, {status: 401, code: CodeAuthenticationFailed}}, sent: 2, status: 401, slept: []time.Duration{12*time.Second + halfASec}},
+		{name: "a 429 whose code is not rate_limited", answers: []answer{{status: 429, code: "quota_exceeded", retryAfter: "1"}, ok}, sent: 1, status: 429},
+		{name: "a probe's own request", ctx: func(ctx context.Context) context.Context { return AsProbe(ctx, nil) }, answers: []answer{tooMany, ok}, sent: 1, status: 429},
+		{name: "while the plan is owned", own: true, answers: []answer{tooMany, ok}, sent: 1, status: 429},
+		{name: "not an API request", path: "/openapi/v1.json", answers: []answer{tooMany, ok}, sent: 1, status: 429},
 	} {
-		if got := Template(in); got != want {
-			t.Errorf("Template(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			clock := &fakeClock{now: t0}
+			p := planOn(clock)
+			tgt := &scripted{answers: c.answers}
+			tr := &Transport{Plan: p, Next: tgt}
+			if c.own {
+				defer p.Own()()
+			}
+			ctx := context.Background()
+			if c.ctx != nil {
+				ctx = c.ctx(ctx)
+			}
+			path, key := "/api/v1/partner/me", alphaKey
+			if c.path != "" {
+				path = c.path
+			}
+			if c.key != "" {
+				key = c.key
+			}
+			if s := send(t, tr, request(ctx, http.MethodGet, path, key)); s != c.status {
+				t.Errorf("answered %d, want %d", s, c.status)
+			}
+			if n := tgt.count(); n != c.sent {
+				t.Errorf("sent %d times, want %d", n, c.sent)
+			}
+			if s := clock.slept(); !slices.Equal(s, c.slept) {
+				t.Errorf("waited %v, want %v", s, c.slept)
+			}
+			if st := p.Stats(); st.Waited429 != len(c.slept) {
+				t.Errorf("Waited429 = %d, want %d", st.Waited429, len(c.slept))
+			}
+		})
 	}
 }
 
-// Eight refused failed authentications sent again after one window must
-// not all go into the next one when it cannot take them.
-func TestResendsAfterAFailedAuth429TakeTheirPlace(t *testing.T) {
-	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
-	p := r.p
-	var tmu sync.Mutex
-	perWindow := map[int]int{}
-	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		tmu.Lock()
-		defer tmu.Unlock()
-		w := p.Now().Minute()
-		h := http.Header{"Date": {p.Now().UTC().Format(http.TimeFormat)}}
-		if w == 0 || perWindow[w] >= FailedAuthBudget {
-			// The first window was spent by someone else.
-			return &http.Response{StatusCode: 429, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"rate_limited","detail":"Too many failed authentication attempts."}`)), Request: r}, nil
-		}
-		perWindow[w]++
-		return &http.Response{StatusCode: 401, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"api_key_authentication_failed"}`)), Request: r}, nil
-	})
-	p.used = 15 // the plan's own reservations still fitting this window
-	c := &http.Client{Transport: &Transport{Plan: p, Next: next}}
-	codes := map[int]int{}
-	var cmu sync.Mutex
-	var wg sync.WaitGroup
-	for i := 0; i < 100; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := get(t, c, "/api/v1/partner/me")
-			cmu.Lock()
-			codes[s]++
-			cmu.Unlock()
-		}()
+// A resent request carries its body again; a body that cannot be had
+// again (no GetBody) is not resent.
+func TestA429dRequestIsResentWithItsBody(t *testing.T) {
+	clock := &fakeClock{now: t0}
+	p := planOn(clock)
+	tgt := &scripted{answers: []answer{tooMany, ok}}
+	tr := &Transport{Plan: p, Next: tgt}
+	r, _ := http.NewRequest(http.MethodPost, "http://target/api/v1/partner/payouts", strings.NewReader(`{"amount":"1.00"}`))
+	r.Header.Set("X-Api-Key", betaKey)
+	if s := send(t, tr, r); s != http.StatusOK {
+		t.Fatalf("answered %d", s)
 	}
-	wg.Wait()
-	if codes[429] != 0 {
-		t.Errorf("answers %v: resends overfilled a window", codes)
+	if !slices.Equal(tgt.bodies, []string{`{"amount":"1.00"}`, `{"amount":"1.00"}`}) {
+		t.Errorf("bodies sent %q", tgt.bodies)
+	}
+
+	tgt = &scripted{answers: []answer{tooMany, ok}}
+	tr.Next = tgt
+	r, _ = http.NewRequest(http.MethodPost, "http://target/api/v1/partner/payouts", io.NopCloser(bytes.NewReader([]byte("x"))))
+	r.GetBody = nil
+	r.Header.Set("X-Api-Key", betaKey)
+	if s := send(t, tr, r); s != http.StatusTooManyRequests || tgt.count() != 1 {
+		t.Errorf("a body that cannot be read again: answered %d after %d sends, want the 429 at once", s, tgt.count())
 	}
 }
 
-// TestAResentFailedAuthIsFirstInLineOnItsTicket: a failed
-// authentication the target refused as over budget (the run before this
-// one spent the window) waits for the next window in line from the 429
-// on, and its room is reserved on its sender's ticket, not counted as
-// spent. Resends joined the line only when they woke, 2 s into the next
-// window, after the checks started at its first second had taken it; and
-// counted as spent when they woke, those then held behind a probe's claim
-// left 8 of a measured window's 20 unused.
-func TestAResentFailedAuthIsFirstInLineOnItsTicket(t *testing.T) {
-	r := newRig(time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC))
-	p := r.p
-	next := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		h := http.Header{"Date": {r.at().UTC().Format(http.TimeFormat)}}
-		if r.at().Minute() == 0 {
-			return &http.Response{StatusCode: 429, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"rate_limited","detail":"Too many failed authentication attempts."}`)), Request: req}, nil
-		}
-		return &http.Response{StatusCode: 401, Header: h, Body: io.NopCloser(strings.NewReader(`{"code":"api_key_authentication_failed"}`)), Request: req}, nil
-	})
-	sleeping, proceed := r.pauseFirstSleep(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(p.Margin))
-	c := &http.Client{Transport: &Transport{Plan: p, Next: next}}
-	sender := p.Ticket("sender")
-	if !sender.TryReserve(1) {
-		t.Fatal("no room")
+// On a virtual clock a 429 moves the clock to its next minute: no sleep.
+func TestA429OnAVirtualClockMovesItsMinute(t *testing.T) {
+	v := newVirtualRig(t)
+	tgt := &scripted{answers: []answer{tooMany, ok}}
+	v.tr.Next = tgt
+	if s := send(t, v.tr, meRequest()); s != http.StatusOK || tgt.count() != 2 || v.advances.Load() != 1 {
+		t.Errorf("answered %d after %d sends, %d Advances; want 200 after 2, 1", s, tgt.count(), v.advances.Load())
 	}
-	done := make(chan int, 1)
-	go func() {
-		req, _ := http.NewRequestWithContext(WithTicket(context.Background(), sender, func() int { return 1 }), http.MethodGet, "http://target/api/v1/partner/me", nil)
-		req.Header.Set("X-Api-Key", "svc_test_0123456789abcdef.wrong")
-		resp, err := c.Do(req)
+}
+
+// The caller's context ending during the wait: the 429 is the caller's.
+func TestA429WithTheContextEnding(t *testing.T) {
+	clock := &fakeClock{now: t0}
+	p := planOn(clock)
+	ctx, cancel := context.WithCancel(context.Background())
+	clock.onSleep = func(int) { cancel() }
+	tgt := &scripted{answers: []answer{tooMany, ok}}
+	tr := &Transport{Plan: p, Next: tgt}
+	if s := send(t, tr, request(ctx, http.MethodGet, "/api/v1/partner/me", alphaKey)); s != http.StatusTooManyRequests || tgt.count() != 1 {
+		t.Errorf("answered %d after %d sends, want the 429 after 1", s, tgt.count())
+	}
+}
+
+// The per-request timeout bounds each attempt, never the plan's waits (a
+// client-wide timeout cut a real-clock run's waits at 30 s and its checks
+// failed on the 429 they were waiting out).
+func TestTheTimeoutBoundsAttemptsNotWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := New(nil) // the bubble's clock: the plan really waits 7.5 s
+		tgt := &scripted{answers: []answer{tooMany, ok}}
+		tr := &Transport{Plan: p, Next: tgt, Timeout: 50 * time.Millisecond}
+		start := time.Now()
+		if s := send(t, tr, meRequest()); s != http.StatusOK {
+			t.Fatalf("answered %d: the wait for Retry-After was cut by the attempt's timeout", s)
+		}
+		if d := time.Since(start); d != sevenHalf {
+			t.Errorf("took %s, want %s", d, sevenHalf)
+		}
+
+		// An attempt that gets no answer is cut.
+		var calls atomic.Int32
+		tr.Next = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			calls.Add(1)
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		})
+		start = time.Now()
+		_, err := tr.RoundTrip(meRequest())
+		if err == nil || !strings.Contains(err.Error(), "no answer within 50ms") || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("a target that never answers: %v", err)
+		}
+		if d := time.Since(start); d != 50*time.Millisecond || calls.Load() != 1 {
+			t.Errorf("cut after %s and %d attempts, want 50ms and 1", d, calls.Load())
+		}
+
+		// A body that never ends is cut too; reading it within the
+		// timeout is fine.
+		tr.Next = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			pr, pw := io.Pipe()
+			go func() {
+				pw.Write([]byte("{"))
+				<-r.Context().Done()
+				pw.CloseWithError(r.Context().Err())
+			}()
+			return &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr, Request: r}, nil
+		})
+		resp, err := tr.RoundTrip(meRequest())
 		if err != nil {
-			t.Error(err)
-			done <- 0
-			return
+			t.Fatal(err)
+		}
+		if _, err := io.ReadAll(resp.Body); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("a body that never ends: %v", err)
 		}
 		resp.Body.Close()
-		done <- resp.StatusCode
-	}()
-	select {
-	case <-sleeping:
-	case s := <-done:
-		t.Fatalf("the resend went out in the spent window (answered %d) instead of waiting for the next", s)
-	}
-	r.set(time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC).Add(time.Millisecond))
-	started := p.Ticket("started at the window's first second")
-	if started.TryReserve(FailedAuthBudget) {
-		t.Error("a check started in the next window took the room of the resend waiting since the 429")
-	}
-	if !started.TryReserve(FailedAuthBudget - 1) {
-		t.Error("the rest of the next window was not left to others")
-	}
-	close(proceed)
-	if s := <-done; s != 401 {
-		t.Fatalf("the resend answered %d, want 401", s)
-	}
-	p.mu.Lock()
-	used, held := p.used, p.held
-	p.mu.Unlock()
-	if used != 0 || held != FailedAuthBudget {
-		t.Errorf("after the resend went out: %d counted spent, %d held; want 0 spent (its answer counts it) and 20 held (19 the other check's, 1 the resend's ticket)", used, held)
-	}
-	started.Close()
-	sender.Close()
+	})
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// The per-request timeout bounds each attempt, never the plan's wait for
-// a fresh window (a client-wide timeout cut a real-clock run's waits at
-// 30 s and its checks failed on the 429 they were waiting out).
-func TestTheTimeoutBoundsAttemptsNotWaits(t *testing.T) {
-	r := newRig(time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC))
-	p := r.p
-	p.Sleep = func(_ context.Context, d time.Duration) error {
-		time.Sleep(100 * time.Millisecond) // a wait longer than the timeout
-		r.set(r.at().Add(d))
-		return nil
-	}
-	tgt := &fakeTarget{budget: RouteBudget, spentUntil: time.Date(2026, 1, 1, 10, 1, 0, 0, time.UTC)}
-	r.serve(tgt)
-	c := &http.Client{Transport: &Transport{Plan: p, Next: tgt, Timeout: 50 * time.Millisecond}}
-	if s := get(t, c, "/api/v1/partner/me"); s != 200 {
-		t.Fatalf("answered %d: the wait for a fresh window was cut by the request timeout", s)
-	}
-	// What it replaced: the client's own Timeout covers the waits.
-	r.set(time.Date(2026, 1, 1, 10, 5, 10, 0, time.UTC))
-	tgt.spentUntil = time.Date(2026, 1, 1, 10, 6, 0, 0, time.UTC)
-	old := &http.Client{Transport: &Transport{Plan: p, Next: tgt}, Timeout: 50 * time.Millisecond}
-	req, _ := http.NewRequest(http.MethodGet, "http://target/api/v1/partner/me", nil)
-	req.Header.Set("X-Api-Key", "svc_test_0123456789abcdef.secret")
-	if resp, err := old.Do(req); err == nil {
-		resp.Body.Close()
-		if resp.StatusCode == 200 {
-			t.Log("note: the client-wide timeout did not cut the wait this time")
+// Admit waits as RoundTrip would, for a request sent outside it.
+func TestAdmitWaitsLikeRoundTrip(t *testing.T) {
+	v := newVirtualRig(t)
+	for range RouteBudget - 10 {
+		if err := v.tr.Admit(meRequest()); err != nil {
+			t.Fatal(err)
 		}
+	}
+	if v.advances.Load() != 0 {
+		t.Fatal("moved early")
+	}
+	if err := v.tr.Admit(meRequest()); err != nil || v.advances.Load() != 1 {
+		t.Errorf("Admit past the budget: %v, %d Advances", err, v.advances.Load())
 	}
 }
