@@ -35,6 +35,7 @@ var virtualStart = time.Unix(0, 0)
 // whole minute's budget is the burst.
 type limiters struct {
 	mu        sync.Mutex
+	last      time.Time // the latest time a request was taken at
 	virtual   bool
 	minutes   int           // virtual: minutes moved
 	advancing chan struct{} // virtual: closed when the move under way ends
@@ -64,14 +65,24 @@ func (l *limiters) make(b, span, whole int) *rate.Limiter {
 	return rate.NewLimiter(rate.Limit(float64(span-b)/Window.Seconds()), b)
 }
 
-// reserve reserves one request of kind k at now on its limiters and tells
-// when it may go out; cancel gives the reservations back.
-func (l *limiters) reserve(k Kind, now time.Time) (at time.Time, cancel func()) {
+// take counts one request of kind k on its limiters when every one of
+// them has a token at now, and tells how long to wait before asking again
+// otherwise (0: taken). Taking from all of them at once, or from none,
+// counts the request when it goes out on each (reserving ahead on each,
+// a route limiter counted at once a request the tenant's held, and later
+// requests that went out together looked spaced to it).
+func (l *limiters) take(k Kind, now time.Time) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var rs []*rate.Reservation
+	// The limiters' time only moves forward (callers read the clock
+	// before taking the lock).
+	if now.Before(l.last) {
+		now = l.last
+	}
+	l.last = now
+	var ls []*rate.Limiter
 	if k.FailedAuth {
-		rs = append(rs, l.auth.ReserveN(now, 1))
+		ls = append(ls, l.auth)
 	}
 	if k.Budgets {
 		r := l.route[k.Bucket]
@@ -79,19 +90,22 @@ func (l *limiters) reserve(k Kind, now time.Time) (at time.Time, cancel func()) 
 			r = l.make(routeBurst, routeSpan, RouteBudget-10)
 			l.route[k.Bucket] = r
 		}
-		rs = append(rs, r.ReserveN(now, 1), l.tenant.ReserveN(now, 1))
+		ls = append(ls, r, l.tenant)
 	}
-	at = now
-	for _, r := range rs {
-		if t := now.Add(r.DelayFrom(now)); t.After(at) {
-			at = t
+	var wait time.Duration
+	for _, lim := range ls {
+		if short := 1 - lim.TokensAt(now); short > 0 {
+			d := time.Duration(short / float64(lim.Limit()) * float64(time.Second))
+			wait = max(wait, d, time.Millisecond)
 		}
 	}
-	return at, func() {
-		for _, r := range rs {
-			r.CancelAt(now)
-		}
+	if wait > 0 {
+		return wait
 	}
+	for _, lim := range ls {
+		lim.AllowN(now, 1)
+	}
+	return 0
 }
 
 // virtualNow is the limiters' time on a virtual clock.

@@ -152,35 +152,23 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 				continue
 			}
 		}
-		at, cancel := p.lim.reserve(k, p.limNow())
-		d := at.Sub(p.limNow())
+		d := p.lim.take(k, p.limNow())
 		if d <= 0 {
 			p.count(k)
 			return nil
 		}
 		if p.Advance != nil {
 			// A virtual clock: move the target to its next minute.
-			cancel()
 			if err := p.nextMinute(ctx); err != nil {
 				return err
 			}
 			continue
 		}
-		// A real clock: sleep for the limiters' turn, unless it falls in
-		// a probe's minute (then wait for that minute's end first).
-		if end, _ := p.Table.heldUntil(k, p.targetNow().Add(d), p.clockKnown()); !end.IsZero() {
-			cancel()
-			if err := p.wait(ctx, "a probe's minute", end.Sub(p.targetNow())); err != nil {
-				return err
-			}
-			continue
-		}
+		// A real clock: wait for the limiters' turn, then ask again (the
+		// timetable first: the turn may fall in a probe's minute).
 		if err := p.wait(ctx, fmt.Sprintf("the budgets' turn for %s", k), d); err != nil {
-			cancel()
 			return err
 		}
-		p.count(k)
-		return nil
 	}
 }
 
