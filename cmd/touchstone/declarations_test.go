@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"os"
 	"slices"
@@ -29,7 +30,14 @@ var updateDeclarations = flag.Bool("update-declarations", false, "rewrite intern
 //     random);
 //   - what it sends must not exceed its spend declaration
 //     (internal/check/spend.json, from which a real-clock run's opening
-//     line plans the run): -update-declarations rewrites the file.
+//     line plans the run): -update-declarations rewrites the file;
+//   - every failed authentication it causes (401, or 403
+//     api_key_not_authorized) must answer a request the traffic plan
+//     sorted as one when it was sent (traffic.Kind.FailedAuth): no key, a
+//     key the target never issued or refuses, or a request marked
+//     client.Request.KeyRefusal where it was built. An unmarked refusal
+//     would spend a route's budget in the plan and escape the failed-auth
+//     limiter on a real clock.
 func TestDeclarations(t *testing.T) {
 	if raceDetector {
 		t.Skip("measured without -race (.ci/run runs it so): every request costs several times more under the race detector")
@@ -48,20 +56,31 @@ func TestDeclarations(t *testing.T) {
 	}
 	var mu sync.Mutex
 	measured := map[string]map[string]int{} // check -> route -> n
-	l.Target.Plan().OnSend = func(r *http.Request, b traffic.Bucket) {
+	failedAuth := map[string]int{}          // check -> failed authentications
+	unmarked := map[string][]string{}       // check -> "METHOD path" of refusals the plan did not expect
+	l.Target.Plan().OnAnswer = func(r *http.Request, k traffic.Kind, status int, code string) {
 		id, _, _ := strings.Cut(r.Header.Get(client.CaseHeader), "#")
-		role := roles[b.Key]
-		if role == "" {
-			role = "?"
-		}
 		mu.Lock()
-		if measured[id] == nil {
-			measured[id] = map[string]int{}
+		defer mu.Unlock()
+		if k.Budgets {
+			b := k.Bucket
+			role := roles[b.Key]
+			if role == "" {
+				role = "?"
+			}
+			if measured[id] == nil {
+				measured[id] = map[string]int{}
+			}
+			measured[id][role+" "+b.Method+" "+b.Template]++
 		}
-		measured[id][role+" "+b.Method+" "+b.Template]++
-		mu.Unlock()
+		if traffic.IsFailedAuth(status, code) {
+			failedAuth[id]++
+			if !k.FailedAuth {
+				unmarked[id] = append(unmarked[id], fmt.Sprintf("%s %s (%d %s)", r.Method, r.URL.Path, status, code))
+			}
+		}
 	}
-	var missing, over []string
+	var missing, over, refusals []string
 	spends := map[string]check.Spend{}
 	for _, c := range check.All() {
 		if c.HasLabel(check.Slow) {
@@ -74,7 +93,10 @@ func TestDeclarations(t *testing.T) {
 		if len(res.Shared) > 0 && !c.HasLabel(check.Alone) {
 			missing = append(missing, c.ID+": "+strings.Join(res.Shared[:min(3, len(res.Shared))], "; "))
 		}
-		s := check.Spend{}
+		s := check.Spend{FailedAuth: failedAuth[c.ID]}
+		if u := unmarked[c.ID]; len(u) > 0 {
+			refusals = append(refusals, c.ID+": "+strings.Join(u, "; "))
+		}
 		for route, n := range measured[c.ID] {
 			s.Requests += n
 			if n >= check.RouteFloor {
@@ -101,6 +123,15 @@ func TestDeclarations(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("%d checks change what other checks see but are not alone (set Check.Alone, which adds the label %q):\n%s", len(missing), check.Alone, strings.Join(missing, "\n"))
 	}
+	sort.Strings(refusals)
+	if len(refusals) > 0 {
+		t.Errorf("%d checks cause failed authentications the traffic plan did not sort as such (a key the target accepts, refused at the key step for this request: mark it client.Request{KeyRefusal: true}):\n%s", len(refusals), strings.Join(refusals, "\n"))
+	}
+	total := 0
+	for _, s := range spends {
+		total += s.FailedAuth
+	}
+	t.Logf("failed authentications caused against the embedded sandbox: %d", total)
 	if *updateDeclarations {
 		b, _ := json.MarshalIndent(spends, "", " ")
 		if err := os.WriteFile("../../internal/check/spend.json", append(b, '\n'), 0o644); err != nil {
