@@ -19,7 +19,7 @@ import (
 const (
 	// routePhase: two route budgets hammered (the route limiters bind).
 	routePhase = 125 * time.Second
-	// tenantPhase: eight route budgets hammered (the tenant's binds).
+	// tenantPhase: twelve route budgets hammered (the tenant's binds).
 	tenantPhase = 125 * time.Second
 )
 
@@ -33,6 +33,10 @@ var hammered = []struct{ key, method, path string }{
 	{betaKey, http.MethodGet, "/api/v2/public/accounts/%d/transactions"},
 	{alphaKey, http.MethodGet, "/api/v1/partner/me"},
 	{readOnlyKey, http.MethodGet, "/api/v1/partner/me"},
+	{betaKey, http.MethodGet, "/api/v1/partner/me"},
+	{readOnlyKey, http.MethodGet, "/api/v1/partner/customers/%s"},
+	{betaKey, http.MethodPut, "/api/v1/partner/customers/%s"},
+	{alphaKey, http.MethodDelete, "/api/v2/public/webhooks/%d"},
 }
 
 // hammeredRequest is a request to hammered[i] (a fresh id each time: the
@@ -64,7 +68,7 @@ func failedAuthRequest(ctx context.Context, i int) *http.Request {
 }
 
 // TestNoBudgetIsExceededInAnyMinuteOfTheTarget drives several minutes of
-// concurrent ordinary traffic (two route budgets hammered, then eight,
+// concurrent ordinary traffic (two route budgets hammered, then twelve,
 // bursts to random routes with idle gaps between, failed
 // authentications all along) through the Transport to a target whose
 // clock minute starts at an offset from the plan's clock, and counts what
@@ -118,7 +122,8 @@ func runWorkload(t *testing.T, seed uint64, offset time.Duration) {
 			worker(start, routeEnd, seed*1000+n, func(rng *rand.Rand) { send(t, tr, hammeredRequest(ctx, b, rng)) })
 		}
 	}
-	// Tenant phase: eight route budgets, a worker each.
+	// Tenant phase: twelve route budgets (more than the tenant's 6,000 a
+	// minute between them), a worker each.
 	for b := range hammered {
 		for range 1 {
 			n++

@@ -197,4 +197,11 @@ func TestFreshAndReset(t *testing.T) {
 	if _, err := v.tr.RoundTrip(meRequest()); !errors.Is(err, bad) {
 		t.Errorf("a request past the budget with a failing Advance: %v, want %v", err, bad)
 	}
+	// The clock did not move: the next request still needs a move.
+	v.p.Advance = func(context.Context) error { v.advances.Add(1); v.minute.Add(1); return nil }
+	v.send(t, 1, meRequest)
+	if n := v.advances.Load(); n != 1 {
+		t.Errorf("after a failed Advance the plan counted a fresh minute: %d Advances, want 1", n)
+	}
+	v.noOverflow(t)
 }
