@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -39,14 +41,23 @@ func TestProgressOnAPlainConsole(t *testing.T) {
 		t.Fatalf("failure not printed as it happened (or a pass printed):\n%s", s)
 	}
 
-	// Fill the window, then make a check wait for the next one.
-	full := pacer.Ticket("auth/c")
-	full.Reserve(context.Background(), 20)
-	for i := 0; i < 20; i++ {
-		full.Observe(401, "")
+	// At 10:00:59 a failed authentication waits for the end of the next
+	// minute, which a probe owns that budget in (10:02:02 with the
+	// margin: 63 s).
+	hc := &http.Client{Transport: &traffic.Transport{Plan: pacer, Next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		h := http.Header{"Date": {now().Format(http.TimeFormat)}}
+		return &http.Response{StatusCode: 401, Header: h, Body: io.NopCloser(strings.NewReader(`{}`)), Request: r}, nil
+	})}}
+	send := func() {
+		if resp, err := hc.Get("http://target/api/v1/partner/me"); err == nil {
+			resp.Body.Close()
+		}
 	}
+	advance(29 * time.Second)
+	pacer.Table.Build(now(), []*traffic.Slot{{Who: "auth/d", Auth: true}})
+	send() // the target's clock is known from here on
 	done := make(chan struct{})
-	go func() { pacer.Ticket("auth/d").Reserve(context.Background(), 2); close(done) }()
+	go func() { send(); close(done) }()
 	for i := 0; i < 100; i++ {
 		if w, _ := pacer.Waiting(); w != "" {
 			break
@@ -66,7 +77,7 @@ func TestProgressOnAPlainConsole(t *testing.T) {
 	if n := strings.Count(s, "waiting "); n != 2 {
 		t.Errorf("the wait was announced %d times, want 2 (start, and once 15 s later):\n%s", n, s)
 	}
-	for _, want := range []string{"[auth] 2/3 checks done, 1 failed; waiting 32s for a fresh failed-auth window for auth/d", "waiting 16s for"} {
+	for _, want := range []string{"[auth] 2/3 checks done, 1 failed; waiting 1m3s for the minute auth/d owns", "waiting 47s for"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("no %q in:\n%s", want, s)
 		}
@@ -87,3 +98,7 @@ func TestProgressOnATerminal(t *testing.T) {
 		t.Errorf("terminal progress: %q", s)
 	}
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -33,7 +33,8 @@ type Slot struct {
 	minute int       // its first minute, counted from the table's start
 	start  time.Time // that minute's start on the target's clock
 	mu     sync.Mutex
-	ended  bool
+	begun  bool // Await let the probe start
+	ended  bool // the probe ended (Timetable.End)
 }
 
 // Margin is how long before a probe's minute ordinary traffic stops and
@@ -115,9 +116,15 @@ func (tt *Timetable) End(s *Slot) {
 	s.mu.Unlock()
 }
 
-// Await waits for s's minute to begin (its Boundary second).
+// Await waits for second of s's first minute, and marks its probe begun.
 func (p *Plan) Await(ctx context.Context, s *Slot, second time.Duration) error {
-	return p.wait(ctx, "the clock minute of "+s.Who, s.start.Add(second).Sub(p.targetNow()))
+	if err := p.wait(ctx, "the clock minute of "+s.Who, s.start.Add(second).Sub(p.targetNow())); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.begun = true
+	s.mu.Unlock()
+	return nil
 }
 
 // heldUntil tells, for a request of kind k going out at the target's time
@@ -132,7 +139,7 @@ func (tt *Timetable) heldUntil(k Kind, now time.Time, known bool) (time.Time, st
 	}
 	for _, s := range tt.slots {
 		s.mu.Lock()
-		ended := s.ended
+		begun, ended := s.begun, s.ended
 		s.mu.Unlock()
 		if ended || now.Before(s.start.Add(-Margin)) {
 			continue
@@ -143,8 +150,11 @@ func (tt *Timetable) heldUntil(k Kind, now time.Time, known bool) (time.Time, st
 		if end := s.End().Add(Margin); now.Before(end) {
 			return end, s.Who
 		}
-		// A probe still running past its minutes keeps what it owns
-		// until it ends (End): asked again in a second.
+		if !begun {
+			continue
+		}
+		// A probe that began and still runs past its minutes keeps what
+		// it owns until it ends (End): asked again in a second.
 		return now.Add(time.Second), s.Who
 	}
 	return time.Time{}, ""

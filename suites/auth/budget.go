@@ -113,11 +113,11 @@ func budgetChecks() []check.Check {
 			Title: "the 21st failed authentication in a clock minute is 429 rate_limited; valid keys pass; the next minute lifts it",
 			Rules: rules,
 			Needs: []string{"keys.tenant", "keys.read_only"},
-			// It owns the failed-auth budget for its minutes (the whole
-			// window of 20, then one in the next); its valid calls need
-			// their route budgets unspent in its minute (a probe may have
-			// exhausted one just before).
-			Budget: &check.Budget{Auth: true, Tenant: 10, Uses: []string{
+			// It owns the failed-auth budget for its two minutes (the
+			// whole window of 20, then one in the next); its valid calls
+			// need their route budgets unspent in its minute (a probe may
+			// have exhausted one just before).
+			Budget: &check.Budget{Auth: true, Windows: 2, Tenant: 10, Uses: []string{
 				"tenant GET " + api.P + "/me", "tenant GET " + api.P + "/customers", "read_only GET " + api.P + "/customers"}},
 			Run: func(t *check.T) {
 				clk := t.Clock()
