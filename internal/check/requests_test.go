@@ -10,9 +10,9 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/client"
 	"github.com/touchstone-harness/touchstone/internal/openapicheck"
-	"github.com/touchstone-harness/touchstone/internal/traffic"
 	"github.com/touchstone-harness/touchstone/internal/profile"
 	"github.com/touchstone-harness/touchstone/internal/redact"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // wrongDocument describes POST customers with a closed body that lists

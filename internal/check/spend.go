@@ -124,7 +124,9 @@ func realClockMinimum(failures, ordinary int, slots []*traffic.Slot) (time.Durat
 	}
 	var tt traffic.Timetable
 	tt.Build(time.Time{}, slots)
-	perMinute := func(n, per int) time.Duration { return time.Duration(max(0, n-1)) * traffic.Window / time.Duration(per) }
+	perMinute := func(n, per int) time.Duration {
+		return time.Duration(max(0, n-1)) * traffic.Window / time.Duration(per)
+	}
 	bounds := []struct {
 		d   time.Duration
 		why string

@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -71,9 +72,10 @@ func (l *limiters) make(b, span, whole int) *rate.Limiter {
 // counts the request when it goes out on each (reserving ahead on each,
 // a route limiter counted at once a request the tenant's held, and later
 // requests that went out together looked spaced to it).
-func (l *limiters) take(k Kind, now time.Time) time.Duration {
+func (l *limiters) take(k Kind, now time.Time) (wait time.Duration, minute int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	minute = l.minutes
 	// The limiters' time only moves forward (callers read the clock
 	// before taking the lock).
 	if now.Before(l.last) {
@@ -92,20 +94,19 @@ func (l *limiters) take(k Kind, now time.Time) time.Duration {
 		}
 		ls = append(ls, r, l.tenant)
 	}
-	var wait time.Duration
 	for _, lim := range ls {
 		if short := 1 - lim.TokensAt(now); short > 0 {
-			d := time.Duration(short / float64(lim.Limit()) * float64(time.Second))
+			d := time.Duration(math.Ceil(short / float64(lim.Limit()) * float64(time.Second)))
 			wait = max(wait, d, time.Millisecond)
 		}
 	}
 	if wait > 0 {
-		return wait
+		return wait, minute
 	}
 	for _, lim := range ls {
 		lim.AllowN(now, 1)
 	}
-	return 0
+	return 0, minute
 }
 
 // virtualNow is the limiters' time on a virtual clock.
@@ -123,10 +124,15 @@ func (l *limiters) bump() {
 	l.mu.Unlock()
 }
 
-// advance moves a virtual clock to its next minute with move, or waits
-// for the move another request began.
-func (l *limiters) advance(ctx context.Context, move func(context.Context) error) error {
+// advance moves a virtual clock from minute seen to its next minute with
+// move, or waits for the move another request began (or does nothing when
+// one has moved it since).
+func (l *limiters) advance(ctx context.Context, move func(context.Context) error, seen int) error {
 	l.mu.Lock()
+	if l.minutes != seen {
+		l.mu.Unlock()
+		return nil
+	}
 	if ch := l.advancing; ch != nil {
 		l.mu.Unlock()
 		select {
@@ -148,4 +154,11 @@ func (l *limiters) advance(ctx context.Context, move func(context.Context) error
 	close(ch)
 	l.mu.Unlock()
 	return err
+}
+
+// minute is how many minutes a virtual clock has been moved.
+func (l *limiters) minute() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.minutes
 }

@@ -19,7 +19,7 @@
 //   - Plan.admit waits until the timetable lets the kind out and the
 //     limiters grant it.
 //   - Timetable.heldUntil says when a minute a budget probe owns ends.
-//   - limiters.reserve reserves the request on its limiters.
+//   - limiters.take counts it on its limiters, or says how long to wait.
 //
 // The limiters (golang.org/x/time/rate, one per route budget, one for the
 // tenant, one for failed authentications) are set so that no 60-second
@@ -152,14 +152,14 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 				continue
 			}
 		}
-		d := p.lim.take(k, p.limNow())
+		d, minute := p.lim.take(k, p.limNow())
 		if d <= 0 {
 			p.count(k)
 			return nil
 		}
 		if p.Advance != nil {
 			// A virtual clock: move the target to its next minute.
-			if err := p.nextMinute(ctx); err != nil {
+			if err := p.lim.advance(ctx, p.Advance, minute); err != nil {
 				return err
 			}
 			continue
@@ -209,7 +209,7 @@ func (p *Plan) TargetNow() time.Time { return p.targetNow() }
 // nextMinute moves a virtual clock to its next minute, once for every
 // request that waits for it meanwhile.
 func (p *Plan) nextMinute(ctx context.Context) error {
-	return p.lim.advance(ctx, p.Advance)
+	return p.lim.advance(ctx, p.Advance, p.lim.minute())
 }
 
 // Fresh starts a fresh minute: on a virtual clock it moves the target to

@@ -136,8 +136,13 @@ func TestHeldUntil(t *testing.T) {
 		t.Errorf("a valid request held by an Auth probe until %s", end)
 	}
 
-	// A probe running past its minutes keeps what it owns until it ends.
+	// A probe running past its minutes keeps what it owns until it ends,
+	// once it began (one that never began holds nothing past them).
 	late := m1.Add(Window + Margin + 5*time.Second)
+	if end, _ := only.heldUntil(me, late, true); !end.IsZero() {
+		t.Errorf("past the minutes of a probe that never began: held until %s", end)
+	}
+	r.begun = true
 	if end, who := only.heldUntil(me, late, true); !end.Equal(late.Add(time.Second)) || who != "route" {
 		t.Errorf("past the minutes of a probe still running: held until %s (%q), want a second on", end, who)
 	}
@@ -201,7 +206,8 @@ func TestOrdinaryRequestsWaitOutAProbesMinute(t *testing.T) {
 		t.Errorf("requests that spend nothing the probe owns, or the probe's own, waited %v", s)
 	}
 
-	// A probe that runs past its minutes: held until it ends.
+	// A probe that began and runs past its minutes: held until it ends.
+	slot.begun = true
 	c.set(slot.End().Add(Margin + time.Second).Add(-off))
 	n = len(c.slept())
 	c.onSleep = func(k int) {
