@@ -56,9 +56,14 @@ func slotFor(target *Target, c *Check) *traffic.Slot {
 	// A probe that causes any failed authentication owns that budget in
 	// its minutes: its requests are not paced, and with ordinary traffic's
 	// they could pass 20 in a minute.
-	auth := b.Auth || Spends()[c.ID].FailedAuth > 0
+	// Its measured failures (internal/check/spend.json) are what it
+	// causes a minute at most; Budget.Auth means the whole window.
+	failures := Spends()[c.ID].FailedAuth
+	if b.Auth {
+		failures = traffic.FailedAuthBudget
+	}
 	return &traffic.Slot{Who: c.ID, Routes: buckets(target, append(append([]string(nil), b.Routes...), b.Uses...)),
-		Tenant: b.Tenant, Whole: b.WholeTenant, Auth: auth, Minutes: minutes}
+		Tenant: b.Tenant, Whole: b.WholeTenant, Auth: failures > 0, Failures: failures, Minutes: minutes}
 }
 
 // buckets resolves "ROLE METHOD TEMPLATE" routes to the target's buckets.

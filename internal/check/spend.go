@@ -113,17 +113,10 @@ func Plan(target *Target, cs []*Check) Estimate {
 // failed authentications and ordinary requests beside the probes of
 // slots, and what sets it.
 func realClockMinimum(failures, ordinary int, slots []*traffic.Slot) (time.Duration, string) {
-	authMinutes, wholeMinutes := 0, 0
-	for _, s := range slots {
-		if s.Auth {
-			authMinutes += max(1, s.Minutes)
-		}
-		if s.Whole {
-			wholeMinutes += max(1, s.Minutes)
-		}
-	}
 	var tt traffic.Timetable
 	tt.Build(time.Time{}, slots)
+	authMinutes := tt.MinutesWhere(func(s *traffic.Slot) bool { return s.Auth })
+	wholeMinutes := tt.MinutesWhere(func(s *traffic.Slot) bool { return s.Whole })
 	perMinute := func(n, per int) time.Duration {
 		return time.Duration(max(0, n-1)) * traffic.Window / time.Duration(per)
 	}

@@ -24,9 +24,13 @@ type Slot struct {
 	// Whole: it spends the tenant's whole budget; in its minutes no
 	// other request that spends the tenant's budget goes out.
 	Whole bool
-	// Auth: it spends the failed-auth budget; in its minutes no other
+	// Auth: it causes failed authentications (Failures a minute, at most
+	// the budget; 0 means the whole budget): in its minutes no other
+	// failed authentication goes out, and the probes sharing a minute
+	// cause at most the budget together.
 	// failed authentication goes out.
-	Auth bool
+	Auth     bool
+	Failures int
 	// Minutes is how many clock minutes it needs (at least 1).
 	Minutes int
 
@@ -50,9 +54,21 @@ type Timetable struct {
 
 func (s *Slot) minutes() int { return max(1, s.Minutes) }
 
+// failures is what s causes of the failed-auth budget in one of its
+// minutes.
+func (s *Slot) failures() int {
+	switch {
+	case !s.Auth:
+		return 0
+	case s.Failures <= 0 || s.Failures > FailedAuthBudget:
+		return FailedAuthBudget
+	}
+	return s.Failures
+}
+
 // overlaps tells whether s and o cannot share a minute.
 func (s *Slot) overlaps(o *Slot) bool {
-	if s.Whole || o.Whole || (s.Auth && o.Auth) {
+	if s.Whole || o.Whole {
 		return true
 	}
 	for _, b := range s.Routes {
@@ -86,7 +102,7 @@ func (tt *Timetable) Build(first time.Time, slots []*Slot) {
 // fits tells whether s may own minutes m… Callers hold tt.mu.
 func (tt *Timetable) fits(s *Slot, m int) bool {
 	for i := m; i < m+s.minutes(); i++ {
-		tenant := s.Tenant
+		tenant, failures := s.Tenant, s.failures()
 		for _, o := range tt.slots {
 			if i < o.minute || i >= o.minute+o.minutes() {
 				continue
@@ -94,9 +110,9 @@ func (tt *Timetable) fits(s *Slot, m int) bool {
 			if s.overlaps(o) {
 				return false
 			}
-			tenant += o.Tenant
+			tenant, failures = tenant+o.Tenant, failures+o.failures()
 		}
-		if !s.Whole && tenant > ProbeTenant {
+		if (!s.Whole && tenant > ProbeTenant) || failures > FailedAuthBudget {
 			return false
 		}
 	}
@@ -192,4 +208,20 @@ func (tt *Timetable) String() string {
 		fmt.Fprintf(&b, "minute %d: %s\n", m, strings.Join(who, ", "))
 	}
 	return b.String()
+}
+
+// MinutesWhere is how many of the timetable's minutes some probe
+// satisfying f owns.
+func (tt *Timetable) MinutesWhere(f func(*Slot) bool) int {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	seen := map[int]bool{}
+	for _, s := range tt.slots {
+		if f(s) {
+			for m := s.minute; m < s.minute+s.minutes(); m++ {
+				seen[m] = true
+			}
+		}
+	}
+	return len(seen)
 }

@@ -234,3 +234,22 @@ func TestAwaitWaitsForTheProbesSecond(t *testing.T) {
 		t.Errorf("Await returned at %s, want %s", c.Now(), want)
 	}
 }
+
+// Probes that cause a few failed authentications share a minute while
+// together they stay within the budget of 20; one that spends the whole
+// window shares its minutes with no other that causes any.
+func TestAuthProbesShareAMinuteWithinTheBudget(t *testing.T) {
+	first := time.Date(2026, 1, 1, 10, 0, 42, 0, time.UTC)
+	whole := &Slot{Who: "whole", Auth: true, Minutes: 2}
+	few := &Slot{Who: "few", Auth: true, Failures: 10}
+	one := &Slot{Who: "one", Auth: true, Failures: 1}
+	more := &Slot{Who: "more", Auth: true, Failures: 10}
+	var tt Timetable
+	tt.Build(first, []*Slot{whole, few, one, more})
+	if few.minute != 3 || one.minute != 3 || more.minute != 4 {
+		t.Errorf("minutes: whole %d, few %d, one %d, more %d; want 1, 3, 3, 4", whole.minute, few.minute, one.minute, more.minute)
+	}
+	if n := tt.MinutesWhere(func(s *Slot) bool { return s.Auth }); n != 4 {
+		t.Errorf("%d minutes with failed authentications of probes, want 4", n)
+	}
+}
