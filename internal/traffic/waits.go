@@ -11,11 +11,6 @@ import (
 // waiting its turn in the budgets on a real clock is not cut off as if the
 // target had stalled.
 type Waits struct {
-	// OnWait, when set, hears the check begin to wait (true) and end
-	// (false): the scheduler lets another check use the worker slot of
-	// one that waits for budgets. It must not block.
-	OnWait func(waiting bool)
-
 	mu    sync.Mutex
 	total time.Duration
 	n     int       // sleeps under way
@@ -46,9 +41,6 @@ func (w *Waits) begin() {
 	defer w.mu.Unlock()
 	if w.n == 0 {
 		w.since = now
-		if w.OnWait != nil {
-			w.OnWait(true)
-		}
 	}
 	w.n++
 }
@@ -62,9 +54,6 @@ func (w *Waits) end() {
 	defer w.mu.Unlock()
 	if w.n--; w.n == 0 {
 		w.total += now.Sub(w.since)
-		if w.OnWait != nil {
-			w.OnWait(false)
-		}
 	}
 }
 
