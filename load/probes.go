@@ -11,6 +11,7 @@ import (
 
 	"github.com/touchstone-harness/touchstone/internal/api"
 	"github.com/touchstone-harness/touchstone/internal/check"
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // Documented limits (document 2, Limits).
@@ -464,17 +465,15 @@ func latencyProbe(p *Probe) {
 	p.clear(dur)
 	p.tenantRoom(n)
 	p.standStill()
-	// The probe owns the run's traffic plan while it sends: its requests
-	// are counted, never held for a window (a held request's wait would be
-	// measured as latency), and a 429 is its to count as an error, not
-	// waited out and sent again. Its budgets are its own and the tenant
-	// has room (above), so the plan would hold nothing a conformant target
-	// refuses.
-	release := p.T.Target().Plan().Own()
+	// Its requests are the probe's own: never held for the budgets (a
+	// held request's wait would be measured as latency), and a 429 is its
+	// to count as an error, not waited out and sent again. Its budgets
+	// are its own and the tenant has room (above), so the plan would hold
+	// nothing a conformant target refuses.
+	eng := *p.eng
+	eng.HTTP = asProbe(traffic.AsProbe(p.T.Context(), nil), p.T.Target().HTTP)
 	a := Attack{Name: p.Name, Targeter: Targets(ts, nil), Pacer: vegeta.Rate{Freq: rate, Per: time.Second}, Duration: dur, Workers: p.opts.Workers * 4}
-	err := p.eng.Run(p.T.Context(), a, p.rec, nil)
-	release()
-	if err != nil {
+	if err := eng.Run(p.T.Context(), a, p.rec, nil); err != nil {
 		p.T.NoVerdict(err)
 	}
 	sent := p.rec.Requests()

@@ -79,7 +79,6 @@ type Plan struct {
 	clock dateClock
 
 	mu       sync.Mutex
-	owners   int // Own: everything goes, nothing is held
 	waitWhat string
 	waitEnd  time.Time
 	stats    Stats
@@ -139,10 +138,9 @@ func (p *Plan) KindOf(req *http.Request) Kind {
 
 // admit waits until a request of kind k may go out: outside the minutes a
 // probe owns what it spends, and within the limiters. A probe's own
-// requests (AsProbe), and every request while the plan is owned (Own), go
-// at once.
+// requests (AsProbe) go at once.
 func (p *Plan) admit(ctx context.Context, k Kind) error {
-	if (!k.Budgets && !k.FailedAuth) || IsProbe(ctx) || p.owned() {
+	if (!k.Budgets && !k.FailedAuth) || IsProbe(ctx) {
 		return nil
 	}
 	for {
@@ -262,28 +260,6 @@ func (p *Plan) Waiting() (what string, left time.Duration) {
 		return "", 0
 	}
 	return p.waitWhat, max(0, p.waitEnd.Sub(p.Now()))
-}
-
-// Own lets every request go at once until release is called: a probe that
-// runs by itself outside any check (the latency probe).
-func (p *Plan) Own() (release func()) {
-	p.mu.Lock()
-	p.owners++
-	p.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			p.mu.Lock()
-			p.owners--
-			p.mu.Unlock()
-		})
-	}
-}
-
-func (p *Plan) owned() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.owners > 0
 }
 
 // Stats is what the plan saw, for the run's closing line.

@@ -48,7 +48,7 @@ func (tr *Transport) Admit(req *http.Request) error {
 func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	p := tr.Plan
 	k := p.KindOf(req)
-	probe := IsProbe(req.Context()) || p.owned()
+	probe := IsProbe(req.Context())
 	for resend := 0; ; resend++ {
 		if err := p.admit(req.Context(), k); err != nil {
 			return nil, err

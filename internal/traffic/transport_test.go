@@ -28,7 +28,6 @@ func TestA429IsWaitedOutAndSentAgain(t *testing.T) {
 		name    string
 		answers []answer
 		ctx     func(context.Context) context.Context
-		own     bool
 		path    string
 		key     string
 		sent    int
@@ -45,7 +44,6 @@ func TestA429IsWaitedOutAndSentAgain(t *testing.T) {
 		{name: "a failed authentication's 429", key: unknownKey, answers: []answer{{status: 429, code: "rate_limited", retryAfter: "12"}, {status: 401, code: CodeAuthenticationFailed}}, sent: 2, status: 401, slept: []time.Duration{12*time.Second + halfASec}},
 		{name: "a 429 whose code is not rate_limited", answers: []answer{{status: 429, code: "quota_exceeded", retryAfter: "1"}, ok}, sent: 1, status: 429},
 		{name: "a probe's own request", ctx: func(ctx context.Context) context.Context { return AsProbe(ctx, nil) }, answers: []answer{tooMany, ok}, sent: 1, status: 429},
-		{name: "while the plan is owned", own: true, answers: []answer{tooMany, ok}, sent: 1, status: 429},
 		{name: "not an API request", path: "/openapi/v1.json", answers: []answer{tooMany, ok}, sent: 1, status: 429},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,9 +51,6 @@ func TestA429IsWaitedOutAndSentAgain(t *testing.T) {
 			p := planOn(clock)
 			tgt := &scripted{answers: c.answers}
 			tr := &Transport{Plan: p, Next: tgt}
-			if c.own {
-				defer p.Own()()
-			}
 			ctx := context.Background()
 			if c.ctx != nil {
 				ctx = c.ctx(ctx)
