@@ -58,6 +58,7 @@ func TestDeclarations(t *testing.T) {
 	measured := map[string]map[string]int{} // check -> route -> n
 	failedAuth := map[string]int{}          // check -> failed authentications
 	unmarked := map[string][]string{}       // check -> "METHOD path" of refusals the plan did not expect
+	paced := map[string][]string{}          // check -> requests paced as failed authentications, not refused
 	l.Target.Plan().OnAnswer = func(r *http.Request, k traffic.Kind, status int, code string) {
 		id, _, _ := strings.Cut(r.Header.Get(client.CaseHeader), "#")
 		mu.Lock()
@@ -72,6 +73,9 @@ func TestDeclarations(t *testing.T) {
 				measured[id] = map[string]int{}
 			}
 			measured[id][role+" "+b.Method+" "+b.Template]++
+		}
+		if k.FailedAuth && !traffic.IsFailedAuth(status, code) {
+			paced[id] = append(paced[id], fmt.Sprintf("%s %s (%d)", r.Method, r.URL.Path, status))
 		}
 		if traffic.IsFailedAuth(status, code) {
 			failedAuth[id]++
@@ -132,6 +136,17 @@ func TestDeclarations(t *testing.T) {
 		total += s.FailedAuth
 	}
 	t.Logf("failed authentications caused against the embedded sandbox: %d", total)
+	ids := make([]string, 0, len(paced))
+	n := 0
+	for id, rs := range paced {
+		ids = append(ids, id)
+		n += len(rs)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		t.Logf("paced as failed authentications, not refused: %s: %d: %s", id, len(paced[id]), strings.Join(paced[id][:min(3, len(paced[id]))], "; "))
+	}
+	t.Logf("requests paced as failed authentications that were not refused: %d", n)
 	if *updateDeclarations {
 		b, _ := json.MarshalIndent(spends, "", " ")
 		if err := os.WriteFile("../../internal/check/spend.json", append(b, '\n'), 0o644); err != nil {

@@ -57,13 +57,15 @@ func slotFor(target *Target, c *Check) *traffic.Slot {
 	// its minutes: its requests are not paced, and with ordinary traffic's
 	// they could pass 20 in a minute.
 	// Its measured failures (internal/check/spend.json) are what it
-	// causes a minute at most; Budget.Auth means the whole window.
+	// causes: up to the budget in its first minute, the rest in each
+	// later one; Budget.Auth means the whole first window.
 	failures := Spends()[c.ID].FailedAuth
+	first, later := min(failures, traffic.FailedAuthBudget), max(0, failures-traffic.FailedAuthBudget)
 	if b.Auth {
-		failures = traffic.FailedAuthBudget
+		first = traffic.FailedAuthBudget
 	}
 	return &traffic.Slot{Who: c.ID, Routes: buckets(target, append(append([]string(nil), b.Routes...), b.Uses...)),
-		Tenant: b.Tenant, Whole: b.WholeTenant, Auth: failures > 0, Failures: failures, Minutes: minutes}
+		Tenant: b.Tenant, Whole: b.WholeTenant, Auth: first > 0, Failures: first, Later: later, Minutes: minutes}
 }
 
 // buckets resolves "ROLE METHOD TEMPLATE" routes to the target's buckets.

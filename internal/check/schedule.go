@@ -19,7 +19,8 @@ const Alone = "alone"
 //     minute the timetable gives it (traffic.Timetable), and two lanes of
 //     parallel workers each: one for the checks that cause failed
 //     authentications (their pace is the failed-auth limiter's, 19 a
-//     minute on a real clock), one for the rest. A lane's worker takes
+//     minute on a real clock, where the lane has authLane times as many),
+//     one for the rest. A lane's worker takes
 //     the first check of its lane whose serial group is free;
 //  2. then the checks that must be alone, one at a time, nothing else
 //     running (last, so that a target that stops answering is judged so
@@ -146,9 +147,17 @@ func (s *Schedule) run(parent context.Context) {
 			finish(c, run(traffic.AsProbe(ctx, slots[i]), s.target, c, false))
 		}()
 	}
-	for _, lane := range lanes {
+	for i, lane := range lanes {
 		pending := slices.Clone(lane)
-		for range s.parallel {
+		workers := s.parallel
+		if i == 0 && real {
+			// Checks that cause failed authentications mostly wait for
+			// the limiter, or for a probe's minute to pass (a check
+			// between its refusals); more of them in flight keep the
+			// limiter busy meanwhile.
+			workers *= authLane
+		}
+		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -187,6 +196,10 @@ func (s *Schedule) run(parent context.Context) {
 		finish(c, run(ctx, s.target, c, true))
 	}
 }
+
+// authLane is how many times parallel the lane of the checks that cause
+// failed authentications runs at once on a real clock.
+const authLane = 4
 
 // probeSecond is the second of its minute a probe starts at: :02, past
 // the Margin in which ordinary traffic ends.

@@ -24,13 +24,13 @@ type Slot struct {
 	// Whole: it spends the tenant's whole budget; in its minutes no
 	// other request that spends the tenant's budget goes out.
 	Whole bool
-	// Auth: it causes failed authentications (Failures a minute, at most
-	// the budget; 0 means the whole budget): in its minutes no other
-	// failed authentication goes out, and the probes sharing a minute
-	// cause at most the budget together.
-	// failed authentication goes out.
+	// Auth: it causes failed authentications (Failures in its first
+	// minute, at most the budget, 0 meaning all of it; Later in each
+	// later one): in its minutes no other failed authentication goes out,
+	// and the probes sharing a minute cause at most the budget together.
 	Auth     bool
 	Failures int
+	Later    int
 	// Minutes is how many clock minutes it needs (at least 1).
 	Minutes int
 
@@ -54,12 +54,14 @@ type Timetable struct {
 
 func (s *Slot) minutes() int { return max(1, s.Minutes) }
 
-// failures is what s causes of the failed-auth budget in one of its
-// minutes.
-func (s *Slot) failures() int {
+// failures is what s causes of the failed-auth budget in its minute i
+// (0: the first).
+func (s *Slot) failures(i int) int {
 	switch {
 	case !s.Auth:
 		return 0
+	case i > 0:
+		return min(s.Later, FailedAuthBudget)
 	case s.Failures <= 0 || s.Failures > FailedAuthBudget:
 		return FailedAuthBudget
 	}
@@ -79,15 +81,20 @@ func (s *Slot) overlaps(o *Slot) bool {
 	return false
 }
 
-// Build places slots, in their order, each in the first minutes from
-// minute 1 (the first whole minute after first, a time on the target's
-// clock) where it overlaps no probe already placed and the tenant
-// requests of the minute's probes stay within ProbeTenant.
+// Build places slots, those that cause failed authentications first (the
+// minutes they own stop every other one: the fewer, the shorter the run),
+// then the others in their order, each in the first minutes from minute 1
+// (the first whole minute after first, a time on the target's clock)
+// where it overlaps no probe already placed, and the tenant requests and
+// failed authentications of the minute's probes stay within ProbeTenant
+// and the budget.
 func (tt *Timetable) Build(first time.Time, slots []*Slot) {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	base := first.Truncate(Window)
 	tt.slots = nil
+	slots = slices.Clone(slots)
+	slices.SortStableFunc(slots, func(a, b *Slot) int { return b.failures(0) - a.failures(0) })
 	for _, s := range slots {
 		for m := 1; ; m++ {
 			if tt.fits(s, m) {
@@ -102,7 +109,7 @@ func (tt *Timetable) Build(first time.Time, slots []*Slot) {
 // fits tells whether s may own minutes m… Callers hold tt.mu.
 func (tt *Timetable) fits(s *Slot, m int) bool {
 	for i := m; i < m+s.minutes(); i++ {
-		tenant, failures := s.Tenant, s.failures()
+		tenant, failures := s.Tenant, s.failures(i-m)
 		for _, o := range tt.slots {
 			if i < o.minute || i >= o.minute+o.minutes() {
 				continue
@@ -110,7 +117,7 @@ func (tt *Timetable) fits(s *Slot, m int) bool {
 			if s.overlaps(o) {
 				return false
 			}
-			tenant, failures = tenant+o.Tenant, failures+o.failures()
+			tenant, failures = tenant+o.Tenant, failures+o.failures(i-o.minute)
 		}
 		if (!s.Whole && tenant > ProbeTenant) || failures > FailedAuthBudget {
 			return false
