@@ -18,8 +18,8 @@ import (
 // The failed-auth limiter lets one through every 60/19 s: 20 in a
 // 60-second span at most, 19 a minute over a run.
 const (
-	routeBurst, routeSpan   = 90, 590
-	tenantBurst, TenantSpan = 300, 1900
+	routeBurst, routeSpan   = 500, 590
+	tenantBurst, TenantSpan = 1500, 1900
 	authBurst, authSpan     = 1, 20
 	// ProbeTenant is what the probes that share one clock minute may send
 	// together (with ordinary traffic's TenantSpan and a headroom of 100,
