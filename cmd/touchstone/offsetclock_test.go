@@ -112,6 +112,7 @@ func TestBudgetsHoldInEveryMinuteOfAnOffsetTarget(t *testing.T) {
 		id, _, _ := strings.Cut(m[3], "#")
 		if c := check.Get(id); c == nil || !c.ProbesBudget() {
 			unasked[id]++
+			t.Logf("429 not asked for, in the target's minute %s: %s", minute.Format("15:04:05"), sc.Text())
 		}
 	}
 	for id, n := range unasked {

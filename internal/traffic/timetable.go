@@ -132,7 +132,7 @@ func (s *Slot) Start() time.Time { return s.start }
 // End is the end of s's last minute on the target's clock.
 func (s *Slot) End() time.Time { return s.start.Add(time.Duration(s.minutes()) * Window) }
 
-// End marks the probe ended: what it owned is free from now on.
+// End marks the probe ended: what it owned is free once its minutes end.
 func (tt *Timetable) End(s *Slot) {
 	s.mu.Lock()
 	s.ended = true
@@ -164,16 +164,18 @@ func (tt *Timetable) heldUntil(k Kind, now time.Time, known bool) (time.Time, st
 		s.mu.Lock()
 		begun, ended := s.begun, s.ended
 		s.mu.Unlock()
-		if ended || now.Before(s.start.Add(-Margin)) {
+		if now.Before(s.start.Add(-Margin)) {
 			continue
 		}
 		if !((k.FailedAuth && s.Auth) || (k.Budgets && (s.Whole || slices.Contains(s.Routes, k.Bucket)))) {
 			continue
 		}
+		// Its minutes are its own even once it ended: the target counts
+		// what it spent in them until they end.
 		if end := s.End().Add(Margin); now.Before(end) {
 			return end, s.Who
 		}
-		if !begun {
+		if !begun || ended {
 			continue
 		}
 		// A probe that began and still runs past its minutes keeps what

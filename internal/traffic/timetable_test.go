@@ -150,6 +150,12 @@ func TestHeldUntil(t *testing.T) {
 	if end, _ := only.heldUntil(me, late, true); !end.IsZero() {
 		t.Errorf("after End: held until %s", end)
 	}
+	// Ended inside its minute, the probe still owns the rest of it: the
+	// target counts what it spent until the minute ends (a whole-tenant
+	// probe that ended at :40 let requests meet the spent tenant's 429).
+	if end, _ := only.heldUntil(me, m1.Add(40*time.Second), true); !end.Equal(r.End().Add(Margin)) {
+		t.Errorf("ended inside its minute: held until %s, want the minute's end and the margin", end)
+	}
 }
 
 // Through the transport: an ordinary request that spends what a probe
