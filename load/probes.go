@@ -39,8 +39,8 @@ var Warnings = map[string]string{
 }
 
 // A Probe's spec: name, title, rules, labels, needs, the budgets it spends
-// on purpose (check.Budget: on a real clock the run grants it a claim on
-// them and it shares the clock minute with other probes) and body.
+// on purpose (check.Budget: on a real clock the run's timetable gives it
+// clock minutes where it owns them, shared with other probes) and body.
 type spec struct {
 	name, title string
 	rules       []string
@@ -267,7 +267,7 @@ func tenantProbe(p *Probe) {
 		// Two routes per key, one per prefix: ten budgets of 600 = 6,000.
 		ts = append(ts, p.target(k, http.MethodGet, v1+"/me"), p.target(k, http.MethodGet, v1+"/customers?limit=1"))
 	}
-	// The clock minute the probe's claim owns (a real clock), or :01 of a
+	// The clock minute the probe owns (a real clock), or :01 of a
 	// fresh one (a virtual clock: the runner moved there).
 	p.T.Clock().Fresh()
 	os := p.budgetBurst("10 budgets x 600", ts, tenantBudget, nil)
@@ -367,7 +367,7 @@ func accessProbe(p *Probe) {
 		t.Body = []byte(fmt.Sprintf(`{"email":"ts-%s@example.com","companyName":"Touchstone Harness Ltd","name":"Touchstone Harness"}`, uuid.NewString()))
 	}
 	// Untouched in this minute: the runner moved a virtual clock to a
-	// fresh one; on a real clock the probe's claim was granted only so.
+	// fresh one; on a real clock the probe owns it in its minutes.
 	os := p.budgetBurst("POST V2/access-requests x601", []vegeta.Target{t}, routeBudget+1, fresh)
 	ad, lim, other := count(os)
 	p.sum.AccessRequestsBudget = ad

@@ -134,7 +134,7 @@ func (s *Session) Judged(r *check.Result) *Summary {
 // or tenant budget, and, needing no key, no failed authentication either
 // (a keyless poll of the API was one: about 50 of them spent the source
 // IP's budget of 20 a minute; a keyed one would spend a budget another
-// probe may hold a claim on).
+// probe may own).
 func (s *Session) realClock(ctx context.Context, hc *http.Client, base string) (*RealClock, error) {
 	s.mu.Lock()
 	rc := s.clocks[base]

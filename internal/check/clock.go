@@ -133,7 +133,8 @@ func (c *Clock) Left() time.Duration {
 
 // Clear makes sure about need is left in the clock minute before a burst:
 // on a real clock it waits for :01 of the next minute when less is left
-// (the probe's claim keeps its budgets untouched meanwhile); a virtual
+// (the probe's minutes in the timetable keep its budgets untouched
+// meanwhile); a virtual
 // clock stands still.
 func (c *Clock) Clear(need time.Duration) {
 	if !c.virtual && c.Left() < need+2*time.Second {

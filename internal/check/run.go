@@ -141,7 +141,7 @@ func run(ctx context.Context, target *Target, c *Check, fresh bool) *Result {
 	}
 	parent := ctx
 	// The check's deadline counts its own time, not its waits for the
-	// traffic plan (a fresh failed-auth window on a real clock).
+	// traffic plan (the limiters' turn, a probe's minute).
 	waits := &traffic.Waits{}
 	ctx, cancel := context.WithCancelCause(traffic.WithWaits(ctx, waits))
 	defer cancel(nil)

@@ -20,7 +20,7 @@ type Waits struct {
 type waitsKey struct{}
 
 // WithWaits returns ctx carrying w: the plan adds to w the waits of every
-// request sent with ctx (and of the tickets reserving in it).
+// request sent with ctx.
 func WithWaits(ctx context.Context, w *Waits) context.Context {
 	return context.WithValue(ctx, waitsKey{}, w)
 }
@@ -70,8 +70,8 @@ func (w *Waits) Total(now time.Time) time.Duration {
 }
 
 // WaitFor sleeps d (or until ctx ends) and counts it in ctx's Waits: a
-// probe waiting for its second of the clock minute, or for the window its
-// claim owns, waits its turn like a request the plan holds.
+// probe waiting for its second of the clock minute, or for the minute the
+// timetable gives it, waits its turn like a request the plan holds.
 func WaitFor(ctx context.Context, d time.Duration) error {
 	w := waitsOf(ctx)
 	w.begin()

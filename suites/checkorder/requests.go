@@ -119,8 +119,8 @@ func laterStepWon(t *check.T, r *client.Response, rule, what, later, code string
 }
 
 // exhaust spends the per-route budget (600 per key, method and route
-// template in a clock-minute window), which the check's claim keeps
-// untouched until it runs (check.Budget): on a virtual clock from :01 of
+// template in a clock-minute window), which the check's minutes in the
+// timetable keep untouched until it runs (check.Budget): on a virtual clock from :01 of
 // a fresh minute, on a real one with at least 15 s left in the minute.
 // It returns the 601st answer, in the same clock minute as the first (a
 // burst that straddled a boundary is sent again once from the next

@@ -14,8 +14,9 @@ import (
 // One code path per rule on both clocks (check.Clock): on a virtual clock
 // the runner has moved to :01 of a fresh clock minute before each check
 // (which runs alone) and the check moves the clock; on a real clock the
-// check holds a claim on the budgets it declares (check.Budget: no other
-// request reaches them while it runs, the tenant keeps room for it) and
+// check owns the budgets it declares for the minutes the run's timetable
+// gives it (check.Budget: no other request reaches them meanwhile, the
+// tenant keeps room for it) and
 // waits for the seconds it needs. Each check exhausts route budgets of
 // its own (a key, method and template no other probe of this package
 // spends), so that several share one clock minute.

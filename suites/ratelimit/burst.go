@@ -103,7 +103,8 @@ const burstNeed = 10 * time.Second
 // inOneMinute fires shots within one clock minute: on a real clock it
 // starts with burstNeed left in the minute and, should the burst still
 // straddle a boundary, sends it again once from :01 of the next minute
-// (the probe's claim keeps its budgets untouched meanwhile); a virtual
+// (the probe's minutes in the timetable keep its budgets untouched
+// meanwhile); a virtual
 // clock stands still.
 func inOneMinute(t *check.T, clk *check.Clock, shots []shot) []*client.Response {
 	for attempt := 0; ; attempt++ {
