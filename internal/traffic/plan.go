@@ -145,8 +145,8 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 	}
 	for {
 		if p.Advance == nil {
-			if end, who := p.Table.heldUntil(k, p.targetNow(), p.clockKnown()); !end.IsZero() {
-				if err := p.wait(ctx, "the minute "+who+" owns", end.Sub(p.targetNow())); err != nil {
+			if end, who := p.Table.heldUntil(k, p.TargetNow(), p.clockKnown()); !end.IsZero() {
+				if err := p.wait(ctx, "the minute "+who+" owns", end.Sub(p.TargetNow())); err != nil {
 					return err
 				}
 				continue
@@ -188,9 +188,9 @@ func (p *Plan) limNow() time.Time {
 	return p.Now()
 }
 
-// targetNow is the target's clock as well as the plan knows it (the wall
+// TargetNow is the target's clock as well as the plan knows it (the wall
 // clock plus the offset learnt from Date headers).
-func (p *Plan) targetNow() time.Time {
+func (p *Plan) TargetNow() time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.clock.at(p.Now())
@@ -202,9 +202,6 @@ func (p *Plan) clockKnown() bool {
 	defer p.mu.Unlock()
 	return p.clock.known
 }
-
-// TargetNow is targetNow, for the scheduler and the probes.
-func (p *Plan) TargetNow() time.Time { return p.targetNow() }
 
 // nextMinute moves a virtual clock to its next minute, once for every
 // request that waits for it meanwhile.

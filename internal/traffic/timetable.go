@@ -141,7 +141,7 @@ func (tt *Timetable) End(s *Slot) {
 
 // Await waits for second of s's first minute, and marks its probe begun.
 func (p *Plan) Await(ctx context.Context, s *Slot, second time.Duration) error {
-	if err := p.wait(ctx, "the clock minute of "+s.Who, s.start.Add(second).Sub(p.targetNow())); err != nil {
+	if err := p.wait(ctx, "the clock minute of "+s.Who, s.start.Add(second).Sub(p.TargetNow())); err != nil {
 		return err
 	}
 	s.mu.Lock()
