@@ -5,6 +5,22 @@ import (
 	"time"
 )
 
+// TargetNow is the target's clock as well as the plan knows it (the wall
+// clock plus the offset learnt from Date headers).
+func (p *Plan) TargetNow() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.clock.at(p.Now())
+}
+
+// clockKnown tells whether an answer has given the target's clock.
+func (p *Plan) clockKnown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.clock.known
+}
+
+
 // dateClock estimates the target's clock from the Date headers of its
 // answers (RFC 9110 §6.6.1: one-second resolution). Each answer bounds the
 // offset between the target's clock and ours: the target stamped Date

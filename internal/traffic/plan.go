@@ -188,21 +188,6 @@ func (p *Plan) limNow() time.Time {
 	return p.Now()
 }
 
-// TargetNow is the target's clock as well as the plan knows it (the wall
-// clock plus the offset learnt from Date headers).
-func (p *Plan) TargetNow() time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.clock.at(p.Now())
-}
-
-// clockKnown tells whether an answer has given the target's clock.
-func (p *Plan) clockKnown() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.clock.known
-}
-
 // nextMinute moves a virtual clock to its next minute, once for every
 // request that waits for it meanwhile.
 func (p *Plan) nextMinute(ctx context.Context) error {
