@@ -20,7 +20,6 @@ func (p *Plan) clockKnown() bool {
 	return p.clock.known
 }
 
-
 // dateClock estimates the target's clock from the Date headers of its
 // answers (RFC 9110 §6.6.1: one-second resolution). Each answer bounds the
 // offset between the target's clock and ours: the target stamped Date
