@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/touchstone-harness/touchstone/internal/traffic"
+	"github.com/touchstone-harness/touchstone/internal/client"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
@@ -52,17 +52,16 @@ type Engine struct {
 }
 
 // engineTransport is the transport of the engine's copy of the harness
-// client. It bounds each request by the client's timeout through the
-// request's context (net/http does the same for its own transport; for any
-// other, and the harness's is wrapped, it starts a goroutine per request:
-// that cost the engine about 10 % of raw vegeta's rate), and, when told,
-// notes the budget of each request under its vegeta sequence number (one
-// attack, one Attacker: the numbers are unique).
+// client: when told, it notes the budget of each request under its vegeta
+// sequence number (one attack, one Attacker: the numbers are unique). The
+// client's timeout bounds each request through its context
+// (client.AttemptBound: net/http does the same for its own transport; for
+// any other, and the harness's is wrapped, it starts a goroutine per
+// request, which cost the engine about 10 % of raw vegeta's rate).
 type engineTransport struct {
-	next    http.RoundTripper
-	timeout time.Duration
-	name    func(*http.Request) string
-	seen    sync.Map // uint64 → string
+	next http.RoundTripper
+	name func(*http.Request) string
+	seen sync.Map // uint64 → string
 }
 
 func (t *engineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -71,17 +70,7 @@ func (t *engineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			t.seen.Store(seq, t.name(r))
 		}
 	}
-	if t.timeout <= 0 {
-		return t.next.RoundTrip(r)
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), t.timeout)
-	resp, err := t.next.RoundTrip(r.WithContext(ctx))
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	resp.Body = traffic.CancelOnClose(resp.Body, cancel)
-	return resp, nil
+	return t.next.RoundTrip(r)
 }
 
 func (t *engineTransport) take(seq uint64) string {
@@ -122,10 +111,11 @@ func (e *Engine) Run(ctx context.Context, a Attack, rec *Recorder, each func(*ve
 	// options must not follow it.
 	hc := *e.HTTP
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	et := &engineTransport{next: hc.Transport, timeout: hc.Timeout, name: e.Budget}
-	if et.next == nil {
-		et.next = http.DefaultTransport
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
 	}
+	et := &engineTransport{next: &client.AttemptBound{Next: next, Timeout: hc.Timeout}, name: e.Budget}
 	hc.Transport, hc.Timeout = et, 0 // the transport bounds each request
 	rec.setBudgets(nil)
 	if e.Budget != nil {

@@ -1,12 +1,14 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/profile"
 )
@@ -56,6 +58,44 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	k, err := b.ReadCloser.Read(p)
 	b.n += int64(k)
 	return k, err
+}
+
+// AttemptBound bounds each attempt of a request (sending it, waiting for
+// its answer, reading its body) by Timeout; it sits inside the traffic
+// plan's transport, so it never cuts the plan's waits around an attempt.
+type AttemptBound struct {
+	Next    http.RoundTripper
+	Timeout time.Duration
+}
+
+func (a *AttemptBound) RoundTrip(req *http.Request) (*http.Response, error) {
+	if a.Timeout <= 0 {
+		return a.Next.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), a.Timeout)
+	resp, err := a.Next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		if ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
+			return nil, fmt.Errorf("no answer within %s (Client.Timeout exceeded): %w", a.Timeout, err)
+		}
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose ends its request's context when closed, so that the
+// attempt's deadline holds until the body is read.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
 }
 
 // ReadBody reads a response body whole. A body from a client built by

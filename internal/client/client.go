@@ -273,6 +273,8 @@ func chainOf(hc *http.Client) chain {
 			rt = t.Next
 		case *traffic.Transport:
 			c.plan = t
+			rt = t.Next
+		case *AttemptBound:
 			c.timeout = cmp.Or(c.timeout, t.Timeout)
 			rt = t.Next
 		case *bodyBound:
@@ -293,9 +295,9 @@ func chainOf(hc *http.Client) chain {
 // nothing).
 func Plan(hc *http.Client, p *traffic.Plan) {
 	if g := guardOf(hc); g != nil {
-		// The per-request timeout moves into the plan's transport, per
-		// attempt: the client's own would also cut the plan's waits.
-		g.Next = &traffic.Transport{Plan: p, Next: g.Next, Timeout: hc.Timeout}
+		// The client's timeout bounds each attempt, inside the plan's
+		// transport: the client's own would also cut the plan's waits.
+		g.Next = &traffic.Transport{Plan: p, Next: &AttemptBound{Next: g.Next, Timeout: hc.Timeout}}
 		hc.Timeout = 0
 	}
 }

@@ -1,44 +1,31 @@
 // Package traffic is a run's traffic plan: every request the harness sends
-// to a target (checks, properties, load probes, the start-up probe,
-// replays) passes one Plan, which keeps the run inside the three
-// documented budgets (document 2, Limits):
-//
-//   - per API key, HTTP method and route template: 600 per clock minute
-//     (RouteBudget);
-//   - per tenant, across every key: 6,000 per clock minute (TenantBudget);
-//   - failed authentications per source IP: 20 per 60 seconds
-//     (FailedAuthBudget).
+// a target passes one Plan, which keeps the run inside the three documented
+// budgets (document 2, Limits): 600 per API key, method and route template
+// per clock minute; 6,000 per tenant per clock minute; 20 failed
+// authentications per source IP per 60 s.
 //
 // When may a request go out? Four functions answer it:
 //
-//   - Transport.RoundTrip sorts the request (Kind: it spends the route and
-//     tenant budgets, or it is sent to be refused at the key step and
-//     spends a failed authentication, or neither) and sends it once
-//     admitted; a 429 it did not ask for is waited out (Retry-After) and
-//     the request sent again, at most three times.
-//   - Plan.admit waits until the timetable lets the kind out and the
-//     limiters grant it.
-//   - Timetable.heldUntil says when a minute a budget probe owns ends.
-//   - limiters.take counts it on its limiters, or says how long to wait.
+//   - Transport.RoundTrip sorts the request (Plan.KindOf), sends it once
+//     admitted, and waits out a 429 it did not ask for (at most three
+//     times);
+//   - Plan.admit waits until the timetable and the limiters let it out;
+//   - Timetable.heldUntil says until when a budget probe owns what it spends;
+//   - limiters.take counts it on its token buckets, or says how long to wait.
 //
-// The limiters (golang.org/x/time/rate, one per route budget, one for the
-// tenant, one for failed authentications) are set so that no 60-second
-// span carries more than a budget: then no clock minute does, wherever
-// the target's minute starts, and ordinary traffic needs no estimate of
-// the target's clock. Only the probes read it: a check that probes a
-// budget on purpose owns that budget for the clock minutes the timetable
-// gives it (built before the run from the probes' declarations), its
-// requests are never held, and its 429s are its own to judge.
-//
-// On a virtual clock (the embedded sandbox) the target's minute moves only
-// when told: the limiters' time is then the count of minutes the plan has
-// moved the clock, and a request that finds a budget spent moves it to the
-// next minute (Advance) instead of sleeping.
+// The buckets let no 60-second span carry more than a budget, so no clock
+// minute of the target does, wherever it starts: ordinary traffic needs no
+// estimate of the target's clock. Only the budget probes read it: each owns
+// what it spends for the clock minutes the timetable gives it, its requests
+// are never held and its 429s are its own to judge. On a virtual clock the
+// buckets' time is the minutes the plan moved the target's clock, and a
+// spent budget moves it (Advance) instead of sleeping.
 package traffic
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -56,23 +43,20 @@ const (
 
 // Plan is the ledger of one run's traffic to one target.
 type Plan struct {
-	// Advance moves a virtual clock to the next minute; nil means the
-	// clock is real.
+	// Advance moves a virtual clock to its next minute; nil: a real clock.
 	Advance func(context.Context) error
 	// Now and Sleep are the wall clock (tests replace them).
 	Now   func() time.Time
 	Sleep func(context.Context, time.Duration) error
-	// ValidKey, when set, tells whether a key is one the target issued and
-	// lets past the key step (the profile's, less those in a refused
-	// state). A request with another key, or none, is refused at the key
-	// step, before the rate limits (document 2, Check order): it spends a
-	// failed authentication, not a route's or the tenant's budget.
+	// ValidKey tells whether the target lets a key past the key step (the
+	// profile's keys, less those in a refused state). Another key, or
+	// none, is refused before the rate limits (document 2, Check order):
+	// a failed authentication, not a route's or the tenant's request.
 	ValidKey func(key string) bool
-	// OnAnswer, when set before the run, hears each API request the plan
-	// admitted with the answer's status and problem code (the
-	// declarations are measured with it).
+	// OnAnswer, when set before the run, hears each API request admitted,
+	// with its answer's status and, for a 401 or 403, problem code.
 	OnAnswer func(r *http.Request, k Kind, status int, code string)
-	// Table is the minutes the budget probes own (real clock only).
+	// Table is the minutes the budget probes own (a real clock).
 	Table *Timetable
 
 	lim   limiters
@@ -81,10 +65,10 @@ type Plan struct {
 	mu       sync.Mutex
 	waitWhat string
 	waitEnd  time.Time
-	stats    Stats
-	perMin   map[time.Time]int // failed authentications seen per target minute
 	sleepers int
 	since    time.Time
+	stats    Stats
+	perMin   map[time.Time]int // failed authentications per target minute
 	rtts     []time.Duration
 	rttNext  int
 }
@@ -107,38 +91,38 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Kind is what one request spends.
+// Kind is what one request spends: its route's and the tenant's budgets
+// (Budgets), or a failed authentication (FailedAuth), or neither (no API
+// call: the OpenAPI document, a CORS preflight, the control API).
 type Kind struct {
-	Bucket Bucket
-	// Budgets: the route's and the tenant's (an API request with a key
-	// that passes the key step).
-	Budgets bool
-	// FailedAuth: the request is refused at the key step (no key, a key
-	// the target never issued or refuses, or marked so where it was built:
-	// ExpectKeyRefusal).
+	Bucket     Bucket
+	Budgets    bool
 	FailedAuth bool
 }
 
-// KindOf sorts a request.
+// KindOf sorts a request. A CORS preflight fails, when it does, "at the
+// CORS preflight with no API error" (document 2, Authentication 7).
 func (p *Plan) KindOf(req *http.Request) Kind {
 	k := Kind{Bucket: BucketOf(req)}
-	// A CORS preflight is no API call: it fails, when it does, "at the
-	// CORS preflight with no API error" (document 2, Authentication 7).
 	if !strings.HasPrefix(k.Bucket.Template, "/api/") || req.Method == http.MethodOptions {
 		return k
 	}
 	key := keyOf(req.Header)
-	if key == "" || keyRefusalExpected(req.Context()) || (p.ValidKey != nil && !p.ValidKey(key)) {
-		k.FailedAuth = true
-	} else {
-		k.Budgets = true
-	}
+	k.FailedAuth = key == "" || req.Context().Value(keyRefusalKey{}) != nil || (p.ValidKey != nil && !p.ValidKey(key))
+	k.Budgets = !k.FailedAuth
 	return k
+}
+
+func (k Kind) String() string {
+	if k.FailedAuth {
+		return "a failed authentication (" + k.Bucket.Method + " " + k.Bucket.Template + ")"
+	}
+	return k.Bucket.String()
 }
 
 // admit waits until a request of kind k may go out: outside the minutes a
 // probe owns what it spends, and within the limiters. A probe's own
-// requests (AsProbe) go at once.
+// requests go at once.
 func (p *Plan) admit(ctx context.Context, k Kind) error {
 	if (!k.Budgets && !k.FailedAuth) || IsProbe(ctx) {
 		return nil
@@ -152,73 +136,55 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 				continue
 			}
 		}
-		d, minute := p.lim.take(k, p.limNow())
-		if d <= 0 {
-			p.count(k)
+		d, minute := p.lim.take(k, p.Now())
+		switch {
+		case d <= 0:
+			if k.Budgets {
+				p.mu.Lock()
+				p.stats.Sent++
+				p.mu.Unlock()
+			}
 			return nil
-		}
-		if p.Advance != nil {
-			// A virtual clock: move the target to its next minute.
+		case p.Advance != nil: // a virtual clock: move the target to its next minute
 			if err := p.lim.advance(ctx, p.Advance, minute); err != nil {
 				return err
 			}
-			continue
-		}
-		// A real clock: wait for the limiters' turn, then ask again (the
-		// timetable first: the turn may fall in a probe's minute).
-		if err := p.wait(ctx, fmt.Sprintf("the budgets' turn for %s", k), d); err != nil {
-			return err
+		default: // wait for the limiters' turn, then ask the timetable again
+			if err := p.wait(ctx, "the budgets' turn for "+k.String(), d); err != nil {
+				return err
+			}
 		}
 	}
 }
 
-func (k Kind) String() string {
-	if k.FailedAuth {
-		return "a failed authentication (" + k.Bucket.Method + " " + k.Bucket.Template + ")"
-	}
-	return k.Bucket.String()
-}
-
-// limNow is the limiters' time: the wall clock, or on a virtual clock the
-// minutes the plan moved it.
-func (p *Plan) limNow() time.Time {
-	if p.Advance != nil {
-		return p.lim.virtualNow()
-	}
-	return p.Now()
-}
-
-// nextMinute moves a virtual clock to its next minute, once for every
-// request that waits for it meanwhile.
-func (p *Plan) nextMinute(ctx context.Context) error {
-	return p.lim.advance(ctx, p.Advance, p.lim.minute())
-}
-
-// Fresh starts a fresh minute: on a virtual clock it moves the target to
-// its next minute (every budget untouched); on a real clock it does
+// Fresh moves a virtual clock to its next minute, every budget untouched
+// (once for every caller waiting for it meanwhile); on a real clock it does
 // nothing.
 func (p *Plan) Fresh(ctx context.Context) error {
 	if p.Advance == nil {
 		return nil
 	}
-	return p.nextMinute(ctx)
+	return p.lim.advance(ctx, p.Advance, -1)
 }
 
 // Reset tells the plan that the caller moved a virtual clock to a new
 // minute itself: the limiters start fresh.
-func (p *Plan) Reset() { p.lim.bump() }
+func (p *Plan) Reset() {
+	p.lim.mu.Lock()
+	p.lim.minutes++
+	p.lim.mu.Unlock()
+}
 
-// wait sleeps d (what says what for, in Waiting), counted in ctx's Waits.
+// wait sleeps d for what (shown by Waiting), counted in ctx's Waits.
 func (p *Plan) wait(ctx context.Context, what string, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
 	p.mu.Lock()
 	p.waitWhat, p.waitEnd = what, p.Now().Add(d)
-	if p.sleepers == 0 {
+	if p.sleepers++; p.sleepers == 1 {
 		p.since = p.Now()
 	}
-	p.sleepers++
 	p.mu.Unlock()
 	w := waitsOf(ctx)
 	w.begin()
@@ -233,8 +199,7 @@ func (p *Plan) wait(ctx context.Context, what string, d time.Duration) error {
 	return err
 }
 
-// Waiting says what the run is waiting for and for how long, or "" when
-// it is not waiting.
+// Waiting says what the run waits for and for how long ("" when nothing).
 func (p *Plan) Waiting() (what string, left time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -251,9 +216,7 @@ type Stats struct {
 	Unmarked   int           // of them, to requests not sorted as failed authentications
 	Waited429  int           // 429s waited out
 	Waited     time.Duration // wall time anyone waited for the budgets
-	// PerMinute is the failed authentications answered in each of the
-	// target's clock minutes, from the first with one.
-	PerMinute []int
+	PerMinute  []int         // failed authentications in each target minute from the first with one
 }
 
 // Stats reports what the plan saw so far.
@@ -261,13 +224,9 @@ func (p *Plan) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.stats
-	var mins []time.Time
-	for m := range p.perMin {
-		mins = append(mins, m)
-	}
-	slices.SortFunc(mins, func(a, b time.Time) int { return a.Compare(b) })
-	if len(mins) > 0 {
-		for m := mins[0]; !m.After(mins[len(mins)-1]); m = m.Add(Window) {
+	if len(p.perMin) > 0 {
+		ms := slices.SortedFunc(maps.Keys(p.perMin), time.Time.Compare)
+		for m := ms[0]; !m.After(ms[len(ms)-1]); m = m.Add(Window) {
 			s.PerMinute = append(s.PerMinute, p.perMin[m])
 		}
 	}
@@ -288,26 +247,20 @@ func (s Stats) String() string {
 	return out
 }
 
-// count records an admitted request.
-func (p *Plan) count(k Kind) {
-	if k.Budgets {
-		p.mu.Lock()
-		p.stats.Sent++
-		p.mu.Unlock()
-	}
-}
-
-// observe records one answer: the target's clock from its Date, its round
-// trip, and a failed authentication.
+// observe records one answer: the target's clock (Date), the round trip,
+// a failed authentication.
 func (p *Plan) observe(req *http.Request, k Kind, resp *http.Response, sent time.Time, code func() string) {
 	now := p.Now()
+	c := ""
+	if resp.StatusCode == 401 || resp.StatusCode == 403 {
+		c = code()
+	}
 	p.mu.Lock()
 	if date := resp.Header.Get("Date"); date != "" {
 		p.clock.observe(date, sent, now)
 	}
 	p.rtt(now.Sub(sent))
-	failed := (resp.StatusCode == 401 || resp.StatusCode == 403) && IsFailedAuth(resp.StatusCode, code())
-	if failed {
+	if IsFailedAuth(resp.StatusCode, c) {
 		p.stats.FailedAuth++
 		if !k.FailedAuth {
 			p.stats.Unmarked++
@@ -319,10 +272,6 @@ func (p *Plan) observe(req *http.Request, k Kind, resp *http.Response, sent time
 	}
 	p.mu.Unlock()
 	if p.OnAnswer != nil && (k.Budgets || k.FailedAuth) {
-		c := ""
-		if resp.StatusCode == 401 || resp.StatusCode == 403 {
-			c = code()
-		}
 		p.OnAnswer(req, k, resp.StatusCode, c)
 	}
 }
@@ -334,11 +283,9 @@ const (
 	CodeNotAuthorized        = "api_key_not_authorized"
 )
 
-// IsFailedAuth classifies one answer by its status and problem code: any
-// 401 (whatever its code: a target that says 401 counted a failure), and a
-// 403 whose code is api_key_not_authorized (missing scope, IP outside the
-// allowlist). Other 403s (policy gates, forbidden resources) are not
-// authentication failures.
+// IsFailedAuth classifies an answer: any 401 (a target that says 401
+// counted a failure), and a 403 api_key_not_authorized (missing scope, IP
+// outside the allowlist); other 403s are not authentication failures.
 func IsFailedAuth(status int, code string) bool {
 	return status == 401 || (status == 403 && code == CodeNotAuthorized)
 }
@@ -346,39 +293,31 @@ func IsFailedAuth(status int, code string) bool {
 type keyRefusalKey struct{}
 
 // ExpectKeyRefusal marks ctx's requests as sent to be refused at the key
-// step with a key the target issued: a key lacking the route's scope
-// (403). Document 2, Check order puts the key step (3) before the rate
-// limits (4), so such a request spends a failed authentication, not a
-// route's or the tenant's budget. Keys the target refuses whatever the
-// route (revoked, expired, ...) need no mark: ValidKey knows them.
+// step with a key the target issued (lacking the route's scope: 403). The
+// key step comes before the rate limits (document 2, Check order), so such
+// a request is a failed authentication. Keys refused whatever the route
+// (revoked, expired, ...) need no mark: ValidKey knows them.
 func ExpectKeyRefusal(ctx context.Context) context.Context {
 	return context.WithValue(ctx, keyRefusalKey{}, true)
 }
 
-func keyRefusalExpected(ctx context.Context) bool {
-	v, _ := ctx.Value(keyRefusalKey{}).(bool)
-	return v
-}
-
 type probeKey struct{}
 
-// AsProbe marks ctx's requests as a budget probe's own: never held, and
-// their 429s are the probe's to judge. s is the probe's place in the
-// timetable (nil on a virtual clock, where the probe runs alone).
+// AsProbe marks ctx's requests as a budget probe's own: never held, their
+// 429s the probe's to judge. s is its timetable slot (nil on a virtual
+// clock, where the probe runs alone).
 func AsProbe(ctx context.Context, s *Slot) context.Context {
-	return context.WithValue(ctx, probeKey{}, probeCtx{s})
+	return context.WithValue(ctx, probeKey{}, s)
 }
-
-type probeCtx struct{ s *Slot }
 
 // IsProbe tells whether ctx's requests are a probe's own.
 func IsProbe(ctx context.Context) bool {
-	_, ok := ctx.Value(probeKey{}).(probeCtx)
+	_, ok := ctx.Value(probeKey{}).(*Slot)
 	return ok
 }
 
 // SlotOf is the timetable slot of ctx's probe, or nil.
 func SlotOf(ctx context.Context) *Slot {
-	pc, _ := ctx.Value(probeKey{}).(probeCtx)
-	return pc.s
+	s, _ := ctx.Value(probeKey{}).(*Slot)
+	return s
 }

@@ -3,14 +3,11 @@ package traffic
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 )
 
@@ -126,64 +123,6 @@ func TestA429WithTheContextEnding(t *testing.T) {
 		t.Errorf("answered %d after %d sends, want the 429 after 1", s, tgt.count())
 	}
 }
-
-// The per-request timeout bounds each attempt, never the plan's waits (a
-// client-wide timeout cut a real-clock run's waits at 30 s and its checks
-// failed on the 429 they were waiting out).
-func TestTheTimeoutBoundsAttemptsNotWaits(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p := New(nil) // the bubble's clock: the plan really waits 7.5 s
-		tgt := &scripted{answers: []answer{tooMany, ok}}
-		tr := &Transport{Plan: p, Next: tgt, Timeout: 50 * time.Millisecond}
-		start := time.Now()
-		if s := send(t, tr, meRequest()); s != http.StatusOK {
-			t.Fatalf("answered %d: the wait for Retry-After was cut by the attempt's timeout", s)
-		}
-		if d := time.Since(start); d != sevenHalf {
-			t.Errorf("took %s, want %s", d, sevenHalf)
-		}
-
-		// An attempt that gets no answer is cut.
-		var calls atomic.Int32
-		tr.Next = roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			calls.Add(1)
-			<-r.Context().Done()
-			return nil, r.Context().Err()
-		})
-		start = time.Now()
-		_, err := tr.RoundTrip(meRequest())
-		if err == nil || !strings.Contains(err.Error(), "no answer within 50ms") || !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("a target that never answers: %v", err)
-		}
-		if d := time.Since(start); d != 50*time.Millisecond || calls.Load() != 1 {
-			t.Errorf("cut after %s and %d attempts, want 50ms and 1", d, calls.Load())
-		}
-
-		// A body that never ends is cut too; reading it within the
-		// timeout is fine.
-		tr.Next = roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			pr, pw := io.Pipe()
-			go func() {
-				pw.Write([]byte("{"))
-				<-r.Context().Done()
-				pw.CloseWithError(r.Context().Err())
-			}()
-			return &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr, Request: r}, nil
-		})
-		resp, err := tr.RoundTrip(meRequest())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.ReadAll(resp.Body); !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("a body that never ends: %v", err)
-		}
-		resp.Body.Close()
-	})
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // Admit waits as RoundTrip would, for a request sent outside it.
 func TestAdmitWaitsLikeRoundTrip(t *testing.T) {
