@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,20 +37,13 @@ type Spend struct {
 // names (fewer are only counted in Requests).
 const RouteFloor = 50
 
-var (
-	spendOnce sync.Once
-	spends    map[string]Spend
-)
-
 // Spends are the declarations, by check id.
-func Spends() map[string]Spend {
-	spendOnce.Do(func() {
-		if err := json.Unmarshal(spendJSON, &spends); err != nil {
-			panic(fmt.Sprintf("check: spend.json: %v", err))
-		}
-	})
-	return spends
-}
+var Spends = sync.OnceValue(func() (m map[string]Spend) {
+	if err := json.Unmarshal(spendJSON, &m); err != nil {
+		panic(fmt.Sprintf("check: spend.json: %v", err))
+	}
+	return m
+})
 
 // Estimate is a run's planned traffic and the least wall time the
 // documented budgets allow it on a real clock.
@@ -61,11 +55,7 @@ type Estimate struct {
 	Busiest      string
 	BusiestCount int
 	// Minimum is the least wall time the traffic needs on a real clock
-	// (0 on a virtual clock), Bound what sets it: the failed-auth limiter
-	// (19 a minute, stopped in the minutes a probe owns that budget), the
-	// probes' timetable, or ordinary traffic under the tenant's limiter
-	// (stopped in the minutes a probe owns the tenant's whole budget),
-	// whichever is longest.
+	// (0 on a virtual one), Bound what sets it (realClockMinimum).
 	Minimum time.Duration
 	Bound   string
 }
@@ -110,32 +100,33 @@ func Plan(target *Target, cs []*Check) Estimate {
 }
 
 // realClockMinimum is the least wall time on a real clock of failures
-// failed authentications and ordinary requests beside the probes of
-// slots, and what sets it.
+// failed authentications and ordinary requests beside the probes of slots,
+// and what sets it: the longest of the failed-auth limiter (stopped in the
+// minutes a probe owns that budget), the timetable, and the tenant's
+// limiter (stopped in the minutes a probe owns the tenant's whole budget).
 func realClockMinimum(failures, ordinary int, slots []*traffic.Slot) (time.Duration, string) {
 	var tt traffic.Timetable
 	tt.Build(time.Time{}, slots)
-	authMinutes := tt.MinutesWhere(func(s *traffic.Slot) bool { return s.Auth })
-	wholeMinutes := tt.MinutesWhere(func(s *traffic.Slot) bool { return s.Whole })
-	perMinute := func(n, per int) time.Duration {
-		return time.Duration(max(0, n-1)) * traffic.Window / time.Duration(per)
-	}
-	bounds := []struct {
-		d   time.Duration
-		why string
-	}{
-		{perMinute(failures, traffic.FailedAuthBudget-1) + time.Duration(authMinutes)*traffic.Window,
-			fmt.Sprintf("%d failed authentications at 19 a minute, and %d minutes a probe owns that budget", failures, authMinutes)},
-		{time.Duration(max(0, tt.Minutes()-1)) * traffic.Window, fmt.Sprintf("the probes' timetable of %d clock minutes", tt.Minutes())},
-		{perMinute(ordinary, traffic.TenantSpan) + time.Duration(wholeMinutes)*traffic.Window,
-			fmt.Sprintf("%d requests at %d a minute per tenant, and %d minutes a probe owns the tenant's whole budget", ordinary, traffic.TenantSpan, wholeMinutes)},
-	}
-	var d time.Duration
-	why := ""
-	for _, b := range bounds {
-		if b.d > d || why == "" {
-			d, why = b.d.Round(time.Second), b.why
+	owners := tt.Owners()
+	minutesWhere := func(f func(*traffic.Slot) bool) (n int) {
+		for _, ss := range owners {
+			if slices.ContainsFunc(ss, f) {
+				n++
+			}
 		}
+		return n
 	}
-	return d, why
+	auth := minutesWhere(func(s *traffic.Slot) bool { return s.Auth })
+	whole := minutesWhere(func(s *traffic.Slot) bool { return s.Whole })
+	at := func(n, per, minutes int) time.Duration {
+		return time.Duration(max(0, n-1))*traffic.Window/time.Duration(per) + time.Duration(minutes)*traffic.Window
+	}
+	d, why := at(failures, traffic.FailedAuthBudget-1, auth), fmt.Sprintf("%d failed authentications at 19 a minute, and %d minutes a probe owns that budget", failures, auth)
+	if t := time.Duration(len(owners)) * traffic.Window; t > d {
+		d, why = t, fmt.Sprintf("the probes' timetable of %d clock minutes", len(owners))
+	}
+	if o := at(ordinary, traffic.TenantSpan, whole); o > d {
+		d, why = o, fmt.Sprintf("%d requests at %d a minute per tenant, and %d minutes a probe owns the tenant's whole budget", ordinary, traffic.TenantSpan, whole)
+	}
+	return d.Round(time.Second), why
 }

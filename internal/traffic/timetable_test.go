@@ -51,13 +51,13 @@ func TestBuildPacksTheProbes(t *testing.T) {
 	if e := long.End(); !e.Equal(long.Start().Add(3 * Window)) {
 		t.Errorf("a three-minute probe ends %s after its start", e.Sub(long.Start()))
 	}
-	if n := tt.Minutes(); n != 7 {
-		t.Errorf("Minutes() = %d, want 7 (long owns 4-6)", n)
+	if n := len(tt.Owners()); n != 6 {
+		t.Errorf("%d minutes, want 6 (long owns 4-6)", n)
 	}
 	// The tenant of each minute's probes stays within ProbeTenant (a
 	// whole-tenant probe alone).
 	all := []*Slot{me, customers, me2, whole, auth, auth2, payouts, long, big1, big2}
-	for m := 1; m < tt.Minutes(); m++ {
+	for m := 1; m <= len(tt.Owners()); m++ {
 		sum, who := 0, []string{}
 		for _, s := range all {
 			if m >= at(s) && m < at(s)+s.minutes() {
@@ -142,7 +142,7 @@ func TestHeldUntil(t *testing.T) {
 	if end, _ := only.heldUntil(me, late, true); !end.IsZero() {
 		t.Errorf("past the minutes of a probe that never began: held until %s", end)
 	}
-	r.begun = true
+	r.begun.Store(true)
 	if end, who := only.heldUntil(me, late, true); !end.Equal(late.Add(time.Second)) || who != "route" {
 		t.Errorf("past the minutes of a probe still running: held until %s (%q), want a second on", end, who)
 	}
@@ -196,7 +196,7 @@ func TestOrdinaryRequestsWaitOutAProbesMinute(t *testing.T) {
 	}
 	// 10:00:57.5: before the margin, it goes at once.
 	c.set(slot.Start().Add(-2500 * time.Millisecond).Add(-off))
-	slot.ended = false // the same probe again, not yet ended
+	slot.ended.Store(false) // the same probe again, not yet ended
 	n := len(c.slept())
 	send(t, tr, meRequest())
 	if s := c.slept()[n:]; len(s) != 0 {
@@ -213,7 +213,7 @@ func TestOrdinaryRequestsWaitOutAProbesMinute(t *testing.T) {
 	}
 
 	// A probe that began and runs past its minutes: held until it ends.
-	slot.begun = true
+	slot.begun.Store(true)
 	c.set(slot.End().Add(Margin + time.Second).Add(-off))
 	n = len(c.slept())
 	c.onSleep = func(k int) {
@@ -256,7 +256,7 @@ func TestAuthProbesShareAMinuteWithinTheBudget(t *testing.T) {
 	if whole.minute != 1 || few.minute != 2 || one.minute != 2 || more.minute != 3 {
 		t.Errorf("minutes: whole %d, few %d, one %d, more %d; want 1, 2, 2, 3", whole.minute, few.minute, one.minute, more.minute)
 	}
-	if n := tt.MinutesWhere(func(s *Slot) bool { return s.Auth }); n != 3 {
+	if n := len(tt.Owners()); n != 3 {
 		t.Errorf("%d minutes with failed authentications of probes, want 3", n)
 	}
 }

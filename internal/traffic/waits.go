@@ -6,21 +6,21 @@ import (
 	"time"
 )
 
-// Waits is how long one check has waited for the plan (fresh windows,
-// 429s waited out): its deadline counts only the rest, so that a check
-// waiting its turn in the budgets on a real clock is not cut off as if the
-// target had stalled.
+// Waits is how long one check has waited for the plan (its turn in the
+// budgets, a probe's minute, a 429 waited out), on the wall clock, waits
+// that overlap counted once: the check's deadline counts only the rest, so
+// a check waiting its turn is not cut off as if the target had stalled.
 type Waits struct {
 	mu    sync.Mutex
 	total time.Duration
-	n     int       // sleeps under way
-	since time.Time // start of the current sleeps
+	n     int       // waits under way
+	since time.Time // start of the waits under way
 }
 
 type waitsKey struct{}
 
-// WithWaits returns ctx carrying w: the plan adds to w the waits of every
-// request sent with ctx.
+// WithWaits returns ctx carrying w, which the plan adds the waits of ctx's
+// requests to.
 func WithWaits(ctx context.Context, w *Waits) context.Context {
 	return context.WithValue(ctx, waitsKey{}, w)
 }
@@ -30,51 +30,41 @@ func waitsOf(ctx context.Context) *Waits {
 	return w
 }
 
-// begin and end read the wall clock, as the check's deadline does: the
-// plan's clock may be the target's (offset from ours) or a test's.
 func (w *Waits) begin() {
-	if w == nil {
-		return
+	if w != nil {
+		w.mu.Lock()
+		if w.n++; w.n == 1 {
+			w.since = time.Now()
+		}
+		w.mu.Unlock()
 	}
-	now := time.Now()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.n == 0 {
-		w.since = now
-	}
-	w.n++
 }
 
 func (w *Waits) end() {
-	if w == nil {
-		return
-	}
-	now := time.Now()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.n--; w.n == 0 {
-		w.total += now.Sub(w.since)
+	if w != nil {
+		w.mu.Lock()
+		if w.n--; w.n == 0 {
+			w.total += time.Since(w.since)
+		}
+		w.mu.Unlock()
 	}
 }
 
-// Total is how long the check has waited so far, a wait under way
-// included.
+// Total is how long the check has waited so far, a wait under way included.
 func (w *Waits) Total(now time.Time) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	t := w.total
 	if w.n > 0 {
-		t += now.Sub(w.since)
+		return w.total + now.Sub(w.since)
 	}
-	return t
+	return w.total
 }
 
-// WaitFor sleeps d (or until ctx ends) and counts it in ctx's Waits: a
-// probe waiting for its second of the clock minute, or for the minute the
-// timetable gives it, waits its turn like a request the plan holds.
+// WaitFor sleeps d (or until ctx ends), counted in ctx's Waits: a probe
+// waiting for its second of a clock minute waits like a request held.
 func WaitFor(ctx context.Context, d time.Duration) error {
 	w := waitsOf(ctx)
 	w.begin()
-	defer func() { w.end() }()
+	defer w.end()
 	return sleep(ctx, d)
 }
