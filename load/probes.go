@@ -80,7 +80,7 @@ var specs = []spec{
 		rules: []string{"RATE-012", "RATE-013"}, labels: []string{Disruptive}, needs: []string{"keys.tenant", "customers.active_personal"}, run: failedAuthProbe,
 		// The source IP's whole failed-auth window; its 30 successes go to
 		// a route budget no other probe exhausts.
-		budget: &check.Budget{Tenant: 30, Auth: true, Uses: []string{route("tenant", "GET", v1+"/customers/{id}/onboarding/status")}}},
+		budget: &check.Budget{Tenant: 30, Auth: true, Routes: []string{route("tenant", "GET", v1+"/customers/{id}/onboarding/status")}}},
 	{name: "access-requests", title: "vegeta: POST V2/access-requests has its own budget, tighter than 600: measured",
 		rules: []string{"RATE-014"}, labels: []string{check.Mutating}, needs: []string{"keys.tenant"}, run: accessProbe,
 		budget: &check.Budget{Routes: []string{route("tenant", "POST", v2+"/access-requests")}, Tenant: 2 * (routeBudget + 1)}},

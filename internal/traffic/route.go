@@ -1,15 +1,16 @@
 package traffic
 
 import (
+	"cmp"
 	"net/http"
 	"regexp"
 	"strings"
 )
 
 // Bucket is one per-route budget: an API key (its public prefix, the part
-// before the dot, safe to log), an HTTP method and a route template
-// (document 2, Limits: `GET /customers/{a}` and `GET /customers/{b}` share
-// a counter; GET and POST on one path do not).
+// before the dot, safe to log; "-" for none), an HTTP method and a route
+// template (document 2, Limits: GET /customers/{a} and GET /customers/{b}
+// share a counter; GET and POST on one path do not).
 type Bucket struct {
 	Key, Method, Template string
 }
@@ -18,17 +19,20 @@ func (b Bucket) String() string {
 	return b.Method + " " + b.Template + " (key " + b.Key + ")"
 }
 
-var (
-	uuidSegment  = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	digitSegment = regexp.MustCompile(`^[0-9]+$`)
-)
+// BucketOf is the per-route budget a request spends.
+func BucketOf(r *http.Request) Bucket {
+	prefix, _, _ := strings.Cut(keyOf(r.Header), ".")
+	return Bucket{Key: cmp.Or(prefix, "-"), Method: r.Method, Template: Template(r.URL.Path)}
+}
 
-// Template is the route template a request path belongs to, as far as the
-// harness can tell without the target's route table: a segment that is an
-// id (a UUID, a number, an asset code under crypto/wallets, a client
-// reference) becomes a parameter. Two paths the target counts apart but
-// this joins only make the plan more careful; two it counts together but
-// this keeps apart are caught by the 429 the plan then waits out.
+var idSegment = regexp.MustCompile(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9]+)$`)
+
+// Template is the route template a path belongs to, as far as the harness
+// can tell without the target's route table: a segment that is an id (a
+// UUID, a number, an asset code under crypto/wallets, a client reference)
+// becomes a parameter. Two routes the target counts apart but this joins
+// only make the plan more careful; two it counts together but this keeps
+// apart are caught by the 429 the plan then waits out.
 func Template(path string) string {
 	if i := strings.IndexAny(path, "?#"); i >= 0 {
 		path = path[:i]
@@ -37,7 +41,7 @@ func Template(path string) string {
 	for i, s := range segs {
 		switch {
 		case s == "":
-		case uuidSegment.MatchString(s) || digitSegment.MatchString(s):
+		case idSegment.MatchString(s):
 			segs[i] = "{id}"
 		case i > 0 && segs[i-1] == "wallets" && i+1 < len(segs):
 			segs[i] = "{asset}"
@@ -48,30 +52,14 @@ func Template(path string) string {
 	return strings.Join(segs, "/")
 }
 
-// keyPrefix is the public prefix of the API key a request carries (the part
-// before the dot), "-" when it carries none. The secret is never kept.
-func keyPrefix(h http.Header) string {
-	k := keyOf(h)
-	if k == "" {
-		return "-"
-	}
-	prefix, _, _ := strings.Cut(k, ".")
-	return prefix
-}
-
-// keyOf is the API key a request carries (X-Api-Key, else a bearer
-// token), or "".
+// keyOf is the API key a request carries (X-Api-Key, else a bearer token),
+// or "". The secret is never kept.
 func keyOf(h http.Header) string {
-	k := h.Get("X-Api-Key")
-	if k == "" {
-		if a := h.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
-			k = strings.TrimSpace(a[7:])
-		}
+	if k := h.Get("X-Api-Key"); k != "" {
+		return k
 	}
-	return k
-}
-
-// BucketOf is the per-route budget a request spends.
-func BucketOf(r *http.Request) Bucket {
-	return Bucket{Key: keyPrefix(r.Header), Method: r.Method, Template: Template(r.URL.Path)}
+	if a := h.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+		return strings.TrimSpace(a[7:])
+	}
+	return ""
 }

@@ -117,7 +117,7 @@ func budgetChecks() []check.Check {
 			// whole window of 20, then one in the next); its valid calls
 			// need their route budgets unspent in its minute (a probe may
 			// have exhausted one just before).
-			Budget: &check.Budget{Auth: true, Windows: 2, Tenant: 10, Uses: []string{
+			Budget: &check.Budget{Auth: true, Windows: 2, Tenant: 10, Routes: []string{
 				"tenant GET " + api.P + "/me", "tenant GET " + api.P + "/customers", "read_only GET " + api.P + "/customers"}},
 			Run: func(t *check.T) {
 				clk := t.Clock()

@@ -125,7 +125,7 @@ func interplayChecks() []check.Check {
 			Title:  "700 requests on one budget (600 pass, 100 refused) then 5,400 on nine others all pass; the tenant's next request is 429, in every second of the minute, and the next minute opens a fresh aggregate",
 			Rules:  []string{"RATE-011", "RATE-010", "RATE-004"},
 			Needs:  []string{"keys.tenant", "keys.read_only", "keys.pascal_scopes", "keys.umbrella", "keys.subject", "customers.active_personal"},
-			Budget: &check.Budget{WholeTenant: true, Tenant: tenantBudget + 103, IntoNextMinute: true},
+			Budget: &check.Budget{WholeTenant: true, Tenant: tenantBudget + 103, Windows: 2},
 			Run: func(t *check.T) {
 				clk := t.Clock()
 				clk.Fresh()
