@@ -26,7 +26,7 @@ import (
 // The runner (cmd/touchstone/allchecks) registers them; a check's Ginkgo spec
 // carries the location of its Run function.
 func Checks() []check.Check {
-	return slices.Concat(
+	cs := slices.Concat(
 		amountsChecks(),
 		beneficiariesChecks(),
 		deliveriesChecks(),
@@ -41,4 +41,8 @@ func Checks() []check.Check {
 		transfersChecks(),
 		webhooksubsChecks(),
 	)
+	for i := range cs {
+		cs[i].RealClockShare = float64(realClockChecks) / float64(DefaultChecks*max(1, caseBoost[cs[i].ID]))
+	}
+	return cs
 }

@@ -48,6 +48,10 @@ type Check struct {
 	// Budget declares the rate-limit budgets a check that probes them on
 	// purpose spends (see Budget); nil for every other check.
 	Budget *Budget
+	// RealClockShare, when set, is the share of its declared traffic
+	// (spend.json, measured on a virtual clock) the check sends on a real
+	// clock, for the run's estimate (a property runs fewer cases there).
+	RealClockShare float64
 	// ControlWhy says what only the sandbox control API (or a clock the
 	// harness can move) does for the check that the API itself cannot: a
 	// staff or provider decision, an armed failure, a day of time. For a

@@ -96,28 +96,34 @@ func TestHarnessMistakeIsNoVerdict(t *testing.T) {
 
 // TestTheMinimumIsTheLargestOfTheBounds: on a real clock the printed
 // minimum is the longest of the failed-auth limiter's time (19 a minute,
-// stopped in the minutes a probe owns that budget), the probes'
-// timetable, and ordinary traffic under the tenant's limiter (stopped in
-// the minutes a probe owns the tenant's whole budget).
+// stopped in the minutes a probe owns that budget), the probes' timetable,
+// ordinary traffic through the tenant's limiter (stopped in the minutes a
+// probe owns the tenant's whole budget), and through the busiest route's.
 func TestTheMinimumIsTheLargestOfTheBounds(t *testing.T) {
 	whole := func() *traffic.Slot { return &traffic.Slot{Whole: true, Tenant: 6001} }
 	auth := &traffic.Slot{Auth: true, Tenant: 10, Minutes: 2}
 	// 96 failures: 95 intervals of 60/19 s = 5 minutes, and 2 minutes of
 	// the Auth probe.
-	d, why := realClockMinimum(96, 0, []*traffic.Slot{auth})
+	d, why := realClockMinimum(96, 0, 0, []*traffic.Slot{auth})
 	if d != 7*time.Minute {
 		t.Errorf("minimum %s (%s), want 7m0s", d, why)
 	}
 	// Six whole-tenant probes: a timetable of minutes 1 to 6.
 	slots := []*traffic.Slot{whole(), whole(), whole(), whole(), whole(), whole()}
-	d, why = realClockMinimum(0, 0, slots)
+	d, why = realClockMinimum(0, 0, 0, slots)
 	if d != 6*time.Minute || !strings.Contains(why, "timetable") {
 		t.Errorf("minimum %s (%s), want 6m0s from the timetable", d, why)
 	}
-	// Ordinary traffic: 1901 requests at 1,900 a minute, and the two whole
-	// minutes it waits out.
-	d, why = realClockMinimum(0, 1901, slots[:2])
-	if d != 3*time.Minute || !strings.Contains(why, "per tenant") {
+	// Ordinary traffic: 1,900 requests through the tenant's limiter (a
+	// burst of 1,500, then 400 a minute), and the two whole minutes it
+	// waits out.
+	d, why = realClockMinimum(0, 1900, 0, slots[:2])
+	if d != 3*time.Minute || !strings.Contains(why, "tenant's limiter") {
 		t.Errorf("minimum %s (%s), want 3m0s from the tenant", d, why)
+	}
+	// 680 requests to one route: a burst of 500, then 90 a minute.
+	d, why = realClockMinimum(0, 0, 680, nil)
+	if d != 2*time.Minute || !strings.Contains(why, "one route budget") {
+		t.Errorf("minimum %s (%s), want 2m0s from the route", d, why)
 	}
 }

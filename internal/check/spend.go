@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -51,7 +52,8 @@ type Estimate struct {
 	Checks     int // checks expected to run (not skipped for want of a fixture or the control API)
 	Requests   int
 	FailedAuth int
-	// Busiest is the route budget the most requests go to.
+	// Busiest is the route budget ordinary traffic (not the probes') sends
+	// the most requests to.
 	Busiest      string
 	BusiestCount int
 	// Minimum is the least wall time the traffic needs on a real clock
@@ -63,7 +65,7 @@ type Estimate struct {
 // Plan estimates the traffic of running cs against target.
 func Plan(target *Target, cs []*Check) Estimate {
 	var e Estimate
-	routes := map[string]int{}
+	routes := map[string]int{} // ordinary requests by route budget
 	var slots []*traffic.Slot
 	ordinary, failures := 0, 0
 	for _, c := range cs {
@@ -71,40 +73,43 @@ func Plan(target *Target, cs []*Check) Estimate {
 			continue
 		}
 		e.Checks++
-		s := Spends()[c.ID]
-		if b := c.Budget; b != nil && b.Tenant > s.Requests {
-			s.Requests = b.Tenant
+		s, share := Spends()[c.ID], 1.0
+		if !target.VirtualClock() && c.RealClockShare > 0 {
+			share = c.RealClockShare
 		}
-		e.Requests += s.Requests
-		e.FailedAuth += s.FailedAuth
-		for r, n := range s.Routes {
-			routes[r] += n
-		}
-		if c.Budget == nil {
-			ordinary += s.Requests
-			failures += s.FailedAuth
+		scaled := func(n int) int { return int(math.Ceil(float64(n) * share)) }
+		if c.Budget != nil {
+			e.Requests += max(s.Requests, c.Budget.Tenant)
+			e.FailedAuth += s.FailedAuth
+			slots = append(slots, slotFor(target, c))
 			continue
 		}
-		slots = append(slots, slotFor(target, c))
+		e.Requests += scaled(s.Requests)
+		e.FailedAuth += scaled(s.FailedAuth)
+		ordinary += scaled(s.Requests)
+		failures += scaled(s.FailedAuth)
+		for r, n := range s.Routes {
+			routes[r] += scaled(n)
+		}
 	}
 	for r, n := range routes {
 		if n > e.BusiestCount || (n == e.BusiestCount && r < e.Busiest) {
 			e.Busiest, e.BusiestCount = r, n
 		}
 	}
-	if target.VirtualClock() {
-		return e
+	if !target.VirtualClock() {
+		e.Minimum, e.Bound = realClockMinimum(failures, ordinary, e.BusiestCount, slots)
 	}
-	e.Minimum, e.Bound = realClockMinimum(failures, ordinary, slots)
 	return e
 }
 
 // realClockMinimum is the least wall time on a real clock of failures
-// failed authentications and ordinary requests beside the probes of slots,
-// and what sets it: the longest of the failed-auth limiter (stopped in the
-// minutes a probe owns that budget), the timetable, and the tenant's
-// limiter (stopped in the minutes a probe owns the tenant's whole budget).
-func realClockMinimum(failures, ordinary int, slots []*traffic.Slot) (time.Duration, string) {
+// failed authentications, ordinary requests (busiest of them to one route
+// budget) beside the probes of slots, and what sets it: the longest of the
+// failed-auth limiter (stopped in the minutes a probe owns that budget),
+// the timetable, the tenant's limiter (stopped in the minutes a probe owns
+// the tenant's whole budget), and the busiest route's limiter.
+func realClockMinimum(failures, ordinary, busiest int, slots []*traffic.Slot) (time.Duration, string) {
 	var tt traffic.Timetable
 	tt.Build(time.Time{}, slots)
 	owners := tt.Owners()
@@ -118,15 +123,24 @@ func realClockMinimum(failures, ordinary int, slots []*traffic.Slot) (time.Durat
 	}
 	auth := minutesWhere(func(s *traffic.Slot) bool { return s.Auth })
 	whole := minutesWhere(func(s *traffic.Slot) bool { return s.Whole })
-	at := func(n, per, minutes int) time.Duration {
-		return time.Duration(max(0, n-1))*traffic.Window/time.Duration(per) + time.Duration(minutes)*traffic.Window
+	// n requests through a bucket of burst b and span a minute, plus whole
+	// minutes in which it is stopped.
+	through := func(n, b, span, stopped int) time.Duration {
+		return time.Duration(max(0, n-b))*traffic.Window/time.Duration(span-b) + time.Duration(stopped)*traffic.Window
 	}
-	d, why := at(failures, traffic.FailedAuthBudget-1, auth), fmt.Sprintf("%d failed authentications at 19 a minute, and %d minutes a probe owns that budget", failures, auth)
-	if t := time.Duration(len(owners)) * traffic.Window; t > d {
-		d, why = t, fmt.Sprintf("the probes' timetable of %d clock minutes", len(owners))
-	}
-	if o := at(ordinary, traffic.TenantSpan, whole); o > d {
-		d, why = o, fmt.Sprintf("%d requests at %d a minute per tenant, and %d minutes a probe owns the tenant's whole budget", ordinary, traffic.TenantSpan, whole)
+	d, why := through(failures, 1, traffic.FailedAuthBudget, auth), fmt.Sprintf("%d failed authentications at 19 a minute, and %d minutes a probe owns that budget", failures, auth)
+	for _, b := range []struct {
+		d   time.Duration
+		why string
+	}{
+		{time.Duration(len(owners)) * traffic.Window, fmt.Sprintf("the probes' timetable of %d clock minutes", len(owners))},
+		{through(ordinary, traffic.TenantBurst, traffic.TenantSpan, whole), fmt.Sprintf("%d requests through the tenant's limiter (%d, then %d a minute), and %d minutes a probe owns the tenant's whole budget",
+			ordinary, traffic.TenantBurst, traffic.TenantSpan-traffic.TenantBurst, whole)},
+		{through(busiest, traffic.RouteBurst, traffic.RouteSpan, 0), fmt.Sprintf("%d requests to one route budget (%d, then %d a minute)", busiest, traffic.RouteBurst, traffic.RouteSpan-traffic.RouteBurst)},
+	} {
+		if b.d > d {
+			d, why = b.d, b.why
+		}
 	}
 	return d.Round(time.Second), why
 }

@@ -202,7 +202,7 @@ func runWorkload(t *testing.T, seed uint64, offset time.Duration) {
 			routeFull++
 			for b := range 2 {
 				bk := BucketOf(hammeredRequest(ctx, b, rng))
-				if c, sustained := tgt.route[bk][m], routeSpan-routeBurst; c < sustained*24/25 {
+				if c, sustained := tgt.route[bk][m], RouteSpan-RouteBurst; c < sustained*24/25 {
 					t.Errorf("%s: only %d requests in the target's minute %s: the plan over-throttles (%d a minute sustained)", bk, c, m.Format("15:04:05"), sustained)
 				}
 			}
@@ -210,7 +210,7 @@ func runWorkload(t *testing.T, seed uint64, offset time.Duration) {
 		if inside(m, routeEnd, end) {
 			tenantFull++
 		}
-		if sustained := TenantSpan - tenantBurst; inside(m, routeEnd, end) && tgt.tenant[m] < sustained*15/16 {
+		if sustained := TenantSpan - TenantBurst; inside(m, routeEnd, end) && tgt.tenant[m] < sustained*15/16 {
 			t.Errorf("tenant: only %d requests in the target's minute %s: the plan over-throttles (%d a minute sustained)", tgt.tenant[m], m.Format("15:04:05"), sustained)
 		}
 	}
@@ -259,12 +259,12 @@ func TestALimiterCountsARequestWhenItGoesOut(t *testing.T) {
 		ctx := t.Context()
 		rng := rand.New(rand.NewPCG(1, 2))
 		var wg sync.WaitGroup
-		for i := range tenantBurst + 120 {
+		for i := range TenantBurst + 120 {
 			r := hammeredRequest(ctx, 1+i%4, rng)
 			wg.Go(func() { send(t, tr, r) })
 		}
 		synctest.Wait() // the tenant's limiter is spent 4.5 s ahead
-		for range routeBurst {
+		for range RouteBurst {
 			r := hammeredRequest(ctx, 0, rng)
 			wg.Go(func() { send(t, tr, r) })
 		}
@@ -287,8 +287,8 @@ func TestALimiterCountsARequestWhenItGoesOut(t *testing.T) {
 				t.Errorf("%s: %d requests in the target's minute %s (budget %d; answers %v)", r, c, m.Format("15:04:05"), RouteBudget, tgt.status)
 			}
 		}
-		if n, from := worstSpan(tgt.log, func(l logged) bool { return !l.auth && l.bucket == r }); n > routeSpan {
-			t.Errorf("%s: %d requests in the 60 s from %s, more than the limiter's %d", r, n, from.Format("15:04:05.000"), routeSpan)
+		if n, from := worstSpan(tgt.log, func(l logged) bool { return !l.auth && l.bucket == r }); n > RouteSpan {
+			t.Errorf("%s: %d requests in the 60 s from %s, more than the limiter's %d", r, n, from.Format("15:04:05.000"), RouteSpan)
 		}
 	})
 }

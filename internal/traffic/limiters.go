@@ -16,8 +16,8 @@ import (
 // share (ProbeTenant). The failed-auth bucket lets one through every
 // 60/19 s: at most 20 in 60 s, 19 a minute over a run.
 const (
-	routeBurst, routeSpan   = 500, 590
-	tenantBurst, TenantSpan = 1500, 1900
+	RouteBurst, RouteSpan   = 500, 590
+	TenantBurst, TenantSpan = 1500, 1900
 	// ProbeTenant is what the probes sharing a clock minute may send
 	// together (with TenantSpan and a headroom of 100, the tenant's 6,000).
 	ProbeTenant = TenantBudget - 100 - TenantSpan
@@ -39,7 +39,7 @@ type limiters struct {
 func (l *limiters) init(virtual bool) {
 	l.virtual = virtual
 	l.route = map[Bucket]*rate.Limiter{}
-	l.tenant = l.bucket(tenantBurst, TenantSpan, TenantBudget-100)
+	l.tenant = l.bucket(TenantBurst, TenantSpan, TenantBudget-100)
 	l.auth = l.bucket(1, FailedAuthBudget, FailedAuthBudget)
 }
 
@@ -75,7 +75,7 @@ func (l *limiters) take(k Kind, now time.Time) (wait time.Duration, minute int) 
 	}
 	if k.Budgets {
 		if l.route[k.Bucket] == nil {
-			l.route[k.Bucket] = l.bucket(routeBurst, routeSpan, RouteBudget-10)
+			l.route[k.Bucket] = l.bucket(RouteBurst, RouteSpan, RouteBudget-10)
 		}
 		ls = append(ls, l.route[k.Bucket], l.tenant)
 	}
