@@ -10,7 +10,8 @@ import (
 )
 
 // Clock is the server's clock as a probe sees it: a virtual sandbox clock it
-// moves through the control API, or a real one it waits on. Probes are written once against it.
+// moves through the control API, or a real one it waits on. Probes are
+// written once against it.
 type Clock interface {
 	// Now is the server's time.
 	Now(ctx context.Context) (time.Time, error)

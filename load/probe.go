@@ -152,15 +152,15 @@ type Probe struct {
 }
 
 // start prepares a probe for check t: the clock (virtual through the
-// control API, else the traffic plan's, made tight by t.Clock), the engine on the harness's
-// client, and the recorder streaming to <OutDir>/<name>.bin.
+// control API, else the traffic plan's, made tight by t.Clock), the engine
+// on the harness's client, and the recorder streaming to <OutDir>/<name>.bin.
 func start(t *check.T, name string, rules []string) *Probe {
 	tg := t.Target()
 	sess := sessionOf(tg)
 	o := sess.opts
 	p := &Probe{T: t, Name: name, sess: sess, opts: o, base: tg.Profile.BaseURL}
 	p.eng = &Engine{HTTP: asProbe(t.Context(), tg.HTTP), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration, Budget: p.budget}
-	if t.Clock(); tg.VirtualClock() {
+	if t.Clock().Virtual() {
 		p.Clock = VirtualClock{tg.Control}
 	} else {
 		p.Clock = RealClock{tg.Plan()}
