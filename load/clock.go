@@ -2,9 +2,7 @@ package load
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"net/http"
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/control"
@@ -12,8 +10,8 @@ import (
 )
 
 // Clock is the server's clock as a probe sees it: a virtual sandbox clock it
-// moves through the control API, or a real one it estimates from Date and
-// waits on. Probes are written once against it.
+// moves through the control API, or a real one it waits on. Probes are
+// written once against it.
 type Clock interface {
 	// Now is the server's time.
 	Now(ctx context.Context) (time.Time, error)
@@ -54,52 +52,14 @@ func (v VirtualClock) To(ctx context.Context, sec float64, next bool) (time.Time
 func (VirtualClock) Offset() time.Duration { return 0 }
 func (VirtualClock) Virtual() bool         { return true }
 
-// RealClock is a server's wall clock, estimated from its Date header.
-type RealClock struct {
-	off time.Duration
-}
+// RealClock is a server's wall clock as the run's traffic plan knows it
+// from the Date of every answer (check.T.Clock makes it tight first).
+type RealClock struct{ Plan *traffic.Plan }
 
-// EstimateRealClock reads the server's Date across a second boundary: it
-// polls url (with header: a key, so that no poll is a failed
-// authentication) until Date changes, so the offset is known to a few
-// milliseconds plus the request's half round trip. Bounded to 3 s of
-// polling, about 50 requests.
-func EstimateRealClock(ctx context.Context, hc *http.Client, url string, header http.Header) (*RealClock, error) {
-	var last time.Time
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		sent := time.Now()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header = header.Clone()
-		resp, err := hc.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		resp.Body.Close()
-		got := time.Now()
-		d, err := http.ParseTime(resp.Header.Get("Date"))
-		if err != nil {
-			return nil, fmt.Errorf("server clock: Date header %q: %v", resp.Header.Get("Date"), err)
-		}
-		if !last.IsZero() && !d.Equal(last) {
-			// The server's second ticked between the two requests: d is
-			// (about) the server time at the middle of this request.
-			mid := sent.Add(got.Sub(sent) / 2)
-			return &RealClock{off: d.Sub(mid)}, nil
-		}
-		last = d
-		time.Sleep(20 * time.Millisecond)
-	}
-	return nil, fmt.Errorf("server clock: Date did not change within 3 s")
-}
+func (r RealClock) Now(context.Context) (time.Time, error) { return r.Plan.TargetNow(), nil }
 
-func (r *RealClock) Now(context.Context) (time.Time, error) { return time.Now().Add(r.off), nil }
-
-func (r *RealClock) To(ctx context.Context, sec float64, next bool) (time.Time, error) {
-	now := time.Now().Add(r.off)
+func (r RealClock) To(ctx context.Context, sec float64, next bool) (time.Time, error) {
+	now := r.Plan.TargetNow()
 	want := now.Truncate(time.Minute).Add(time.Duration(sec * float64(time.Second)))
 	if next {
 		want = want.Add(time.Minute)
@@ -111,11 +71,11 @@ func (r *RealClock) To(ctx context.Context, sec float64, next bool) (time.Time, 
 			return now, err
 		}
 	}
-	return time.Now().Add(r.off), nil
+	return r.Plan.TargetNow(), nil
 }
 
-func (r *RealClock) Offset() time.Duration { return r.off }
-func (*RealClock) Virtual() bool           { return false }
+func (r RealClock) Offset() time.Duration { return r.Plan.ClockOffset() }
+func (RealClock) Virtual() bool           { return false }
 
 // secondsLeft is the whole seconds to the end of the clock minute of at,
 // rounded up.

@@ -6,23 +6,33 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
-// The real clock's offset comes from Date ticking over: a server 5 s ahead
-// (Date has one-second resolution) is estimated within the poll interval
-// plus a loopback round trip.
-func TestEstimateRealClock(t *testing.T) {
+// The real clock is the traffic plan's: a server 5 s ahead, polled across
+// ticks of Date, is known within 50 ms, and To waits for its seconds.
+func TestRealClockReadsThePlan(t *testing.T) {
 	const skew = 5 * time.Second
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Date", time.Now().Add(skew).UTC().Format(http.TimeFormat))
 	}))
 	defer srv.Close()
-	c, err := EstimateRealClock(context.Background(), srv.Client(), srv.URL, nil)
-	if err != nil {
-		t.Fatal(err)
+	plan := traffic.New(nil)
+	hc := &http.Client{Transport: &traffic.Transport{Plan: plan, Next: srv.Client().Transport}}
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if w, ok := plan.ClockWithin(); ok && w <= 100*time.Millisecond {
+			break
+		}
+		resp, err := hc.Get(srv.URL + "/openapi/v1.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 	}
-	if d := c.Offset() - skew; d > 150*time.Millisecond || d < -150*time.Millisecond {
-		t.Fatalf("offset %s, want %s ±150ms", c.Offset(), skew)
+	c := RealClock{plan}
+	if d := c.Offset() - skew; d > 50*time.Millisecond || d < -50*time.Millisecond {
+		t.Fatalf("offset %s, want %s ±50ms", c.Offset(), skew)
 	}
 	// To waits for a second of the server's minute.
 	now, _ := c.Now(context.Background())

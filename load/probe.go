@@ -152,18 +152,18 @@ type Probe struct {
 }
 
 // start prepares a probe for check t: the clock (virtual through the
-// control API, else estimated from Date), the engine on the harness's
-// client, and the recorder streaming to <OutDir>/<name>.bin.
+// control API, else the traffic plan's, made tight by t.Clock), the engine
+// on the harness's client, and the recorder streaming to <OutDir>/<name>.bin.
 func start(t *check.T, name string, rules []string) *Probe {
 	tg := t.Target()
 	sess := sessionOf(tg)
 	o := sess.opts
 	p := &Probe{T: t, Name: name, sess: sess, opts: o, base: tg.Profile.BaseURL}
 	p.eng = &Engine{HTTP: asProbe(t.Context(), tg.HTTP), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration, Budget: p.budget}
-	if tg.VirtualClock() {
+	if t.Clock().Virtual() {
 		p.Clock = VirtualClock{tg.Control}
 	} else {
-		p.Clock = p.realClock()
+		p.Clock = RealClock{tg.Plan()}
 	}
 	var w *os.File
 	if o.OutDir != "" {
@@ -177,8 +177,8 @@ func start(t *check.T, name string, rules []string) *Probe {
 	} else {
 		p.rec = NewRecorder(nil)
 	}
-	p.rec.Offset = p.Clock.Offset()
-	p.sum = &Summary{Probe: name, Check: "load/" + name, Rules: rules, Virtual: p.Clock.Virtual(), ClockOffset: p.Clock.Offset(),
+	p.rec.Offset = p.Clock.Offset() // a snapshot at the probe's start
+	p.sum = &Summary{Probe: name, Check: "load/" + name, Rules: rules, Virtual: p.Clock.Virtual(), ClockOffset: p.rec.Offset,
 		Limits: limits[name], Started: time.Now().UTC()}
 	return p
 }
@@ -208,16 +208,6 @@ func (pt probeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return pt.next.RoundTrip(r.WithContext(traffic.AsProbe(r.Context(), pt.slot)))
 }
 
-// realClock is the target's clock, estimated once per run (see
-// Session.realClock).
-func (p *Probe) realClock() Clock {
-	rc, err := p.sess.realClock(p.T.Context(), p.T.Target().HTTP, p.base)
-	if err != nil {
-		p.T.NoVerdict(err)
-	}
-	return rc
-}
-
 // finish closes the recorder and files the summary (also on failure):
 // the aggregates, and when the results are on disk, their timeline.
 func (p *Probe) finish() {
@@ -229,7 +219,7 @@ func (p *Probe) finish() {
 	}
 	p.sum.Windows = p.rec.Windows()
 	if p.opts.OutDir != "" {
-		src := []binSource{{path: filepath.Join(p.opts.OutDir, p.Name+".bin"), offset: p.Clock.Offset()}}
+		src := []binSource{{path: filepath.Join(p.opts.OutDir, p.Name+".bin"), offset: p.rec.Offset}}
 		tl, err := p.rec.timeline(p.Clock.Virtual(), src, p.rec.clientBoundaries())
 		if err != nil {
 			p.T.Logf("load: timeline: %v", err)

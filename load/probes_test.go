@@ -174,11 +174,13 @@ func TestLatencyProbeHasItsOwnBudgets(t *testing.T) {
 	}
 }
 
-// On a real clock the probes learn the server's clock from Date with
-// requests that carry a key (a keyless poll is a failed authentication: an
-// estimate spent the source IP's 20 a minute, so the next probe's estimate
-// met 429 and waited a window), and once per run, not once per probe.
+// On a real clock the probes read the traffic plan's estimate from Date,
+// made tight by polling the served OpenAPI document without a key (a
+// keyless poll of the API is a failed authentication: an estimate spent the
+// source IP's 20 a minute), and once per run: the second probe finds it
+// tight. A server 5 s ahead is known within 50 ms.
 func TestRealClockEstimateSpendsNoFailedAuth(t *testing.T) {
+	const skew = 5 * time.Second
 	var mu sync.Mutex
 	keyless, polls := 0, 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -186,10 +188,11 @@ func TestRealClockEstimateSpendsNoFailedAuth(t *testing.T) {
 		if r.Header.Get("X-Api-Key") == "" && strings.HasPrefix(r.URL.Path, "/api/") {
 			keyless++
 		}
-		if strings.HasSuffix(r.URL.Path, "/me") {
+		if r.URL.Path == "/openapi/v1.json" {
 			polls++
 		}
 		mu.Unlock()
+		w.Header().Set("Date", time.Now().Add(skew).UTC().Format(http.TimeFormat))
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"data":{}}`))
 	}))
@@ -202,17 +205,20 @@ func TestRealClockEstimateSpendsNoFailedAuth(t *testing.T) {
 	}
 	o := load.DefaultOptions()
 	o.LatencyRate, o.LatencyDuration = 20, time.Second
-	load.Attach(tgt, o)
+	sess := load.Attach(tgt, o)
 	var first int
 	for i := range 2 {
 		if r := check.Run(context.Background(), tgt, load.Check("latency")); r.Status != check.Passed {
 			t.Fatalf("latency on a real clock: %s\n%s", r.Status, r.Summary())
 		}
+		if off := sess.Summaries()["latency"].ClockOffset; off < skew-50*time.Millisecond || off > skew+50*time.Millisecond {
+			t.Errorf("probe %d: clock offset %s, want %s ±50ms", i+1, off, skew)
+		}
 		mu.Lock()
 		if i == 0 {
 			first = polls
-		} else if polls-first > 5 { // the latency probe's own GET P/me of keys.subject: 5 of 20 (4 reads)
-			t.Errorf("the second probe polled /me %d times: the clock was estimated again", polls-first)
+		} else if polls > first {
+			t.Errorf("the second probe polled Date %d times: the clock was estimated again", polls-first)
 		}
 		mu.Unlock()
 	}

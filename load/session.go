@@ -1,9 +1,7 @@
 package load
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,17 +31,15 @@ func DefaultOptions() Options {
 	return Options{MaxRequests: 10000, MaxDuration: 2 * time.Minute, LatencyRate: 200, LatencyDuration: 10 * time.Second, Workers: 16}
 }
 
-// Session is one run's load state: its options, what its probes measured
-// (by probe) and the target's real clock as estimated once for the run. The
-// runner attaches one to the run's target (Attach) and the probes find it
-// there: two runs in one process, each on its own target, share none of it.
-// Safe for concurrent use.
+// Session is one run's load state: its options and what its probes
+// measured (by probe). The runner attaches one to the run's target (Attach)
+// and the probes find it there: two runs in one process, each on its own
+// target, share none of it. Safe for concurrent use.
 type Session struct {
 	opts Options
 
 	mu        sync.Mutex
 	summaries map[string]*Summary
-	clocks    map[string]*RealClock // by base URL
 }
 
 // sessionKey is the key of a target's Session (check.Target.Value).
@@ -53,13 +49,13 @@ func newSession(o Options) *Session {
 	if o.Workers == 0 {
 		o.Workers = 16
 	}
-	return &Session{opts: o, summaries: map[string]*Summary{}, clocks: map[string]*RealClock{}}
+	return &Session{opts: o, summaries: map[string]*Summary{}}
 }
 
 // Attach starts a session with options o on target: the probes run on
 // target from now on use o and file their summaries in it. A session
-// attached earlier to target is replaced (its summaries and clock estimate
-// are no longer the target's).
+// attached earlier to target is replaced (its summaries are no longer the
+// target's).
 func Attach(target *check.Target, o Options) *Session {
 	s := newSession(o)
 	target.SetValue(sessionKey{}, s)
@@ -126,31 +122,4 @@ func (s *Session) Judged(r *check.Result) *Summary {
 	sum.Passed, sum.Outcome, sum.Failures = r.Status == check.Passed, string(r.Status), failures
 	s.write(sum)
 	return sum
-}
-
-// realClock estimates the clock of the target at base once per session:
-// one estimate (up to 50 requests) serves every probe of the run. It polls
-// the served OpenAPI document: outside the API, so a poll spends no route
-// or tenant budget, and, needing no key, no failed authentication either
-// (a keyless poll of the API was one: about 50 of them spent the source
-// IP's budget of 20 a minute; a keyed one would spend a budget another
-// probe may own).
-func (s *Session) realClock(ctx context.Context, hc *http.Client, base string) (*RealClock, error) {
-	s.mu.Lock()
-	rc := s.clocks[base]
-	s.mu.Unlock()
-	if rc != nil {
-		return rc, nil
-	}
-	rc, err := EstimateRealClock(ctx, hc, base+"/openapi/v1.json", nil)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if first := s.clocks[base]; first != nil { // a probe running beside this one estimated it too
-		return first, nil
-	}
-	s.clocks[base] = rc
-	return rc, nil
 }

@@ -4,65 +4,58 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/touchstone-harness/touchstone/internal/client"
+	"github.com/touchstone-harness/touchstone/internal/control"
 	"github.com/touchstone-harness/touchstone/internal/traffic"
 )
 
 // Clock is the target's clock as a check that probes a rate limit sees it,
 // so that one code path serves both clocks: a virtual clock is read and
-// moved through the control API; a real one is estimated from Date and
-// waited on.
+// moved through the control API; a real one is the traffic plan's estimate
+// from Date, waited on.
 type Clock struct {
 	t       *T
 	virtual bool
-	off     time.Duration // real: target time minus ours
 }
 
-var offsets sync.Map // *Target -> time.Duration
-
-// Clock returns the target's clock. On a real clock the first call of the
-// run estimates the target's offset from Date, polled across a tick of its
-// seconds on the served OpenAPI document (no key: it spends no budget).
+// Clock returns the target's clock, a real one known to about 100 ms.
 func (t *T) Clock() *Clock {
 	c := &Clock{t: t, virtual: t.target.VirtualClock()}
 	if c.virtual {
 		t.Control()
-		return c
+	} else {
+		c.settle()
 	}
-	if v, ok := offsets.Load(t.target); ok {
-		c.off = v.(time.Duration)
-		return c
-	}
-	c.off = c.estimate()
-	offsets.Store(t.target, c.off)
 	return c
 }
 
-func (c *Clock) estimate() time.Duration {
-	t := c.t
-	anon := t.Anonymous()
-	var prevDate, prevMid time.Time
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		sent := time.Now()
-		r := t.Do(anon, client.Request{Method: http.MethodGet, Path: "/openapi/v1.json"})
-		recv := time.Now()
-		d, err := http.ParseTime(r.Header.Get("Date"))
-		if err != nil {
-			t.NoVerdict(fmt.Errorf("the target sends no usable Date header: %q", r.Header.Get("Date")))
+// settle narrows the plan's estimate by polling the served OpenAPI document
+// (no key: it spends no budget) every 20 ms, so that answers fall on both
+// sides of a tick of Date, until it is within 100 ms or Date ticked twice
+// (then it is about as tight as the round trip allows); at most 3 s.
+func (c *Clock) settle() {
+	plan, anon := c.t.Target().Plan(), c.t.Anonymous()
+	dates := map[string]bool{}
+	for deadline := time.Now().Add(3 * time.Second); ; {
+		if w, ok := plan.ClockWithin(); ok && w <= 100*time.Millisecond || len(dates) > 2 {
+			return
 		}
-		mid := sent.Add(recv.Sub(sent) / 2)
-		if !prevDate.IsZero() && d.After(prevDate) {
-			return d.Sub(prevMid.Add(mid.Sub(prevMid) / 2))
+		if time.Now().After(deadline) {
+			if len(dates) > 1 {
+				return
+			}
+			c.t.NoVerdict(fmt.Errorf("the Date header did not tick within 3 s"))
 		}
-		prevDate, prevMid = d, mid
+		r := c.t.Do(anon, client.Request{Method: http.MethodGet, Path: "/openapi/v1.json"})
+		date := r.Header.Get("Date")
+		if _, err := http.ParseTime(date); err != nil {
+			c.t.NoVerdict(fmt.Errorf("the target sends no usable Date header: %q", date))
+		}
+		dates[date] = true
 		c.sleep(20 * time.Millisecond)
 	}
-	t.NoVerdict(fmt.Errorf("the Date header did not tick within 3 s"))
-	return 0
 }
 
 // Virtual tells whether the clock moves only when told.
@@ -70,14 +63,14 @@ func (c *Clock) Virtual() bool { return c.virtual }
 
 // Now is the target's time.
 func (c *Clock) Now() time.Time {
-	if c.virtual {
-		clk, err := c.t.Control().Clock(c.t.Context())
-		if err != nil {
-			c.t.NoVerdict(err)
-		}
-		return clk.Now
+	if !c.virtual {
+		return c.t.Target().Plan().TargetNow()
 	}
-	return time.Now().Add(c.off)
+	clk, err := c.t.Control().Clock(c.t.Context())
+	if err != nil {
+		c.t.NoVerdict(err)
+	}
+	return clk.Now
 }
 
 // At is the target's time when r was answered (a virtual clock stands
@@ -86,7 +79,7 @@ func (c *Clock) At(r *client.Response) time.Time {
 	if c.virtual || r.Exchange == nil {
 		return c.Now()
 	}
-	return r.Exchange.Time.Add(r.Exchange.Duration / 2).Add(c.off)
+	return c.t.Target().Plan().TargetAt(r.Exchange.Time.Add(r.Exchange.Duration / 2))
 }
 
 // To moves to second sec of the current clock minute (next: of the next
@@ -94,7 +87,8 @@ func (c *Clock) At(r *client.Response) time.Time {
 // already passed in the current minute is not waited for.
 func (c *Clock) To(sec float64, next bool) time.Time {
 	now := c.Now()
-	want := now.Truncate(time.Minute).Add(time.Duration(sec * float64(time.Second)))
+	at := time.Duration(sec * float64(time.Second))
+	want := now.Truncate(time.Minute).Add(at)
 	if next {
 		want = want.Add(time.Minute)
 	}
@@ -102,42 +96,34 @@ func (c *Clock) To(sec float64, next bool) time.Time {
 	if d <= 0 {
 		return now
 	}
-	if c.virtual {
-		var err error
-		var clk struct{ Now time.Time }
-		if next {
-			r, e := c.t.Control().NextMinute(c.t.Context(), time.Duration(sec*float64(time.Second)))
-			clk.Now, err = r.Now, e
-		} else {
-			r, e := c.t.Control().Advance(c.t.Context(), d)
-			clk.Now, err = r.Now, e
-		}
-		if err != nil {
-			c.t.NoVerdict(err)
-		}
-		if next {
-			c.t.Target().Plan().Reset()
-		}
-		return clk.Now
+	if !c.virtual {
+		c.t.Logf("waiting %s for the target's %s", d.Round(time.Millisecond), want.Format("15:04:05.0"))
+		c.sleep(d)
+		return c.Now()
 	}
-	c.t.Logf("waiting %s for the target's %s", d.Round(time.Millisecond), want.Format("15:04:05.0"))
-	c.sleep(d)
-	return c.Now()
-}
-
-// Left is how long is left in the current clock minute.
-func (c *Clock) Left() time.Duration {
-	now := c.Now()
-	return now.Truncate(time.Minute).Add(time.Minute).Sub(now)
+	var clk control.Clock
+	var err error
+	if next {
+		clk, err = c.t.Control().NextMinute(c.t.Context(), at)
+		c.t.Target().Plan().Reset()
+	} else {
+		clk, err = c.t.Control().Advance(c.t.Context(), d)
+	}
+	if err != nil {
+		c.t.NoVerdict(err)
+	}
+	return clk.Now
 }
 
 // Clear makes sure about need is left in the clock minute before a burst:
-// on a real clock it waits for :01 of the next minute when less is left
-// (the probe's minutes in the timetable keep its budgets untouched
-// meanwhile); a virtual
-// clock stands still.
+// on a real clock it waits for the next minute's Boundary when less is
+// left (the probe's minutes in the timetable keep its budgets untouched
+// meanwhile); a virtual clock stands still.
 func (c *Clock) Clear(need time.Duration) {
-	if !c.virtual && c.Left() < need+2*time.Second {
+	if c.virtual {
+		return
+	}
+	if now := c.Now(); now.Truncate(time.Minute).Add(time.Minute).Sub(now) < need+2*time.Second {
 		c.To(c.Boundary(), true)
 	}
 }

@@ -7,10 +7,24 @@ import (
 
 // TargetNow is the target's clock as well as the plan knows it (the wall
 // clock plus the offset learnt from Date headers).
-func (p *Plan) TargetNow() time.Time {
+func (p *Plan) TargetNow() time.Time { return p.TargetAt(p.Now()) }
+
+// TargetAt is the target's clock at our time t (e.g. an exchange's).
+func (p *Plan) TargetAt(t time.Time) time.Time { return t.Add(p.ClockOffset()) }
+
+// ClockOffset is the target's clock minus ours (0 before any Date).
+func (p *Plan) ClockOffset() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.clock.at(p.Now())
+	return p.clock.offset()
+}
+
+// ClockWithin is the width of the offset's bounds (hi − lo): the estimate
+// is within half of it; known is false before any Date.
+func (p *Plan) ClockWithin() (width time.Duration, known bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.clock.hi - p.clock.lo, p.clock.known
 }
 
 // clockKnown tells whether an answer has given the target's clock.

@@ -37,3 +37,19 @@ func TestLearnsTheTargetClockFromDate(t *testing.T) {
 		t.Errorf("an unparsable Date moved the estimate")
 	}
 }
+
+func TestPlanClockWithin(t *testing.T) {
+	p := New(nil)
+	if _, known := p.ClockWithin(); known || p.ClockOffset() != 0 {
+		t.Fatal("a new plan knows the target's clock")
+	}
+	sent := time.Date(2026, 1, 1, 10, 0, 0, 400e6, time.UTC)
+	p.clock.observe("Thu, 01 Jan 2026 10:00:05 GMT", sent, sent.Add(100*time.Millisecond))
+	if w, known := p.ClockWithin(); !known || w != 1100*time.Millisecond {
+		t.Errorf("width %s (known %v), want 1.1s", w, known)
+	}
+	// Offset ∈ [4.5 s, 5.6 s]: the middle, 5.05 s.
+	if got, want := p.TargetAt(sent), sent.Add(5050*time.Millisecond); !got.Equal(want) {
+		t.Errorf("TargetAt %s, want %s", got, want)
+	}
+}
