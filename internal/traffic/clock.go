@@ -27,13 +27,6 @@ func (p *Plan) ClockWithin() (width time.Duration, known bool) {
 	return p.clock.hi - p.clock.lo, p.clock.known
 }
 
-// clockKnown tells whether an answer has given the target's clock.
-func (p *Plan) clockKnown() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.clock.known
-}
-
 // dateClock estimates the target's clock from the Date headers of its
 // answers (RFC 9110 §6.6.1: one-second resolution). Each answer bounds the
 // offset between the target's clock and ours: the target stamped Date

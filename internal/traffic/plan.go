@@ -129,7 +129,8 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 	}
 	for {
 		if p.Advance == nil {
-			if end, who := p.Table.heldUntil(k, p.TargetNow(), p.clockKnown()); !end.IsZero() {
+			_, known := p.ClockWithin()
+			if end, who := p.Table.heldUntil(k, p.TargetNow(), known); !end.IsZero() {
 				if err := p.wait(ctx, "the minute "+who+" owns", end.Sub(p.TargetNow())); err != nil {
 					return err
 				}
