@@ -141,7 +141,7 @@ func offending(os []outcome, n int) outcome {
 type Probe struct {
 	T     *check.T
 	Name  string
-	Clock Clock
+	Clock *check.Clock // the target's, t.Clock() at the start
 	eng   *Engine
 	rec   *Recorder
 	sum   *Summary
@@ -160,11 +160,7 @@ func start(t *check.T, name string, rules []string) *Probe {
 	o := sess.opts
 	p := &Probe{T: t, Name: name, sess: sess, opts: o, base: tg.Profile.BaseURL}
 	p.eng = &Engine{HTTP: asProbe(t.Context(), tg.HTTP), MaxRequests: o.MaxRequests, MaxDuration: o.MaxDuration, Budget: p.budget}
-	if t.Clock().Virtual() {
-		p.Clock = VirtualClock{tg.Control}
-	} else {
-		p.Clock = RealClock{tg.Plan()}
-	}
+	p.Clock = t.Clock()
 	var w *os.File
 	if o.OutDir != "" {
 		var err error
@@ -260,10 +256,7 @@ func (p *Probe) targetKey(key, method, path string) vegeta.Target {
 func (p *Probe) standStill() time.Time {
 	var fixed time.Time
 	if p.Clock.Virtual() {
-		var err error
-		if fixed, err = p.Clock.Now(p.T.Context()); err != nil {
-			p.T.NoVerdict(err)
-		}
+		fixed = p.Clock.Now()
 	}
 	p.rec.SetFixed(fixed)
 	return fixed
@@ -355,19 +348,14 @@ func straddles(os []outcome) bool {
 // boundary: on a real clock it waits for the next minute when too little is
 // left; a virtual clock stands still.
 func (p *Probe) clear(need time.Duration) {
-	now, err := p.Clock.Now(p.T.Context())
-	if err != nil {
-		p.T.NoVerdict(err)
-	}
 	if p.Clock.Virtual() {
 		return
 	}
+	now := p.Clock.Now()
 	left := now.Truncate(time.Minute).Add(time.Minute).Sub(now)
 	if left < need+2*time.Second {
 		p.boundary(now.Truncate(time.Minute).Add(time.Minute))
-		if _, err := p.Clock.To(p.T.Context(), 1, true); err != nil {
-			p.T.NoVerdict(err)
-		}
+		p.Clock.To(1, true)
 	}
 }
 
@@ -376,16 +364,10 @@ func (p *Probe) boundary(at time.Time) {
 	p.sum.Boundaries = append(p.sum.Boundaries, at.UTC())
 }
 
-// to moves the clock (see Clock.To) and notes a crossed boundary.
+// to moves the clock (see check.Clock.To) and notes a crossed boundary.
 func (p *Probe) to(sec float64, next bool) time.Time {
-	before, err := p.Clock.Now(p.T.Context())
-	if err != nil {
-		p.T.NoVerdict(err)
-	}
-	now, err := p.Clock.To(p.T.Context(), sec, next)
-	if err != nil {
-		p.T.NoVerdict(err)
-	}
+	before := p.Clock.Now()
+	now := p.Clock.To(sec, next)
 	if !now.Truncate(time.Minute).Equal(before.Truncate(time.Minute)) {
 		p.boundary(now.Truncate(time.Minute))
 	}
@@ -412,9 +394,9 @@ func (p *Probe) limitedShape(os []outcome, what string) {
 			p.T.FatalAt(o.response(), "RATE-017", "%s: Retry-After %q, want whole seconds", what, o.retryAfter[0])
 		}
 		ra, _ := strconv.Atoi(o.retryAfter[0])
-		want := secondsLeft(o.at)
-		if d := float64(ra) - want; d > 1 || d < -1 {
-			p.T.FatalAt(o.response(), "RATE-016", "%s: Retry-After %d at server time %s, want %.0f ±1 (seconds to the next clock minute)", what, ra, o.at.Format("15:04:05.000"), want)
+		want := check.SecondsLeft(o.at)
+		if d := ra - want; d > 1 || d < -1 {
+			p.T.FatalAt(o.response(), "RATE-016", "%s: Retry-After %d at server time %s, want %d ±1 (seconds to the next clock minute)", what, ra, o.at.Format("15:04:05.000"), want)
 		}
 	}
 }

@@ -95,7 +95,7 @@ func init() {
 
 // Checks returns the load probes' checks, one per probe but latency
 // (which Check builds on demand): each runs its probe on both clocks (a
-// virtual clock is moved, a real one waited on; see Clock). The runner
+// virtual clock is moved, a real one waited on; see check.Clock). The runner
 // (cmd/touchstone/allchecks) registers them.
 func Checks() []check.Check {
 	var cs []check.Check
@@ -195,7 +195,7 @@ func routeBudgetProbe(p *Probe) {
 	p.noRateLimitHeaders(os)
 	for _, o := range os {
 		if o.code == http.StatusTooManyRequests && len(o.retryAfter) == 1 {
-			p.Measure("Retry-After of a 429 (s)", fmt.Sprintf("%.0f ±1 (to the next clock minute)", secondsLeft(o.at)), o.retryAfter[0])
+			p.Measure("Retry-After of a 429 (s)", fmt.Sprintf("%d ±1 (to the next clock minute)", check.SecondsLeft(o.at)), o.retryAfter[0])
 			break
 		}
 	}
@@ -269,7 +269,7 @@ func tenantProbe(p *Probe) {
 	}
 	// The clock minute the probe owns (a real clock), or :01 of a
 	// fresh one (a virtual clock: the runner moved there).
-	p.T.Clock().Fresh()
+	p.Clock.Fresh()
 	os := p.budgetBurst("10 budgets x 600", ts, tenantBudget, nil)
 	ad, lim, other := count(os)
 	if ad != tenantBudget {
@@ -292,10 +292,7 @@ func boundaryProbe(p *Probe) {
 	// been touched earlier in the minute.
 	next := p.Clock.Virtual()
 	if !next {
-		now, err := p.Clock.Now(p.T.Context())
-		if err != nil {
-			p.T.NoVerdict(err)
-		}
+		now := p.Clock.Now()
 		next = now.Sub(now.Truncate(time.Minute)) > 50*time.Second
 	}
 	var os []outcome
@@ -431,10 +428,7 @@ func (p *Probe) tenantRoom(n int) {
 	if p.Clock.Virtual() {
 		return
 	}
-	now, err := p.Clock.Now(p.T.Context())
-	if err != nil {
-		p.T.NoVerdict(err)
-	}
+	now := p.Clock.Now()
 	if spent := tenantSpent(p.sess.Summaries(), now.Truncate(time.Minute)); spent+n >= tenantBudget {
 		p.T.Logf("the probes before it sent %d requests in this minute: %d more would reach the tenant-wide ceiling (%d); waiting for the next minute", spent, n, tenantBudget)
 		p.to(1, true)

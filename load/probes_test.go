@@ -241,3 +241,50 @@ func TestFailedAuthProbeSpendsTheRunsLedger(t *testing.T) {
 		t.Errorf("the run's ledger counted %d failed authentications from the probe, want its 20 (401/403; the 21st is 429)", got)
 	}
 }
+
+// The probes' real clock (check.Clock) is the traffic plan's: a server 5 s
+// ahead, polled across ticks of Date, is known within 50 ms, and To waits
+// for its seconds.
+func TestRealClockReadsThePlan(t *testing.T) {
+	const skew = 5 * time.Second
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Date", time.Now().Add(skew).UTC().Format(http.TimeFormat))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	p := &profile.Profile{Name: "real-clock", BaseURL: srv.URL}
+	p.Keys.Tenant = "ts_test_a.notasecret"
+	tgt, err := check.NewTarget(context.Background(), p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var off time.Duration
+	var want, got time.Time
+	var sec float64
+	c := &check.Check{ID: "load/real-clock-test", Title: "the real clock", Run: func(ct *check.T) {
+		clk := ct.Clock()
+		off = clk.Offset()
+		now := clk.Now()
+		want = now.Truncate(time.Second).Add(1300 * time.Millisecond)
+		sec = float64(want.Sub(want.Truncate(time.Minute))) / float64(time.Second)
+		if want.Truncate(time.Minute) != now.Truncate(time.Minute) || !want.After(now) {
+			ct.Skipf("too close to a minute boundary to test To")
+		}
+		got = clk.To(sec, false)
+	}}
+	r := check.Run(context.Background(), tgt, c)
+	if d := off - skew; d > 50*time.Millisecond || d < -50*time.Millisecond {
+		t.Fatalf("offset %s, want %s ±50ms", off, skew)
+	}
+	switch r.Status {
+	case check.Skipped:
+		t.Skip(r.Summary())
+	case check.Passed:
+	default:
+		t.Fatalf("%s\n%s", r.Status, r.Summary())
+	}
+	if d := got.Sub(want); d < 0 || d > 50*time.Millisecond {
+		t.Fatalf("To(%.1f) returned at %s, want %s", sec, got.Format("15:04:05.000"), want.Format("15:04:05.000"))
+	}
+}

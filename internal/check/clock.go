@@ -73,6 +73,15 @@ func (c *Clock) Now() time.Time {
 	return clk.Now
 }
 
+// Offset turns this machine's times into the target's: 0 on a virtual
+// clock (it stands still while a probe sends), else the plan's estimate.
+func (c *Clock) Offset() time.Duration {
+	if c.virtual {
+		return 0
+	}
+	return c.t.Target().Plan().ClockOffset()
+}
+
 // At is the target's time when r was answered (a virtual clock stands
 // still between moves: its time now).
 func (c *Clock) At(r *client.Response) time.Time {
