@@ -174,7 +174,7 @@ func start(t *check.T, name string, rules []string) *Probe {
 		p.rec = NewRecorder(nil)
 	}
 	p.rec.Offset = p.Clock.Offset() // a snapshot at the probe's start
-	p.sum = &Summary{Probe: name, Check: "load/" + name, Rules: rules, Virtual: p.Clock.Virtual(), ClockOffset: p.rec.Offset,
+	p.sum = &Summary{Probe: name, Check: "load/" + name, Rules: rules, Virtual: p.Clock.Virtual, ClockOffset: p.rec.Offset,
 		Limits: limits[name], Started: time.Now().UTC()}
 	return p
 }
@@ -216,7 +216,7 @@ func (p *Probe) finish() {
 	p.sum.Windows = p.rec.Windows()
 	if p.opts.OutDir != "" {
 		src := []binSource{{path: filepath.Join(p.opts.OutDir, p.Name+".bin"), offset: p.rec.Offset}}
-		tl, err := p.rec.timeline(p.Clock.Virtual(), src, p.rec.clientBoundaries())
+		tl, err := p.rec.timeline(p.Clock.Virtual, src, p.rec.clientBoundaries())
 		if err != nil {
 			p.T.Logf("load: timeline: %v", err)
 		}
@@ -255,7 +255,7 @@ func (p *Probe) targetKey(key, method, path string) vegeta.Target {
 // which stands still while the probe sends (the zero time on a real one).
 func (p *Probe) standStill() time.Time {
 	var fixed time.Time
-	if p.Clock.Virtual() {
+	if p.Clock.Virtual {
 		fixed = p.Clock.Now()
 	}
 	p.rec.SetFixed(fixed)
@@ -348,7 +348,7 @@ func straddles(os []outcome) bool {
 // boundary: on a real clock it waits for the next minute when too little is
 // left; a virtual clock stands still.
 func (p *Probe) clear(need time.Duration) {
-	if p.Clock.Virtual() {
+	if p.Clock.Virtual {
 		return
 	}
 	now := p.Clock.Now()

@@ -165,7 +165,7 @@ func (p *Probe) budgetBurst(label string, ts []vegeta.Target, n int, fresh func(
 // the burst once at the start of the next minute.
 func (p *Probe) freshBurst(label string, ts []vegeta.Target, n, want int, fresh func(*vegeta.Target)) []outcome {
 	os := p.budgetBurst(label, ts, n, fresh)
-	if ad, _, other := count(os); !p.Clock.Virtual() && ad < want && other == 0 {
+	if ad, _, other := count(os); !p.Clock.Virtual && ad < want && other == 0 {
 		p.T.Logf("%s: %d admitted, the budget was touched earlier in this minute; redone in the next", label, ad)
 		p.to(1, true)
 		os = p.budgetBurst(label+" (redone)", ts, n, fresh)
@@ -181,7 +181,7 @@ func routeBudgetProbe(p *Probe) {
 	// the burst is redone once at the start of the next one.
 	os := p.budgetBurst("GET /me x605", me, routeBudget+extra, nil)
 	admitted, limited, other := count(os)
-	if !p.Clock.Virtual() && admitted < routeBudget && other == 0 {
+	if !p.Clock.Virtual && admitted < routeBudget && other == 0 {
 		p.T.Logf("%d of 605 admitted: the budget was touched earlier in this minute; redone in the next", admitted)
 		p.to(1, true)
 		os = p.budgetBurst("GET /me x605 (redone)", me, routeBudget+extra, nil)
@@ -290,7 +290,7 @@ func boundaryProbe(p *Probe) {
 	// clock the probe uses this minute's :55 when it is far enough ahead,
 	// and redoes the first burst once at the next :55 when the budget had
 	// been touched earlier in the minute.
-	next := p.Clock.Virtual()
+	next := p.Clock.Virtual
 	if !next {
 		now := p.Clock.Now()
 		next = now.Sub(now.Truncate(time.Minute)) > 50*time.Second
@@ -303,7 +303,7 @@ func boundaryProbe(p *Probe) {
 		if straddles(os) || os[0].at.Truncate(time.Minute) != at.Truncate(time.Minute) {
 			p.T.NoVerdict(fmt.Errorf("the first 600 did not finish before the boundary (started %s)", at.Format("15:04:05")))
 		}
-		if before, _, _ = count(os); before == routeBudget || p.Clock.Virtual() {
+		if before, _, _ = count(os); before == routeBudget || p.Clock.Virtual {
 			break
 		}
 		p.T.Logf("600 GET /me at :55: %d admitted (budget touched earlier in the minute); redone at the next :55", before)
@@ -425,7 +425,7 @@ func tenantSpent(sums map[string]*Summary, minute time.Time) int {
 // in the current minute (tenant-ceiling leaves none), the probe waits for
 // the next minute. A virtual clock starts every check in a fresh minute.
 func (p *Probe) tenantRoom(n int) {
-	if p.Clock.Virtual() {
+	if p.Clock.Virtual {
 		return
 	}
 	now := p.Clock.Now()

@@ -16,18 +16,28 @@ import (
 // moved through the control API; a real one is the traffic plan's estimate
 // from Date, waited on.
 type Clock struct {
-	t       *T
-	virtual bool
+	t *T
+	// Virtual: the clock moves only when told.
+	Virtual bool
+	// Boundary is the second of the next minute a probe goes to when it
+	// wants the first moment of a fresh window: :00 on a virtual clock, :02
+	// on a real one (whose instant is known to a round trip, long on a
+	// loaded machine; the traffic plan waits the same margin).
+	Boundary float64
+	// Tolerance is how far a Retry-After may be from SecondsLeft: exact on
+	// a virtual clock; on a real one the answer's instant is known to a
+	// round trip and Date to a second.
+	Tolerance int
 }
 
 // Clock returns the target's clock, a real one known to about 100 ms.
 func (t *T) Clock() *Clock {
-	c := &Clock{t: t, virtual: t.target.VirtualClock()}
-	if c.virtual {
+	if t.target.VirtualClock() {
 		t.Control()
-	} else {
-		c.settle()
+		return &Clock{t: t, Virtual: true}
 	}
+	c := &Clock{t: t, Boundary: traffic.Margin.Seconds(), Tolerance: 1}
+	c.settle()
 	return c
 }
 
@@ -58,12 +68,9 @@ func (c *Clock) settle() {
 	}
 }
 
-// Virtual tells whether the clock moves only when told.
-func (c *Clock) Virtual() bool { return c.virtual }
-
 // Now is the target's time.
 func (c *Clock) Now() time.Time {
-	if !c.virtual {
+	if !c.Virtual {
 		return c.t.Target().Plan().TargetNow()
 	}
 	clk, err := c.t.Control().Clock(c.t.Context())
@@ -76,7 +83,7 @@ func (c *Clock) Now() time.Time {
 // Offset turns this machine's times into the target's: 0 on a virtual
 // clock (it stands still while a probe sends), else the plan's estimate.
 func (c *Clock) Offset() time.Duration {
-	if c.virtual {
+	if c.Virtual {
 		return 0
 	}
 	return c.t.Target().Plan().ClockOffset()
@@ -85,7 +92,7 @@ func (c *Clock) Offset() time.Duration {
 // At is the target's time when r was answered (a virtual clock stands
 // still between moves: its time now).
 func (c *Clock) At(r *client.Response) time.Time {
-	if c.virtual || r.Exchange == nil {
+	if c.Virtual || r.Exchange == nil {
 		return c.Now()
 	}
 	return c.t.Target().Plan().TargetAt(r.Exchange.Time.Add(r.Exchange.Duration / 2))
@@ -105,7 +112,7 @@ func (c *Clock) To(sec float64, next bool) time.Time {
 	if d <= 0 {
 		return now
 	}
-	if !c.virtual {
+	if !c.Virtual {
 		c.t.Logf("waiting %s for the target's %s", d.Round(time.Millisecond), want.Format("15:04:05.0"))
 		c.sleep(d)
 		return c.Now()
@@ -129,11 +136,11 @@ func (c *Clock) To(sec float64, next bool) time.Time {
 // left (the probe's minutes in the timetable keep its budgets untouched
 // meanwhile); a virtual clock stands still.
 func (c *Clock) Clear(need time.Duration) {
-	if c.virtual {
+	if c.Virtual {
 		return
 	}
 	if now := c.Now(); now.Truncate(time.Minute).Add(time.Minute).Sub(now) < need+2*time.Second {
-		c.To(c.Boundary(), true)
+		c.To(c.Boundary, true)
 	}
 }
 
@@ -142,7 +149,7 @@ func (c *Clock) Clear(need time.Duration) {
 // has spent any of it; on a virtual clock the runner has already moved to
 // a fresh minute.
 func (c *Clock) Fresh() {
-	if c.virtual {
+	if c.Virtual {
 		return
 	}
 	slot := traffic.SlotOf(c.t.Context())
@@ -174,20 +181,10 @@ func SecondsLeft(at time.Time) int {
 	return max(1, int(math.Ceil(left.Seconds())))
 }
 
-// Tolerance is how far a Retry-After may be from SecondsLeft: exact on a
-// virtual clock; on a real one the answer's instant is known to a round
-// trip and Date to a second.
-func (c *Clock) Tolerance() int {
-	if c.virtual {
-		return 0
-	}
-	return 1
-}
-
 // Same tells whether every response was answered in one clock minute (a
 // virtual clock stands still: always).
 func (c *Clock) Same(rs ...*client.Response) bool {
-	if c.virtual || len(rs) == 0 {
+	if c.Virtual || len(rs) == 0 {
 		return true
 	}
 	first := c.At(rs[0]).Truncate(time.Minute)
@@ -197,15 +194,4 @@ func (c *Clock) Same(rs ...*client.Response) bool {
 		}
 	}
 	return true
-}
-
-// Boundary is the second of the next minute a probe goes to when it wants
-// the first moment of a fresh window: :00 on a virtual clock, :02 on a real
-// one (whose instant is known to a round trip, long on a loaded machine;
-// the traffic plan waits the same margin).
-func (c *Clock) Boundary() float64 {
-	if c.virtual {
-		return 0
-	}
-	return 2
 }

@@ -145,7 +145,7 @@ func run(ctx context.Context, target *Target, c *Check, fresh bool) *Result {
 	waits := &traffic.Waits{}
 	ctx, cancel := context.WithCancelCause(traffic.WithWaits(ctx, waits))
 	defer cancel(nil)
-	limit, begun := checkTimeout(target, c), time.Now()
+	limit, used, last := checkTimeout(target, c), time.Duration(0), time.Now()
 	watch := time.NewTicker(100 * time.Millisecond)
 	defer watch.Stop()
 	go func() {
@@ -154,7 +154,10 @@ func run(ctx context.Context, target *Target, c *Check, fresh bool) *Result {
 			case <-ctx.Done():
 				return
 			case now := <-watch.C:
-				if now.Sub(begun)-waits.Total(now) > limit {
+				if !waits.Waiting() {
+					used += now.Sub(last)
+				}
+				if last = now; used > limit {
 					cancel(context.DeadlineExceeded)
 					return
 				}

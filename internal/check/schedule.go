@@ -19,8 +19,8 @@ const Alone = "alone"
 //     minute the timetable gives it; beside them two lanes of parallel
 //     workers each, one for the checks that cause failed authentications
 //     (authLane times as wide on a real clock: they mostly wait for the
-//     failed-auth limiter), one for the rest. A worker takes the first
-//     check of its lane whose serial group is free.
+//     failed-auth limiter), one for the rest. A worker takes the next job
+//     of its lane: a check, or one serial group's checks in order.
 //  2. then the checks that must be alone, one at a time (last, so that a
 //     target that stops answering is judged so by checks in parallel).
 //
@@ -37,8 +37,6 @@ type Schedule struct {
 	OnTimetable        func(string)
 
 	mu      sync.Mutex
-	cond    *sync.Cond
-	groups  map[string]bool // serial groups in use
 	index   map[string]int
 	results []*Result
 	done    []chan struct{}
@@ -54,9 +52,8 @@ const authLane = 4
 // NewSchedule prepares cs (in the order results are handed out) for
 // parallel workers a lane (at least 1).
 func NewSchedule(target *Target, cs []*Check, parallel int) *Schedule {
-	s := &Schedule{target: target, parallel: max(1, parallel), checks: cs, groups: map[string]bool{}, index: map[string]int{},
+	s := &Schedule{target: target, parallel: max(1, parallel), checks: cs, index: map[string]int{},
 		results: make([]*Result, len(cs)), done: make([]chan struct{}, len(cs)), ended: make(chan struct{})}
-	s.cond = sync.NewCond(&s.mu)
 	for i, c := range cs {
 		s.index[c.ID], s.done[i] = i, make(chan struct{})
 	}
@@ -98,18 +95,15 @@ func (s *Schedule) run(parent context.Context) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	real := !s.target.VirtualClock()
-	var alone, probes []*Check
-	var lanes [2][]*Check
+	var alone, probes, rest []*Check
 	for _, c := range s.checks {
 		switch {
 		case real && c.Budget != nil && preflight(s.target, c) == "":
 			probes = append(probes, c)
 		case c.aloneOn(s.target):
 			alone = append(alone, c)
-		case Spends()[c.ID].FailedAuth > 0:
-			lanes[0] = append(lanes[0], c)
 		default:
-			lanes[1] = append(lanes[1], c)
+			rest = append(rest, c)
 		}
 	}
 	finish := func(c *Check, res *Result) {
@@ -139,32 +133,36 @@ func (s *Schedule) run(parent context.Context) {
 			finish(c, run(traffic.AsProbe(ctx, slots[i]), s.target, c, false))
 		})
 	}
-	for i, lane := range lanes {
-		pending, workers := slices.Clone(lane), s.parallel
+	lanes := [2]chan []*Check{make(chan []*Check, len(rest)), make(chan []*Check, len(rest))}
+	for _, j := range serial(rest) {
+		if slices.ContainsFunc(j, func(c *Check) bool { return Spends()[c.ID].FailedAuth > 0 }) {
+			lanes[0] <- j
+		} else {
+			lanes[1] <- j
+		}
+	}
+	for i, jobs := range lanes {
+		close(jobs)
+		workers := s.parallel
 		if i == 0 && real {
 			workers *= authLane
 		}
 		for range workers {
 			wg.Go(func() {
-				for c := s.pick(ctx, &pending); c != nil; c = s.pick(ctx, &pending) {
-					res := run(ctx, s.target, c, false)
-					s.mu.Lock()
-					delete(s.groups, c.SerialGroup)
-					s.cond.Broadcast()
-					s.mu.Unlock()
-					finish(c, res)
+				for j := range jobs {
+					for _, c := range j {
+						if ctx.Err() != nil {
+							return
+						}
+						finish(c, run(ctx, s.target, c, false))
+					}
 				}
 			})
 		}
 	}
-	// A stop wakes the workers waiting for a serial group.
-	stop := context.AfterFunc(ctx, func() { s.mu.Lock(); s.cond.Broadcast(); s.mu.Unlock() })
-	defer stop()
 	wg.Wait()
-	if ctx.Err() != nil { // the lanes' checks that did not run
-		for _, c := range slices.Concat(lanes[0], lanes[1]) {
-			finish(c, notRun(c, context.Cause(ctx)))
-		}
+	for _, c := range rest { // those that did not run
+		finish(c, notRun(c, context.Cause(ctx)))
 	}
 	for _, c := range alone {
 		if ctx.Err() != nil {
@@ -183,24 +181,20 @@ func notRun(c *Check, err error) *Result {
 	return &Result{ID: c.ID, Area: c.Area(), Title: c.Title, Rules: c.Rules, Labels: c.Labels, Status: Error, Error: msg, NotRun: true, Started: time.Now().UTC()}
 }
 
-// pick takes the first check of pending whose serial group is free (nil
-// when none is left or ctx ended).
-func (s *Schedule) pick(ctx context.Context, pending *[]*Check) *Check {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for len(*pending) > 0 && ctx.Err() == nil {
-		for i, c := range *pending {
-			if g := c.SerialGroup; g == "" || !s.groups[g] {
-				*pending = slices.Delete(*pending, i, i+1)
-				if g != "" {
-					s.groups[g] = true
-				}
-				return c
-			}
+// serial is cs as jobs for one worker each: a check, or in order those of
+// one serial group (at the place of its first).
+func serial(cs []*Check) [][]*Check {
+	var jobs [][]*Check
+	at := map[string]int{}
+	for _, c := range cs {
+		if i, ok := at[c.SerialGroup]; ok && c.SerialGroup != "" {
+			jobs[i] = append(jobs[i], c)
+			continue
 		}
-		s.cond.Wait()
+		at[c.SerialGroup] = len(jobs)
+		jobs = append(jobs, []*Check{c})
 	}
-	return nil
+	return jobs
 }
 
 // finish records a result (the first for its check) and hands out, under

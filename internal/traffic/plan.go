@@ -25,9 +25,7 @@ package traffic
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -50,8 +48,7 @@ type Plan struct {
 	Sleep func(context.Context, time.Duration) error
 	// ValidKey tells whether the target lets a key past the key step (the
 	// profile's keys, less those in a refused state). Another key, or
-	// none, is refused before the rate limits (document 2, Check order):
-	// a failed authentication, not a route's or the tenant's request.
+	// none, is refused before the rate limits (document 2, Check order).
 	ValidKey func(key string) bool
 	// OnAnswer, when set before the run, hears each API request admitted,
 	// with its answer's status and, for a 401 or 403, problem code.
@@ -60,17 +57,14 @@ type Plan struct {
 	Table *Timetable
 
 	lim   limiters
+	mu    sync.Mutex
 	clock dateClock
-
-	mu       sync.Mutex
-	waitWhat string
-	waitEnd  time.Time
-	sleepers int
-	since    time.Time
-	stats    Stats
-	perMin   map[time.Time]int // failed authentications per target minute
-	rtts     []time.Duration
-	rttNext  int
+	stats Stats
+	rtts  []time.Duration // the last 64 round trips
+	// what the run waits for (Waiting), until when, how many wait, since
+	waitWhat       string
+	waitEnd, since time.Time
+	sleepers       int
 }
 
 // New returns a plan on the wall clock; advance is nil for a real clock.
@@ -95,9 +89,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 // (Budgets), or a failed authentication (FailedAuth), or neither (no API
 // call: the OpenAPI document, a CORS preflight, the control API).
 type Kind struct {
-	Bucket     Bucket
-	Budgets    bool
-	FailedAuth bool
+	Bucket              Bucket
+	Budgets, FailedAuth bool
 }
 
 // KindOf sorts a request. A CORS preflight fails, when it does, "at the
@@ -140,11 +133,9 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 		d, minute := p.lim.take(k, p.Now())
 		switch {
 		case d <= 0:
-			if k.Budgets {
-				p.mu.Lock()
-				p.stats.Sent++
-				p.mu.Unlock()
-			}
+			p.mu.Lock()
+			p.stats.Sent += btoi(k.Budgets)
+			p.mu.Unlock()
 			return nil
 		case p.Advance != nil: // a virtual clock: move the target to its next minute
 			if err := p.lim.advance(ctx, p.Advance, minute); err != nil {
@@ -156,6 +147,13 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 			}
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Fresh moves a virtual clock to its next minute, every budget untouched
@@ -187,10 +185,7 @@ func (p *Plan) wait(ctx context.Context, what string, d time.Duration) error {
 		p.since = p.Now()
 	}
 	p.mu.Unlock()
-	w := waitsOf(ctx)
-	w.begin()
-	err := p.Sleep(ctx, d)
-	w.end()
+	err := waiting(ctx, func() error { return p.Sleep(ctx, d) })
 	p.mu.Lock()
 	if p.sleepers--; p.sleepers == 0 {
 		p.stats.Waited += p.Now().Sub(p.since)
@@ -204,9 +199,6 @@ func (p *Plan) wait(ctx context.Context, what string, d time.Duration) error {
 func (p *Plan) Waiting() (what string, left time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.waitWhat == "" {
-		return "", 0
-	}
 	return p.waitWhat, max(0, p.waitEnd.Sub(p.Now()))
 }
 
@@ -217,21 +209,13 @@ type Stats struct {
 	Unmarked   int           // of them, to requests not sorted as failed authentications
 	Waited429  int           // 429s waited out
 	Waited     time.Duration // wall time anyone waited for the budgets
-	PerMinute  []int         // failed authentications in each target minute from the first with one
 }
 
 // Stats reports what the plan saw so far.
 func (p *Plan) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := p.stats
-	if len(p.perMin) > 0 {
-		ms := slices.SortedFunc(maps.Keys(p.perMin), time.Time.Compare)
-		for m := ms[0]; !m.After(ms[len(ms)-1]); m = m.Add(Window) {
-			s.PerMinute = append(s.PerMinute, p.perMin[m])
-		}
-	}
-	return s
+	return p.stats
 }
 
 func (s Stats) String() string {
@@ -242,34 +226,22 @@ func (s Stats) String() string {
 	if s.Waited429 > 0 {
 		out += fmt.Sprintf(", %d 429s waited out", s.Waited429)
 	}
-	if len(s.PerMinute) > 1 {
-		out += fmt.Sprintf("; failed authentications per clock minute %v (at most %d)", s.PerMinute, FailedAuthBudget)
-	}
 	return out
 }
 
 // observe records one answer: the target's clock (Date), the round trip,
 // a failed authentication.
 func (p *Plan) observe(req *http.Request, k Kind, resp *http.Response, sent time.Time, code func() string) {
-	now := p.Now()
-	c := ""
+	now, c := p.Now(), ""
 	if resp.StatusCode == 401 || resp.StatusCode == 403 {
 		c = code()
 	}
 	p.mu.Lock()
-	if date := resp.Header.Get("Date"); date != "" {
-		p.clock.observe(date, sent, now)
-	}
-	p.rtt(now.Sub(sent))
+	p.clock.observe(resp.Header.Get("Date"), sent, now)
+	p.rtts = append(p.rtts[max(0, len(p.rtts)-63):], now.Sub(sent))
 	if IsFailedAuth(resp.StatusCode, c) {
 		p.stats.FailedAuth++
-		if !k.FailedAuth {
-			p.stats.Unmarked++
-		}
-		if p.perMin == nil {
-			p.perMin = map[time.Time]int{}
-		}
-		p.perMin[p.clock.at(now).Truncate(Window)]++
+		p.stats.Unmarked += btoi(!k.FailedAuth)
 	}
 	p.mu.Unlock()
 	if p.OnAnswer != nil && (k.Budgets || k.FailedAuth) {
@@ -294,10 +266,9 @@ func IsFailedAuth(status int, code string) bool {
 type keyRefusalKey struct{}
 
 // ExpectKeyRefusal marks ctx's requests as sent to be refused at the key
-// step with a key the target issued (lacking the route's scope: 403). The
-// key step comes before the rate limits (document 2, Check order), so such
-// a request is a failed authentication. Keys refused whatever the route
-// (revoked, expired, ...) need no mark: ValidKey knows them.
+// step with a key the target issued (lacking the route's scope: 403), so a
+// failed authentication. Keys refused whatever the route (revoked,
+// expired, ...) need no mark: ValidKey knows them.
 func ExpectKeyRefusal(ctx context.Context) context.Context {
 	return context.WithValue(ctx, keyRefusalKey{}, true)
 }

@@ -93,17 +93,6 @@ func retryAfter(h string) time.Duration {
 	return time.Duration(n)*time.Second + 500*time.Millisecond
 }
 
-// rtt keeps the last 64 round trips (answer headers received). Callers
-// hold mu.
-func (p *Plan) rtt(d time.Duration) {
-	if len(p.rtts) < 64 {
-		p.rtts = append(p.rtts, d)
-	} else {
-		p.rtts[p.rttNext] = d
-	}
-	p.rttNext = (p.rttNext + 1) % 64
-}
-
 // RoundTrip is the median of the target's recent round trips (0 before
 // any): what one request in a sequence costs.
 func (p *Plan) RoundTrip() time.Duration {

@@ -126,7 +126,7 @@ func budgetChecks() []check.Check {
 				clk.Clear(10 * time.Second)
 				spendBudget(t)
 				overBudget(t)
-				clk.To(max(1, clk.Boundary()), true)
+				clk.To(max(1, clk.Boundary), true)
 				afterWindow(t)
 			},
 		},

@@ -150,7 +150,7 @@ func exhaust(t *check.T, send func() *client.Response) *client.Response {
 		if attempt == 1 {
 			t.NoVerdict(errString("the 600 requests and the 601st straddled a clock-minute boundary twice"))
 		}
-		clk.To(clk.Boundary(), true)
+		clk.To(clk.Boundary, true)
 	}
 }
 

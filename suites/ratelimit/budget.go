@@ -40,7 +40,7 @@ func list(path string) client.Request {
 // virtual clock, :58.5 on a real one (whose instant is known to some
 // milliseconds, and whose answer must land before the boundary).
 func lastSecond(clk *check.Clock) float64 {
-	if clk.Virtual() {
+	if clk.Virtual {
 		return 59.5
 	}
 	return 58.5
@@ -189,7 +189,7 @@ func budgetChecks() []check.Check {
 				late := t.Do(c, r)
 				sameMinute(t, clk, "the exhausted minute", rs[0], late)
 				limited(t, "RATE-008", late, fmt.Sprintf("GET /customers at :%02d of the exhausted minute", at.Second()))
-				clk.To(clk.Boundary(), true)
+				clk.To(clk.Boundary, true)
 				shape.StatusAnswer(t, t.Do(c, r), shape.Want{Rule: "RATE-008", Status: http.StatusOK, What: "GET /customers at the start of the next clock minute", Why: "a new window"})
 				more := fire(t, repeat(c, r, routeBudget-1))
 				allPass(t, "RATE-008", more, "599 more GET /customers in the new minute")
@@ -210,7 +210,7 @@ func budgetChecks() []check.Check {
 				// burst time to end before the boundary (this minute's when
 				// it is still ahead).
 				before := 58.0
-				if !clk.Virtual() {
+				if !clk.Virtual {
 					before = 50
 				}
 				now := clk.Now()
@@ -218,7 +218,7 @@ func budgetChecks() []check.Check {
 				rs := fire(t, repeat(c, r, routeBudget))
 				sameMinute(t, clk, "600 GET /customers before the boundary", rs...)
 				allPass(t, "RATE-004", rs, "600 GET /customers before the boundary")
-				clk.To(clk.Boundary(), true)
+				clk.To(clk.Boundary, true)
 				after := fire(t, repeat(c, r, routeBudget))
 				allPass(t, "RATE-008", after, "600 GET /customers just after the boundary, 600 having passed just before it")
 				limited(t, "RATE-004", t.Do(c, r), "601st GET /customers of the new minute")

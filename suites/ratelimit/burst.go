@@ -132,7 +132,7 @@ func sameMinute(t *check.T, clk *check.Clock, what string, rs ...*client.Respons
 // retryAfterIs asserts Retry-After ra of a 429 answered at at points at
 // the end of its clock minute (RATE-016), to the clock's tolerance.
 func retryAfterIs(t *check.T, clk *check.Clock, ra int, at time.Time, what string) {
-	want, tol := check.SecondsLeft(at), clk.Tolerance()
+	want, tol := check.SecondsLeft(at), clk.Tolerance
 	if ra < want-tol || ra > want+tol {
 		t.Fatalf("RATE-016", "%s at %s: Retry-After is %d, want %d (seconds left in the clock minute, rounded up; ±%d)", what, at.Format("15:04:05.000"), ra, want, tol)
 	}

@@ -165,7 +165,7 @@ func interplayChecks() []check.Check {
 				late := t.Do(tenant, one)
 				sameMinute(t, clk, "the exhausted minute", rs[0], late)
 				limited(t, "RATE-011", late, fmt.Sprintf("GET /customers/{id} at :%02d of the minute the tenant exhausted", at.Second()))
-				clk.To(clk.Boundary(), true)
+				clk.To(clk.Boundary, true)
 				shape.StatusAnswer(t, t.Do(tenant, one), shape.Want{Rule: "RATE-011", Status: http.StatusOK, What: "GET /customers/{id} at the start of the next clock minute", Why: "a new tenant window"})
 			},
 		},
