@@ -157,7 +157,8 @@ func run(ctx context.Context, target *Target, c *Check, fresh bool) *Result {
 				if !waits.Waiting() {
 					used += now.Sub(last)
 				}
-				if last = now; used > limit {
+				last = now
+				if used > limit {
 					cancel(context.DeadlineExceeded)
 					return
 				}

@@ -133,9 +133,11 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 		d, minute := p.lim.take(k, p.Now())
 		switch {
 		case d <= 0:
-			p.mu.Lock()
-			p.stats.Sent += btoi(k.Budgets)
-			p.mu.Unlock()
+			if k.Budgets {
+				p.mu.Lock()
+				p.stats.Sent++
+				p.mu.Unlock()
+			}
 			return nil
 		case p.Advance != nil: // a virtual clock: move the target to its next minute
 			if err := p.lim.advance(ctx, p.Advance, minute); err != nil {
@@ -147,13 +149,6 @@ func (p *Plan) admit(ctx context.Context, k Kind) error {
 			}
 		}
 	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Fresh moves a virtual clock to its next minute, every budget untouched
@@ -241,7 +236,9 @@ func (p *Plan) observe(req *http.Request, k Kind, resp *http.Response, sent time
 	p.rtts = append(p.rtts[max(0, len(p.rtts)-63):], now.Sub(sent))
 	if IsFailedAuth(resp.StatusCode, c) {
 		p.stats.FailedAuth++
-		p.stats.Unmarked += btoi(!k.FailedAuth)
+		if !k.FailedAuth {
+			p.stats.Unmarked++
+		}
 	}
 	p.mu.Unlock()
 	if p.OnAnswer != nil && (k.Budgets || k.FailedAuth) {
